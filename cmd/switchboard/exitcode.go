@@ -1,0 +1,51 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Exit codes, the same for every command.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitRefused  = 3 // refused by the rules or by a lock
+	exitTimedOut = 4
+)
+
+// codedError carries the exit code a failure should end the process with.
+type codedError struct {
+	code int
+	err  error
+}
+
+func (e *codedError) Error() string { return e.err.Error() }
+func (e *codedError) Unwrap() error { return e.err }
+
+func usageError(format string, args ...any) error {
+	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func refusedError(err error) error {
+	return &codedError{code: exitRefused, err: err}
+}
+
+// exitCode decides the process's exit code from the error a command returned.
+func exitCode(err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var coded *codedError
+	if errors.As(err, &coded) {
+		return coded.code
+	}
+	// cobra reports these without a type of their own.
+	msg := err.Error()
+	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
+		strings.HasPrefix(msg, "unknown shorthand flag") || strings.Contains(msg, "flag needs an argument") {
+		return exitUsage
+	}
+	return exitError
+}

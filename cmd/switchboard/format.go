@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+const timeLayout = "2006-01-02 15:04:05"
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func localTime(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	return t.Local().Format(timeLayout)
+}
+
+// printMessage writes a message as a person reads it: headers, a blank
+// line, the content.
+func printMessage(w io.Writer, m *mailbox.Message) {
+	if m.Seq > 0 {
+		fmt.Fprintf(w, "#%d  ", m.Seq)
+	}
+	fmt.Fprintf(w, "%s\n", m.Title)
+	header := func(name, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "  %-12s %s\n", name+":", value)
+		}
+	}
+	header("From", m.From)
+	header("To", strings.Join(m.To, ", "))
+	header("Sent", localTime(m.Timestamp))
+	if !m.DeliveredAt.IsZero() {
+		header("Delivered", localTime(m.DeliveredAt))
+	}
+	header("Priority", m.Priority)
+	header("Type", m.Type)
+	header("ID", m.ID)
+	header("Correlation", m.CorrelationID)
+	header("In reply to", m.InReplyTo)
+	if m.RequiresResponse {
+		header("Response", fmt.Sprintf("requested: switchboard reply %s --content ...", m.ID))
+	}
+	if m.Content != "" {
+		fmt.Fprintf(w, "\n%s", m.Content)
+		if !strings.HasSuffix(m.Content, "\n") {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func writeCompactJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// printID prints the id of a message just posted.
+func printID(io *streams, g *globals, id string) {
+	if g.json {
+		writeCompactJSON(io.out, map[string]string{"id": id})
+		return
+	}
+	fmt.Fprintln(io.out, id)
+}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+type inboxOptions struct {
+	all bool
+}
+
+// inboxItem is one line of the inbox, and its JSON form.
+type inboxItem struct {
+	ID       string    `json:"id"`
+	Seq      int64     `json:"seq,omitempty"`
+	Time     time.Time `json:"time"`
+	Priority string    `json:"priority"`
+	Type     string    `json:"type"`
+	From     string    `json:"from"`
+	Title    string    `json:"title"`
+	Read     bool      `json:"read"`
+}
+
+func newInboxCmd(io *streams, g *globals) *cobra.Command {
+	opts := &inboxOptions{}
+	cmd := &cobra.Command{
+		Use:   "inbox [--all]",
+		Short: "List your unread messages (or all with --all)",
+		Long: `List the current agent's unread messages, oldest first: time, priority, sender,
+title and id. --all adds the messages already read. Read one with
+switchboard read ID, or the next with switchboard read --next.`,
+		Example: `  switchboard inbox --as reviewer_agent
+  switchboard inbox --all --json`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runInbox(io, g, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.all, "all", false, "include messages already read")
+	return cmd
+}
+
+func runInbox(io *streams, g *globals, opts *inboxOptions) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	box := mailbox.Unread
+	if opts.all {
+		box = mailbox.All
+	}
+	entries, err := ws.store.List(ws.agent, box)
+	if err != nil {
+		return err
+	}
+	items := make([]inboxItem, 0, len(entries))
+	for _, e := range entries {
+		m, err := mailbox.Load(e.Path)
+		if err != nil {
+			fmt.Fprintf(io.errOut, "skipping %s: %v\n", e.Name, err)
+			continue
+		}
+		items = append(items, inboxItem{ID: m.ID, Seq: m.Seq, Time: e.Time, Priority: e.Priority, Type: m.Type, From: m.From, Title: m.Title, Read: e.Read})
+	}
+	if g.json {
+		return writeJSON(io.out, items)
+	}
+	if len(items) == 0 {
+		if opts.all {
+			fmt.Fprintf(io.out, "no messages for %s\n", ws.agent)
+		} else {
+			fmt.Fprintf(io.out, "no unread messages for %s\n", ws.agent)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	if opts.all {
+		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID\tSTATE")
+	} else {
+		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID")
+	}
+	for _, it := range items {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, it.From, it.Title, it.ID)
+		if opts.all {
+			state := "new"
+			if it.Read {
+				state = "read"
+			}
+			fmt.Fprintf(tw, "\t%s", state)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

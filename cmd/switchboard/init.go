@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+)
+
+type initOptions struct {
+	dir   string
+	force bool
+}
+
+func newInitCmd(io *streams, g *globals) *cobra.Command {
+	opts := &initOptions{}
+	cmd := &cobra.Command{
+		Use:   "init [--force]",
+		Short: "Write the default team (rules and agent profiles) into the current folder",
+		Long: `Write communication_rules.yaml and agents/ for the default team (master_agent,
+developer_agent, reviewer_agent, tester_agent) into the current folder, or into
+--root. Existing files are kept unless --force is given.`,
+		Example: `  mkdir team && cd team && switchboard init
+  switchboard init --root ~/projects/team --force`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.dir = g.root
+			if opts.dir == "" {
+				wd, err := os.Getwd()
+				if err != nil {
+					return err
+				}
+				opts.dir = wd
+			}
+			return runInit(io, opts)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.force, "force", false, "overwrite existing files")
+	return cmd
+}
+
+func runInit(io *streams, opts *initOptions) error {
+	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", opts.dir, err)
+	}
+	written, err := agents.WriteDefaultTeam(opts.dir, opts.force)
+	if err != nil {
+		return err
+	}
+	for _, path := range written {
+		rel, _ := filepath.Rel(opts.dir, path)
+		fmt.Fprintf(io.out, "wrote %s\n", rel)
+	}
+	fmt.Fprintf(io.out, `
+The default team is in %s. Next:
+  switchboard master                 # in one terminal: routes every message
+  switchboard send --as developer_agent --to reviewer_agent --title "Please review"
+  switchboard inbox --as reviewer_agent
+`, opts.dir)
+	return nil
+}

@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+type logOptions struct {
+	follow  bool
+	agent   string
+	blocked bool
+}
+
+func newLogCmd(io *streams, g *globals) *cobra.Command {
+	opts := &logOptions{}
+	cmd := &cobra.Command{
+		Use:   "log [--follow] [--agent A] [--blocked]",
+		Short: "The audit log: one line per routed message",
+		Long: `Print the audit log, one line per routed message: seq, time, sender → recipients,
+title, and "delivered" or "BLOCKED" with the reason. Oversight agents (and the
+operator) see every message; other agents see the messages they sent or were
+sent. Read the full content with switchboard show SEQ.`,
+		Example: `  switchboard log
+  switchboard log --blocked
+  switchboard log --agent tester_agent --follow
+  switchboard log --json | jq '.[] | select(.status == "blocked")'`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runLog(cmd.Context(), io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&opts.follow, "follow", "f", false, "keep printing new messages as they are routed")
+	f.StringVar(&opts.agent, "agent", "", "only messages from or to this agent")
+	f.BoolVar(&opts.blocked, "blocked", false, "only messages the rules blocked (wholly or in part)")
+	return cmd
+}
+
+func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if opts.agent != "" && !ws.rules.Knows(opts.agent) {
+		return fmt.Errorf("%q is not an agent of this team (%s)", opts.agent, strings.Join(ws.rules.Agents(), ", "))
+	}
+	records, offset, err := mailbox.ReadLog(ws.store.LogPath(), 0)
+	if err != nil {
+		return err
+	}
+	shown := filterLog(ws, opts, records)
+	if !opts.follow {
+		if g.json {
+			return writeJSON(io.out, logJSON(shown))
+		}
+		if len(shown) == 0 {
+			fmt.Fprintln(io.errOut, "no messages logged yet")
+		}
+		printLog(io.out, shown, g.json)
+		return nil
+	}
+	printLog(io.out, shown, g.json)
+	return followLog(ctx, ws.store.LogPath(), offset, func(records []mailbox.Record) {
+		printLog(io.out, filterLog(ws, opts, records), g.json)
+	})
+}
+
+func filterLog(ws *workspace, opts *logOptions, records []mailbox.Record) []mailbox.Record {
+	var out []mailbox.Record
+	for i := range records {
+		rec := &records[i]
+		switch {
+		case !ws.mayRead(rec):
+		case opts.agent != "" && !rec.Involves(opts.agent):
+		case opts.blocked && len(rec.Blocked) == 0:
+		default:
+			out = append(out, *rec)
+		}
+	}
+	return out
+}
+
+// logEntry is the JSON form of a log line: the record with its message's
+// summary lifted to the top and the content left to `show`.
+type logEntry struct {
+	Seq       int64           `json:"seq"`
+	Time      time.Time       `json:"time"`
+	ID        string          `json:"id"`
+	From      string          `json:"from"`
+	To        []string        `json:"to"`
+	Title     string          `json:"title"`
+	Priority  string          `json:"priority"`
+	Type      string          `json:"type"`
+	Status    string          `json:"status"`
+	Delivered []string        `json:"delivered"`
+	Blocked   []mailbox.Block `json:"blocked"`
+}
+
+func logJSON(records []mailbox.Record) []logEntry {
+	entries := make([]logEntry, 0, len(records))
+	for _, r := range records {
+		m := r.Message
+		entries = append(entries, logEntry{
+			Seq: r.Seq, Time: r.Time, ID: m.ID, From: m.From, To: m.To, Title: m.Title,
+			Priority: m.Priority, Type: m.Type, Status: r.Status,
+			Delivered: nonNil(r.Delivered), Blocked: nonNil(r.Blocked),
+		})
+	}
+	return entries
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// printLog writes records as lines, or as JSON lines when following.
+func printLog(w io.Writer, records []mailbox.Record, asJSON bool) {
+	if asJSON {
+		for _, e := range logJSON(records) {
+			writeCompactJSON(w, e)
+		}
+		return
+	}
+	for _, r := range records {
+		fmt.Fprintln(w, logLine(r))
+	}
+}
+
+func logLine(r mailbox.Record) string {
+	m := r.Message
+	to := strings.Join(m.To, ", ")
+	if m.IsBroadcast() {
+		var all []string
+		all = append(all, r.Delivered...)
+		for _, b := range r.Blocked {
+			all = append(all, b.To)
+		}
+		to = "* (" + strings.Join(all, ", ") + ")"
+	}
+	var outcome string
+	switch r.Status {
+	case mailbox.StatusDelivered:
+		outcome = "delivered"
+	default:
+		var blocked []string
+		for _, b := range r.Blocked {
+			blocked = append(blocked, fmt.Sprintf("BLOCKED → %s: %s", b.To, b.Reason))
+		}
+		if len(r.Blocked) == 1 && len(r.Delivered) == 0 {
+			blocked = []string{"BLOCKED: " + r.Blocked[0].Reason}
+		}
+		if len(r.Delivered) > 0 {
+			blocked = append([]string{"delivered to " + strings.Join(r.Delivered, ", ")}, blocked...)
+		}
+		outcome = strings.Join(blocked, "; ")
+	}
+	flag := ""
+	if m.Priority == mailbox.PriorityUrgent {
+		flag = " [urgent]"
+	}
+	return fmt.Sprintf("%5d  %s  %s → %s  %s%s  — %s", r.Seq, localTime(r.Time), m.From, to, m.Title, flag, outcome)
+}
+
+// followLog calls emit with each batch of records appended after offset,
+// until ctx is done. It wakes on fsnotify events of the log folder, with a
+// slow tick as the safety net for filesystems without inotify.
+func followLog(ctx context.Context, path string, offset int64, emit func([]mailbox.Record)) error {
+	w, err := fsnotify.NewWatcher()
+	if err == nil {
+		defer w.Close()
+		if err := w.Add(filepath.Dir(path)); err != nil {
+			w.Close()
+			w = nil
+		}
+	}
+	var events <-chan fsnotify.Event
+	if w != nil {
+		events = w.Events
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-events:
+		case <-tick.C:
+		}
+		records, next, err := mailbox.ReadLog(path, offset)
+		if err != nil {
+			return err
+		}
+		offset = next
+		if len(records) > 0 {
+			emit(records)
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// post checks a message the caller composed and drops it in the caller's
+// outbox. A message the rules block is posted all the same, so that the
+// attempt is in the audit log for the overseers and the sender gets the
+// BLOCKED notice; post then fails with exit 3 and the reason. A broadcast
+// only fails when it reaches no one.
+func post(io *streams, ws *workspace, msg *mailbox.Message) error {
+	msg.From = ws.agent
+	msg.Normalize(time.Now())
+	if err := msg.Validate(); err != nil {
+		return usageError("%v", errors.Unwrap(err))
+	}
+	recipients := ws.rules.Recipients(ws.agent, msg.To)
+	var unknown, blocked []string
+	for _, to := range recipients {
+		if !ws.rules.Knows(to) {
+			unknown = append(unknown, to)
+			continue
+		}
+		if d := ws.rules.Decide(ws.agent, to); !d.Allowed {
+			blocked = append(blocked, fmt.Sprintf("%s → %s: %s", ws.agent, to, d.Reason))
+		}
+	}
+	if len(unknown) > 0 {
+		return fmt.Errorf("unknown recipient %s; the team is: %s", strings.Join(unknown, ", "), strings.Join(ws.rules.Agents(), ", "))
+	}
+	if _, err := ws.store.Post(ws.agent, msg); err != nil {
+		return fmt.Errorf("queue message: %w", err)
+	}
+	if _, running := ws.masterRunning(); !running {
+		fmt.Fprintln(io.errOut, "master not running, message queued; it is delivered when `switchboard master` starts")
+	}
+	if len(blocked) == 0 {
+		return nil
+	}
+	if msg.IsBroadcast() && len(blocked) < len(recipients) {
+		for _, b := range blocked {
+			fmt.Fprintf(io.errOut, "not delivered to all: BLOCKED %s\n", b)
+		}
+		return nil
+	}
+	return refusedError(fmt.Errorf("BLOCKED by the rules: %s (the attempt is logged)", strings.Join(blocked, "; ")))
+}
+
+// readBody returns the --content value, or standard input when the value is
+// "-" or when none was given and input is piped.
+func readBody(io *streams, content string, given bool) (string, error) {
+	if given && content != "-" {
+		return content, nil
+	}
+	if !given && !io.stdinIsPipe {
+		return "", nil
+	}
+	data, err := readAllLimited(io.in, mailbox.MaxContentSize)
+	if err != nil {
+		return "", fmt.Errorf("read content from standard input: %w", err)
+	}
+	return string(data), nil
+}
+
+func readAllLimited(r io.Reader, limit int) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("content is over %d bytes; put large material in a file and name it", limit)
+	}
+	return data, nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+type replyOptions struct {
+	id           string
+	content      string
+	contentGiven bool
+	title        string
+	priority     string
+}
+
+func newReplyCmd(io *streams, g *globals) *cobra.Command {
+	opts := &replyOptions{}
+	cmd := &cobra.Command{
+		Use:   "reply ID --content C",
+		Short: "Answer a message: to its sender, with the same correlation id",
+		Long: `Answer a message in your inbox. The reply goes to the message's sender as a
+response, titled "Re: <title>", with the message's correlation id (or its id,
+when it had none) and in_reply_to set to its id. The message is marked read.
+An id prefix is enough when it is unique.`,
+		Example: `  switchboard reply 0193a7c2 --content "Looks good; merge it."
+  switchboard reply 0193a7c2 --content - < review.md`,
+		Args: args(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.id = a[0]
+			opts.contentGiven = cmd.Flags().Changed("content")
+			return runReply(io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.content, "content", "", "the answer; \"-\" reads standard input")
+	f.StringVar(&opts.title, "title", "", "the title (default \"Re: <title of the message>\")")
+	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
+	return cmd
+}
+
+func runReply(io *streams, g *globals, opts *replyOptions) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	entry, err := ws.store.Find(ws.agent, opts.id)
+	if err != nil {
+		return err
+	}
+	orig, err := mailbox.Load(entry.Path)
+	if err != nil {
+		return err
+	}
+	if orig.From == mailbox.System {
+		return fmt.Errorf("message %s is a notice from switchboard, which cannot be answered", orig.ID)
+	}
+	content, err := readBody(io, opts.content, opts.contentGiven)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(content) == "" {
+		return usageError("a reply needs --content (or --content - to read standard input)")
+	}
+	title := opts.title
+	if title == "" {
+		title = orig.Title
+		if !strings.HasPrefix(title, "Re: ") {
+			title = "Re: " + title
+		}
+		title = mailbox.ClipTitle(title)
+	}
+	correlation := orig.CorrelationID
+	if correlation == "" {
+		correlation = orig.ID
+	}
+	reply := &mailbox.Message{
+		To:            []string{orig.From},
+		Title:         title,
+		Content:       content,
+		Priority:      opts.priority,
+		Type:          mailbox.TypeResponse,
+		CorrelationID: correlation,
+		InReplyTo:     orig.ID,
+	}
+	if err := post(io, ws, reply); err != nil {
+		return err
+	}
+	if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
+		return err
+	}
+	printID(io, g, reply.ID)
+	return nil
+}

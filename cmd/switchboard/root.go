@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// globals are the flags every command takes.
+type globals struct {
+	root string
+	as   string
+	json bool
+}
+
+// run executes one command line and returns the process's exit code.
+func run(args []string, io *streams) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd := newRootCmd(io)
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(io.errOut, "switchboard: %v\n", err)
+	}
+	return exitCode(err)
+}
+
+func newRootCmd(io *streams) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "switchboard",
+		Short: "Run a team of AI coding agents that talk through mailboxes under enforced rules",
+		Long: `switchboard runs a team of AI coding agents, each in its own tmux pane, and lets
+them talk through file-system mailboxes. One master process per workspace routes
+every message exactly once, enforces the allow and forbid rules of
+communication_rules.yaml, and numbers every message in an audit log.
+
+Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed out.`,
+		Example: `  switchboard init                     # write the default team here
+  switchboard master                   # route messages (keep it running)
+  switchboard send --as developer_agent --to reviewer_agent --title "Review the login change"
+  switchboard inbox --as reviewer_agent`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetOut(io.out)
+	root.SetErr(io.errOut)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageError("%v (see --help)", err)
+	})
+	flags := root.PersistentFlags()
+	flags.StringVar(&g.root, "root", "", "the workspace folder (default: $SWITCHBOARD_ROOT, else the nearest folder up holding communication_rules.yaml)")
+	flags.StringVar(&g.as, "as", "", "act as this agent (default: $SWITCHBOARD_AGENT, else operator)")
+	flags.BoolVar(&g.json, "json", false, "print JSON for scripts")
+
+	root.AddCommand(
+		newInitCmd(io, g),
+		newMasterCmd(io, g),
+		newSendCmd(io, g),
+		newInboxCmd(io, g),
+		newReadCmd(io, g),
+		newReplyCmd(io, g),
+		newLogCmd(io, g),
+		newShowCmd(io, g),
+		newRulesCmd(io, g),
+		newBenchCmd(io, g),
+	)
+	return root
+}
+
+// args checks the number of positional arguments, as a usage error.
+func args(min, max int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < min || (max >= 0 && len(args) > max) {
+			return usageError("%s takes %s (see --help)", cmd.CommandPath(), describeArgs(min, max))
+		}
+		return nil
+	}
+}
+
+func describeArgs(min, max int) string {
+	switch {
+	case min == max && min == 0:
+		return "no arguments"
+	case min == max && min == 1:
+		return "one argument"
+	case min == max:
+		return fmt.Sprintf("%d arguments", min)
+	case max < 0:
+		return fmt.Sprintf("at least %d arguments", min)
+	default:
+		return fmt.Sprintf("%d to %d arguments", min, max)
+	}
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+type sendOptions struct {
+	to               []string
+	title            string
+	content          string
+	contentGiven     bool
+	priority         string
+	typ              string
+	requiresResponse bool
+	correlationID    string
+	replyTo          string
+}
+
+func newSendCmd(io *streams, g *globals) *cobra.Command {
+	opts := &sendOptions{}
+	cmd := &cobra.Command{
+		Use:   "send --to A[,B] --title T [--content C]",
+		Short: "Send a message: check the rules, drop it in your outbox, print its id",
+		Long: `Send a message from the current agent (--as, $SWITCHBOARD_AGENT, else operator).
+The message is dropped in the sender's outbox and its id printed; the master
+delivers it. With no master running it waits in the outbox. The rules are
+checked here too: when a recipient is blocked the command exits 3 with the
+reason, and the master logs the attempt as blocked and tells the sender.
+
+The content comes from --content, or from standard input with --content - or
+when input is piped. --to "*" sends to every other agent the rules allow.`,
+		Example: `  switchboard send --as developer_agent --to reviewer_agent --title "Review the login change" --type request
+  git diff | switchboard send --to reviewer_agent --title "Diff for review"
+  switchboard send --as master_agent --to '*' --title "Freeze: release at 17:00" --priority urgent`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.contentGiven = cmd.Flags().Changed("content")
+			return runSend(io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&opts.to, "to", nil, "recipients, comma-separated, or \"*\" for everyone else")
+	f.StringVar(&opts.title, "title", "", "one line, up to 200 characters")
+	f.StringVar(&opts.content, "content", "", "the body; \"-\" reads standard input")
+	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
+	f.StringVar(&opts.typ, "type", mailbox.TypeNotification, "instruction, query, request, response, notification, status or interrupt")
+	f.BoolVar(&opts.requiresResponse, "requires-response", false, "ask the recipient to answer")
+	f.StringVar(&opts.correlationID, "correlation-id", "", "ties a request to its replies")
+	f.StringVar(&opts.replyTo, "reply-to", "", "the id of the message this answers")
+	return cmd
+}
+
+func runSend(io *streams, g *globals, opts *sendOptions) error {
+	if len(opts.to) == 0 {
+		return usageError("--to is required: name one or more agents, or \"*\"")
+	}
+	if opts.title == "" {
+		return usageError("--title is required: one line that says what the message is about")
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	content, err := readBody(io, opts.content, opts.contentGiven)
+	if err != nil {
+		return err
+	}
+	msg := &mailbox.Message{
+		To:               opts.to,
+		Title:            opts.title,
+		Content:          content,
+		Priority:         opts.priority,
+		Type:             opts.typ,
+		RequiresResponse: opts.requiresResponse,
+		CorrelationID:    opts.correlationID,
+		InReplyTo:        opts.replyTo,
+	}
+	err = post(io, ws, msg)
+	if err == nil || exitCode(err) == exitRefused {
+		printID(io, g, msg.ID)
+	}
+	return err
+}

@@ -1,0 +1,188 @@
+package mailbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// Statuses of a routed message in the audit log.
+const (
+	StatusDelivered = "delivered" // every recipient got it
+	StatusBlocked   = "blocked"   // no recipient got it
+	StatusPartial   = "partial"   // some got it, some were blocked
+)
+
+// Record is one line of the audit log: one routed message, numbered by Seq.
+type Record struct {
+	Seq       int64     `json:"seq"`
+	Time      time.Time `json:"time"`
+	Status    string    `json:"status"`
+	Delivered []string  `json:"delivered,omitempty"`
+	Blocked   []Block   `json:"blocked,omitempty"`
+	Notes     []string  `json:"notes,omitempty"`
+	Message   *Message  `json:"message,omitempty"`
+}
+
+// Block is one recipient a message did not reach, and why.
+type Block struct {
+	To     string `json:"to"`
+	Reason string `json:"reason"`
+}
+
+// Involves reports whether agent sent the message or was one of its
+// addressees (delivered or blocked).
+func (r *Record) Involves(agent string) bool {
+	if r.Message != nil && r.Message.From == agent {
+		return true
+	}
+	for _, to := range r.Delivered {
+		if to == agent {
+			return true
+		}
+	}
+	for _, b := range r.Blocked {
+		if b.To == agent {
+			return true
+		}
+	}
+	return false
+}
+
+// LogWriter appends records to the audit log. It is used by the master alone,
+// which holds the workspace lock.
+type LogWriter struct {
+	file    *os.File
+	durable bool
+	lastSeq int64
+	routed  map[string]Record // by message id, without the message body
+}
+
+// OpenLogWriter opens the log for appending. A line left half-written by a
+// crash is cut off, so that the next record starts on a line of its own; the
+// records before it are indexed by message id.
+func OpenLogWriter(path string, durable bool) (*LogWriter, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create log folder: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	w := &LogWriter{file: f, durable: durable, routed: make(map[string]Record)}
+	end, err := w.index()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Truncate(end); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("cut half-written line from audit log: %w", err)
+	}
+	if _, err := f.Seek(end, io.SeekStart); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("seek audit log: %w", err)
+	}
+	return w, nil
+}
+
+// index reads every complete line and returns the offset after the last one.
+func (w *LogWriter) index() (int64, error) {
+	var end int64
+	r := bufio.NewReaderSize(w.file, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return end, nil // a partial last line is dropped
+		}
+		if err != nil {
+			return 0, fmt.Errorf("read audit log: %w", err)
+		}
+		end += int64(len(line))
+		var rec struct {
+			Record
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		}
+		if json.Unmarshal(line, &rec) != nil {
+			continue // a line damaged by hand is skipped, not fatal
+		}
+		rec.Record.Message = nil
+		w.routed[rec.Message.ID] = rec.Record
+		w.lastSeq = max(w.lastSeq, rec.Seq)
+	}
+}
+
+// Routed returns the record of a message already logged, so that a master
+// restarted after a crash finishes its delivery instead of routing it twice.
+func (w *LogWriter) Routed(id string) (Record, bool) {
+	rec, ok := w.routed[id]
+	return rec, ok
+}
+
+// Append numbers rec with the next seq and writes it as one line.
+func (w *LogWriter) Append(rec Record) (Record, error) {
+	rec.Seq = w.lastSeq + 1
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return rec, fmt.Errorf("encode log record: %w", err)
+	}
+	line = append(line, '\n')
+	if _, err := w.file.Write(line); err != nil {
+		return rec, fmt.Errorf("append to audit log: %w", err)
+	}
+	if w.durable {
+		if err := w.file.Sync(); err != nil {
+			return rec, fmt.Errorf("sync audit log: %w", err)
+		}
+	}
+	w.lastSeq = rec.Seq
+	index := rec
+	index.Message = nil
+	w.routed[rec.Message.ID] = index
+	return rec, nil
+}
+
+// Close closes the log.
+func (w *LogWriter) Close() error { return w.file.Close() }
+
+// ReadLog reads the complete records of the log from offset on and returns
+// the offset after the last complete line. A missing log has no records.
+func ReadLog(path string, offset int64) ([]Record, int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, offset, nil
+	}
+	if err != nil {
+		return nil, offset, fmt.Errorf("open audit log: %w", err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, offset, fmt.Errorf("seek audit log: %w", err)
+	}
+	var records []Record
+	r := bufio.NewReaderSize(f, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if errors.Is(err, io.EOF) {
+			return records, offset, nil
+		}
+		if err != nil {
+			return records, offset, fmt.Errorf("read audit log: %w", err)
+		}
+		offset += int64(len(line))
+		var rec Record
+		if json.Unmarshal(bytes.TrimSpace(line), &rec) != nil || rec.Message == nil {
+			continue
+		}
+		records = append(records, rec)
+	}
+}

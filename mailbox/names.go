@@ -1,0 +1,75 @@
+package mailbox
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// System is the sender of the notices switchboard itself writes: blocked
+// messages, rejections. It is not an agent and cannot be written to.
+const System = "switchboard"
+
+// Operator is the built-in agent that stands for the person at the keyboard.
+const Operator = "operator"
+
+// Reserved names cannot be agents.
+var Reserved = []string{"global_bulletin", "log", System, "all"}
+
+var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+
+// ValidateAgentName checks a name against the contract's pattern and the
+// reserved words.
+func ValidateAgentName(name string) error {
+	if name == "" {
+		return fmt.Errorf("agent name is empty")
+	}
+	if !agentName.MatchString(name) {
+		return fmt.Errorf("agent name %q is not valid: use 1-63 lowercase letters, digits, _ or -, starting with a letter or digit", name)
+	}
+	if slices.Contains(Reserved, name) {
+		return fmt.Errorf("agent name %q is reserved (%s are)", name, strings.Join(Reserved, ", "))
+	}
+	return nil
+}
+
+// fileTimeLayout sorts lexically in time order; the fraction is fixed width.
+const fileTimeLayout = "20060102T150405.000000000Z"
+
+// FileName is the name of a delivered message: it sorts by delivery time and
+// carries the priority, so listing and counting need no parsing.
+func FileName(at time.Time, priority, id string) string {
+	return at.UTC().Format(fileTimeLayout) + "_" + priority + "_" + id + ".json"
+}
+
+// FileInfo is what a delivered file's name tells without opening it.
+type FileInfo struct {
+	Name     string
+	Time     time.Time
+	Priority string
+	ID       string
+}
+
+// ParseFileName reads a delivered file's name. ok is false for names that
+// are not delivered messages (temporaries, dotfiles, anything else).
+func ParseFileName(name string) (info FileInfo, ok bool) {
+	base, found := strings.CutSuffix(name, ".json")
+	if !found || strings.HasPrefix(name, ".") {
+		return FileInfo{}, false
+	}
+	stamp, rest, found := strings.Cut(base, "_")
+	if !found {
+		return FileInfo{}, false
+	}
+	priority, id, found := strings.Cut(rest, "_")
+	if !found || !slices.Contains(priorities, priority) || id == "" {
+		return FileInfo{}, false
+	}
+	at, err := time.Parse(fileTimeLayout, stamp)
+	if err != nil {
+		return FileInfo{}, false
+	}
+	return FileInfo{Name: name, Time: at, Priority: priority, ID: id}, true
+}

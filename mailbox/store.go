@@ -1,0 +1,227 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Folder names inside an agent's mailbox.
+const (
+	inboxDir    = "inbox"
+	readDir     = "read"
+	outboxDir   = "outbox"
+	sentDir     = "sent"
+	rejectedDir = "rejected"
+	tmpDir      = "tmp"
+)
+
+// ErrNotFound is returned when no message matches an id.
+var ErrNotFound = errors.New("no such message")
+
+// Store is the mailboxes folder of a workspace. Durable makes every write
+// fsync its file and folder; turning it off is for benchmarks and tests.
+type Store struct {
+	Dir     string
+	Durable bool
+}
+
+// NewStore returns the store under a workspace's mailboxes folder.
+func NewStore(workspace string) *Store {
+	return &Store{Dir: filepath.Join(workspace, "mailboxes"), Durable: true}
+}
+
+// Paths of one agent's mailbox.
+func (s *Store) AgentDir(agent string) string  { return filepath.Join(s.Dir, agent) }
+func (s *Store) InboxDir(agent string) string  { return filepath.Join(s.Dir, agent, inboxDir) }
+func (s *Store) ReadDir(agent string) string   { return filepath.Join(s.Dir, agent, inboxDir, readDir) }
+func (s *Store) OutboxDir(agent string) string { return filepath.Join(s.Dir, agent, outboxDir) }
+func (s *Store) SentDir(agent string) string   { return filepath.Join(s.Dir, agent, outboxDir, sentDir) }
+func (s *Store) RejectedDir(agent string) string {
+	return filepath.Join(s.Dir, agent, outboxDir, rejectedDir)
+}
+func (s *Store) TmpDir(agent string) string { return filepath.Join(s.Dir, agent, tmpDir) }
+
+// LogPath is the audit log.
+func (s *Store) LogPath() string { return filepath.Join(s.Dir, "log", "messages.jsonl") }
+
+// LockPath is the file the running master holds locked.
+func (s *Store) LockPath() string { return filepath.Join(s.Dir, ".master.lock") }
+
+// Ensure creates the mailboxes folder, the log folder and the folders of one
+// agent's mailbox, all private to the user.
+func (s *Store) Ensure(agent string) error {
+	if err := ValidateAgentName(agent); err != nil {
+		return err
+	}
+	for _, dir := range []string{s.Dir, filepath.Dir(s.LogPath()), s.ReadDir(agent), s.SentDir(agent), s.RejectedDir(agent), s.TmpDir(agent)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create mailbox of %s: %w", agent, err)
+		}
+	}
+	return nil
+}
+
+// Post drops a message into the agent's outbox, where the master picks it up.
+// It returns the file name.
+func (s *Store) Post(agent string, m *Message) (string, error) {
+	if err := s.Ensure(agent); err != nil {
+		return "", err
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return "", err
+	}
+	name := FileName(m.Timestamp, m.Priority, m.ID)
+	if err := Publish(s.TmpDir(agent), s.OutboxDir(agent), name, data, s.Durable); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// Deliver writes a copy of m into the agent's inbox under the name given by
+// m.DeliveredAt, m.Priority and m.ID. Delivering the same copy again is a
+// no-op, also after the agent has read it: delivered reports whether this call
+// wrote it.
+func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
+	name := FileName(m.DeliveredAt, m.Priority, m.ID)
+	// The inbox is checked before read/: a file moves only from the first to
+	// the second, so one of the two checks sees it.
+	for _, dir := range []string{s.InboxDir(agent), s.ReadDir(agent)} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); err == nil {
+			return false, nil
+		}
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return false, err
+	}
+	err = Publish(s.TmpDir(agent), s.InboxDir(agent), name, data, s.Durable)
+	if errors.Is(err, ErrExists) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("deliver %s to %s: %w", m.ID, agent, err)
+	}
+	return true, nil
+}
+
+// Box selects the unread messages, the read ones, or both.
+type Box int
+
+const (
+	Unread Box = 1 << iota
+	Read
+	All = Unread | Read
+)
+
+// Entry is a delivered file in an inbox.
+type Entry struct {
+	FileInfo
+	Path string
+	Read bool
+}
+
+// List returns the agent's delivered messages, oldest first, from names only.
+func (s *Store) List(agent string, box Box) ([]Entry, error) {
+	var entries []Entry
+	if box&Read != 0 {
+		read, err := listDir(s.ReadDir(agent), true)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, read...)
+	}
+	if box&Unread != 0 {
+		unread, err := listDir(s.InboxDir(agent), false)
+		if err != nil {
+			return nil, err
+		}
+		entries = append(entries, unread...)
+	}
+	slices.SortFunc(entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+	return entries, nil
+}
+
+func listDir(dir string, read bool) ([]Entry, error) {
+	dirEntries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", dir, err)
+	}
+	entries := make([]Entry, 0, len(dirEntries))
+	for _, e := range dirEntries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if info, ok := ParseFileName(e.Name()); ok {
+			entries = append(entries, Entry{FileInfo: info, Path: filepath.Join(dir, e.Name()), Read: read})
+		}
+	}
+	return entries, nil
+}
+
+// Find returns the agent's delivered message whose id is id or starts with
+// it. A prefix that matches more than one message is an error.
+func (s *Store) Find(agent, id string) (Entry, error) {
+	entries, err := s.List(agent, All)
+	if err != nil {
+		return Entry{}, err
+	}
+	var found []Entry
+	for _, e := range entries {
+		if e.ID == id {
+			return e, nil
+		}
+		if id != "" && strings.HasPrefix(e.ID, id) {
+			found = append(found, e)
+		}
+	}
+	switch len(found) {
+	case 0:
+		return Entry{}, fmt.Errorf("%w %q in the mailbox of %s", ErrNotFound, id, agent)
+	case 1:
+		return found[0], nil
+	default:
+		return Entry{}, fmt.Errorf("id prefix %q matches %d messages of %s; give more of the id", id, len(found), agent)
+	}
+}
+
+// Load reads and parses a message file.
+func Load(path string) (*Message, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open message: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	m, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Base(path), err)
+	}
+	return m, nil
+}
+
+// MarkRead moves an unread message to the read folder. A message already
+// read stays where it is.
+func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
+	if e.Read {
+		return e, nil
+	}
+	to := filepath.Join(s.ReadDir(agent), e.Name)
+	if err := Move(e.Path, to, s.Durable); err != nil {
+		return e, fmt.Errorf("mark %s read: %w", e.ID, err)
+	}
+	e.Path, e.Read = to, true
+	return e, nil
+}

@@ -1,0 +1,13 @@
+// Package master is the daemon of a workspace: it alone routes messages. It
+// watches every agent's outbox with fsnotify (or polls), applies the rules,
+// writes each message into its recipients' inboxes, tells senders of blocked
+// and rejected messages, and numbers every routed message in the audit log.
+//
+// Routing is idempotent, so that a master killed at any instant and started
+// again delivers and logs every message exactly once: a message is logged
+// first (its record fixes its seq, delivery time and recipients), then
+// delivered under names derived from that record (a copy already there is
+// left alone), and only then moved out of the outbox. A restarted master that
+// finds a logged message still in an outbox finishes its delivery from the
+// record instead of routing it again.
+package master

@@ -1,0 +1,78 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrRunning is returned when another master holds the workspace.
+var ErrRunning = errors.New("master already running")
+
+// lock is the flock a running master holds on mailboxes/.master.lock.
+type lock struct{ file *os.File }
+
+// acquireLock takes the workspace lock and writes this process's pid into
+// it. Probes by Running hold the lock for microseconds, so a few quick
+// retries tell them apart from a running master.
+func acquireLock(path string) (*lock, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open master lock: %w", err)
+	}
+	for attempt := 0; ; attempt++ {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) || attempt == 20 {
+			pid := readPid(f)
+			f.Close()
+			if errors.Is(err, syscall.EWOULDBLOCK) {
+				return nil, fmt.Errorf("%w (pid %d); stop it with `kill %d` before starting another", ErrRunning, pid, pid)
+			}
+			return nil, fmt.Errorf("lock %s: %w", path, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := f.Truncate(0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write master lock: %w", err)
+	}
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write master lock: %w", err)
+	}
+	return &lock{file: f}, nil
+}
+
+func (l *lock) release() {
+	l.file.Truncate(0)
+	l.file.Close() // closing drops the flock
+}
+
+func readPid(f *os.File) int {
+	buf := make([]byte, 32)
+	n, _ := f.ReadAt(buf, 0)
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	return pid
+}
+
+// Running reports whether a master holds the workspace whose lock file is at
+// path, and its pid.
+func Running(path string) (pid int, running bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return readPid(f), true
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return 0, false
+}

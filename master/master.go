@@ -1,0 +1,277 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/rules"
+)
+
+// Options tune a master. The zero value is a durable master on fsnotify.
+type Options struct {
+	// Poll, when set, replaces fsnotify with a scan of every outbox at this
+	// interval, for filesystems without inotify.
+	Poll time.Duration
+	// Settle is how long a file that is not yet valid JSON must stay
+	// unchanged before it is rejected; until then it may be half-written.
+	Settle time.Duration
+	// Reconcile is the interval of the full scan that backs up fsnotify.
+	Reconcile time.Duration
+	// NoFsync skips fsync; a kill still loses nothing, a power cut may.
+	NoFsync bool
+	// Log receives one line per routed message and every problem.
+	Log io.Writer
+}
+
+// Defaults for Options.
+const (
+	DefaultSettle    = 2 * time.Second
+	DefaultReconcile = 30 * time.Second
+)
+
+// Master routes the messages of one workspace.
+type Master struct {
+	root  string
+	opts  Options
+	store *mailbox.Store
+	log   *mailbox.LogWriter
+	rules *rules.Rules
+	// rulesStamp tells a rules file that changed from one that did not.
+	rulesStamp string
+	now        func() time.Time
+
+	watched   map[string]bool      // agents whose outbox is known
+	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
+
+	work workQueue
+}
+
+// New prepares a master for the workspace at root. Run starts it.
+func New(root string, opts Options) *Master {
+	if opts.Settle <= 0 {
+		opts.Settle = DefaultSettle
+	}
+	if opts.Reconcile <= 0 {
+		opts.Reconcile = DefaultReconcile
+	}
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
+	store := mailbox.NewStore(root)
+	store.Durable = !opts.NoFsync
+	return &Master{
+		root:      root,
+		opts:      opts,
+		store:     store,
+		now:       time.Now,
+		watched:   make(map[string]bool),
+		unsettled: make(map[string]unsettled),
+		work:      newWorkQueue(),
+	}
+}
+
+// Run holds the workspace lock and routes until ctx is done. It returns an
+// error only when it cannot start or cannot write the audit log; a bad
+// message never stops it.
+func (m *Master) Run(ctx context.Context) error {
+	r, err := rules.Load(filepath.Join(m.root, rules.FileName))
+	if err != nil {
+		return err
+	}
+	m.rules = r
+	m.rulesStamp = fileStamp(r.Path)
+	if err := m.store.Ensure(mailbox.Operator); err != nil {
+		return err
+	}
+	lk, err := acquireLock(m.store.LockPath())
+	if err != nil {
+		return err
+	}
+	defer lk.release()
+	m.log, err = mailbox.OpenLogWriter(m.store.LogPath(), m.store.Durable)
+	if err != nil {
+		return err
+	}
+	defer m.log.Close()
+
+	watch, err := m.startWatching(ctx)
+	if err != nil {
+		return err
+	}
+	defer watch.close()
+	if err := m.syncAgents(watch); err != nil {
+		return err
+	}
+	m.logf("master running for %d agents in %s (pid %d)", len(m.watched), m.root, os.Getpid())
+	return m.loop(ctx, watch)
+}
+
+func (m *Master) loop(ctx context.Context, watch *watcher) error {
+	reconcile := time.NewTicker(m.opts.Reconcile)
+	defer reconcile.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	for {
+		settled := false
+		select {
+		case <-ctx.Done():
+			m.logf("master stopped")
+			return nil
+		case <-m.work.ready:
+		case <-reconcile.C:
+			m.work.markAll()
+			m.sweepTemporaries()
+		case <-settle.C:
+			settled = true
+		}
+		dirty, rulesChanged, all := m.work.take()
+		if rulesChanged {
+			m.reloadRules(watch)
+			dirty, _, all = m.work.take() // a reload marks every outbox
+		}
+		if all {
+			dirty = mapKeys(m.watched)
+		}
+		if settled {
+			for _, u := range m.unsettled {
+				dirty[u.agent] = true
+			}
+		}
+		for _, agent := range slices.Sorted(maps.Keys(dirty)) {
+			if err := m.scanOutbox(agent); err != nil {
+				return err
+			}
+		}
+		if next, ok := m.nextSettleCheck(); ok {
+			settle.Reset(time.Until(next))
+		}
+	}
+}
+
+// syncAgents makes mailboxes for every agent of the rules and watches their
+// outboxes; it is run at start and after each reload.
+func (m *Master) syncAgents(watch *watcher) error {
+	for _, agent := range m.rules.Agents() {
+		if m.watched[agent] {
+			continue
+		}
+		if err := m.store.Ensure(agent); err != nil {
+			return err
+		}
+		if err := watch.add(m.store.OutboxDir(agent), agent); err != nil {
+			return err
+		}
+		m.watched[agent] = true
+	}
+	m.work.markAll()
+	return nil
+}
+
+func (m *Master) reloadRules(watch *watcher) {
+	stamp := fileStamp(filepath.Join(m.root, rules.FileName))
+	if stamp == m.rulesStamp {
+		return // an event that changed nothing, or a poll tick
+	}
+	m.rulesStamp = stamp
+	r, err := rules.Load(filepath.Join(m.root, rules.FileName))
+	if err != nil {
+		m.logf("rules not reloaded, keeping the old ones: %v", err)
+		return
+	}
+	before := len(m.watched)
+	m.rules = r
+	if err := m.syncAgents(watch); err != nil {
+		m.logf("rules reloaded, but a new mailbox failed: %v", err)
+		return
+	}
+	m.logf("rules reloaded: %d agents (%d new)", len(m.watched), len(m.watched)-before)
+}
+
+func (m *Master) logf(format string, args ...any) {
+	fmt.Fprintf(m.opts.Log, "%s %s\n", m.now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+}
+
+// workQueue collects what changed between two passes of the loop: the
+// agents whose outbox changed, a changed rules file, or "everything" after
+// an overflow or on the reconcile tick. Events merge; the loop takes them all.
+type workQueue struct {
+	mu           sync.Mutex
+	dirty        map[string]bool
+	all          bool
+	rulesChanged bool
+	ready        chan struct{}
+}
+
+func newWorkQueue() workQueue {
+	return workQueue{dirty: make(map[string]bool), ready: make(chan struct{}, 1)}
+}
+
+func (q *workQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *workQueue) mark(agent string) {
+	q.mu.Lock()
+	q.dirty[agent] = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) markAll() {
+	q.mu.Lock()
+	q.all = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) markRules() {
+	q.mu.Lock()
+	q.rulesChanged = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dirty = q.dirty
+	q.dirty = make(map[string]bool)
+	rulesChanged, all = q.rulesChanged, q.all
+	q.rulesChanged, q.all = false, false
+	return dirty, rulesChanged, all
+}
+
+func mapKeys(set map[string]bool) map[string]bool {
+	keys := make(map[string]bool, len(set))
+	for k := range set {
+		keys[k] = true
+	}
+	return keys
+}
+
+// fileStamp identifies a version of a file by inode, size and modification
+// time; it is empty when the file is missing.
+func fileStamp(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return ""
+	}
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf("%d/%d/%d", ino, fi.Size(), fi.ModTime().UnixNano())
+}

@@ -1,0 +1,86 @@
+package master
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/mailbox"
+)
+
+// noticeSpace makes notice ids deterministic: a notice re-sent by a master
+// restarted after a crash has the id, and so the file name, of the first, and
+// is not delivered twice.
+var noticeSpace = uuid.MustParse("5b0a3c1e-6d1f-4c55-9a57-2f0d3f6e8b11")
+
+func notice(to, key, title, content string, at time.Time) *mailbox.Message {
+	return &mailbox.Message{
+		ID:          uuid.NewSHA1(noticeSpace, []byte(key)).String(),
+		Timestamp:   at,
+		DeliveredAt: at,
+		From:        mailbox.System,
+		To:          []string{to},
+		Title:       mailbox.ClipTitle(title),
+		Priority:    mailbox.PriorityNormal,
+		Type:        mailbox.TypeNotification,
+		Content:     content,
+	}
+}
+
+// blockedNotice tells the sender which recipients the rules kept its message
+// from, and why.
+func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {
+	var to []string
+	var why strings.Builder
+	fmt.Fprintf(&why, "Your message #%d %q was not delivered to:\n", rec.Seq, msg.Title)
+	for _, b := range rec.Blocked {
+		to = append(to, b.To)
+		fmt.Fprintf(&why, "  %s: %s\n", b.To, b.Reason)
+	}
+	fmt.Fprintf(&why, "\nSee who you may write to with `switchboard rules explain %s AGENT`.\n", msg.From)
+	n := notice(msg.From, "blocked/"+msg.ID, fmt.Sprintf("BLOCKED: %s → %s", msg.From, strings.Join(to, ", ")), why.String(), rec.Time)
+	n.InReplyTo, n.CorrelationID = msg.ID, msg.CorrelationID
+	if len(rec.Blocked) == 1 {
+		n.Title = mailbox.ClipTitle(fmt.Sprintf("BLOCKED: %s → %s: %s", msg.From, to[0], rec.Blocked[0].Reason))
+	}
+	return n
+}
+
+// reject moves a file out of the outbox into rejected/, writes the reason
+// beside it in <name>.error, and tells the sender. The notice is delivered
+// before the move, so a crash in between repeats the notice under the same
+// name rather than losing it.
+func (m *Master) reject(agent, path, reason string) {
+	name := filepath.Base(path)
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return
+	}
+	rejectedDir := m.store.RejectedDir(agent)
+	target := name
+	if _, err := os.Lstat(filepath.Join(rejectedDir, target)); err == nil {
+		target = fmt.Sprintf("%s.%d.json", strings.TrimSuffix(name, ".json"), fi.ModTime().UnixNano())
+	}
+	errorText := fmt.Sprintf("%s\n", reason)
+	if err := mailbox.Replace(m.store.TmpDir(agent), rejectedDir, target+".error", []byte(errorText), m.store.Durable); err != nil {
+		m.logf("cannot reject %s: %v", path, err)
+		return
+	}
+	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, name, fi.Size(), fi.ModTime().UnixNano())
+	content := fmt.Sprintf("Your message file %s was rejected:\n  %s\n\nIt is kept in %s, with the reason in %s.error.\nFix it and send it again, for example with `switchboard send --to AGENT --title TITLE`.\n",
+		name, reason, filepath.Join(rejectedDir, target), target)
+	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", name, reason), content, fi.ModTime().UTC())
+	if _, err := m.store.Deliver(agent, n); err != nil {
+		m.logf("cannot tell %s of a rejection: %v", agent, err)
+		return
+	}
+	if err := mailbox.Move(path, filepath.Join(rejectedDir, target), false); err != nil {
+		m.logf("cannot move %s to rejected/: %v", path, err)
+		return
+	}
+	m.logf("rejected %s from %s: %s", name, agent, reason)
+}

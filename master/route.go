@@ -1,0 +1,295 @@
+package master
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// unsettled is an outbox file that is not valid JSON yet: it may be
+// half-written. It is rejected once it has not changed for Options.Settle.
+type unsettled struct {
+	agent string
+	stamp string    // size and mtime when last seen
+	since time.Time // when it was last seen to change
+	err   error
+}
+
+// scanOutbox routes every message file in one agent's outbox. It returns an
+// error only when the audit log cannot be written, which stops the master:
+// routing without a log would break the exactly-once guarantee.
+func (m *Master) scanOutbox(agent string) error {
+	dir := m.store.OutboxDir(agent)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			err = m.store.Ensure(agent)
+		}
+		if err != nil {
+			m.logf("cannot read outbox of %s: %v", agent, err)
+		}
+		return nil
+	}
+	seen := make(map[string]bool)
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		seen[path] = true
+		if err := m.routeFile(agent, path); err != nil {
+			return err
+		}
+	}
+	for path, u := range m.unsettled {
+		if u.agent == agent && !seen[path] {
+			delete(m.unsettled, path)
+		}
+	}
+	return nil
+}
+
+// errLog marks a failure to write the audit log.
+type errLog struct{ err error }
+
+func (e errLog) Error() string { return "audit log: " + e.err.Error() }
+func (e errLog) Unwrap() error { return e.err }
+
+func (m *Master) routeFile(agent, path string) error {
+	data, stamp, err := readOutboxFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // gone meanwhile: routed by a previous pass or taken back
+	}
+	var refused refusal
+	if errors.As(err, &refused) {
+		m.reject(agent, path, string(refused))
+		return nil
+	}
+	if err != nil {
+		m.logf("cannot read %s: %v", path, err)
+		return nil
+	}
+	if !json.Valid(data) {
+		m.waitToSettle(agent, path, stamp, data)
+		return nil
+	}
+	delete(m.unsettled, path)
+	msg, err := mailbox.Parse(data)
+	if err != nil {
+		m.reject(agent, path, err.Error())
+		return nil
+	}
+	if msg.From == "" {
+		msg.From = agent
+	}
+	if msg.From != agent {
+		m.reject(agent, path, fmt.Sprintf("spoofed sender: \"from\" is %q, but the message was posted in the outbox of %s", msg.From, agent))
+		return nil
+	}
+	if msg.Normalize(m.now()) {
+		if err := msg.Validate(); err != nil {
+			m.reject(agent, path, err.Error())
+			return nil
+		}
+		// Fix the id on disk before anything is delivered, so that a restart
+		// finds the same message and does not route it under a new id.
+		data, err := msg.Encode()
+		if err == nil {
+			err = mailbox.Replace(m.store.TmpDir(agent), filepath.Dir(path), filepath.Base(path), data, m.store.Durable)
+		}
+		if err != nil {
+			m.logf("cannot fill in the id of %s: %v", path, err)
+			return nil
+		}
+	} else if err := msg.Validate(); err != nil {
+		m.reject(agent, path, err.Error())
+		return nil
+	}
+	return m.route(agent, path, msg)
+}
+
+// route logs a valid message (unless a previous run already did), delivers
+// it as its record says, and moves it to sent/.
+func (m *Master) route(agent, path string, msg *mailbox.Message) error {
+	rec, done := m.log.Routed(msg.ID)
+	if !done {
+		var ok bool
+		rec, ok = m.decide(agent, path, msg)
+		if !ok {
+			return nil
+		}
+		var err error
+		if rec, err = m.log.Append(rec); err != nil {
+			return errLog{err}
+		}
+		m.logRouted(rec)
+	}
+	copy := *msg
+	copy.Seq, copy.DeliveredAt = rec.Seq, rec.Time
+	for _, to := range rec.Delivered {
+		if err := m.store.Ensure(to); err != nil {
+			m.logf("#%d: cannot deliver to %s: %v; will retry", rec.Seq, to, err)
+			return nil
+		}
+		if _, err := m.store.Deliver(to, &copy); err != nil {
+			m.logf("#%d: cannot deliver to %s: %v; will retry", rec.Seq, to, err)
+			return nil
+		}
+	}
+	if len(rec.Blocked) > 0 {
+		if _, err := m.store.Deliver(agent, blockedNotice(msg, rec)); err != nil {
+			m.logf("#%d: cannot tell %s it was blocked: %v; will retry", rec.Seq, agent, err)
+			return nil
+		}
+	}
+	// Not synced: should the move be lost, the record makes the next pass a
+	// no-op that moves it again.
+	sent := filepath.Join(m.store.SentDir(agent), mailbox.FileName(rec.Time, msg.Priority, msg.ID))
+	if err := mailbox.Move(path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		m.logf("#%d: delivered, but cannot move it to sent/: %v", rec.Seq, err)
+	}
+	return nil
+}
+
+// decide expands the recipients and applies the rules. It rejects a message
+// naming an agent the team does not have.
+func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Record, bool) {
+	recipients := m.rules.Recipients(agent, msg.To)
+	for _, to := range recipients {
+		if !m.rules.Knows(to) {
+			m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", to, strings.Join(m.rules.Agents(), ", ")))
+			return mailbox.Record{}, false
+		}
+	}
+	rec := mailbox.Record{Time: m.now().UTC(), Message: msg}
+	for _, to := range recipients {
+		if d := m.rules.Decide(agent, to); d.Allowed {
+			rec.Delivered = append(rec.Delivered, to)
+		} else {
+			rec.Blocked = append(rec.Blocked, mailbox.Block{To: to, Reason: d.Reason})
+		}
+	}
+	switch {
+	case len(rec.Blocked) == 0:
+		rec.Status = mailbox.StatusDelivered
+	case len(rec.Delivered) == 0:
+		rec.Status = mailbox.StatusBlocked
+	default:
+		rec.Status = mailbox.StatusPartial
+	}
+	return rec, true
+}
+
+func (m *Master) logRouted(rec mailbox.Record) {
+	line := fmt.Sprintf("#%d %s → %s: %s", rec.Seq, rec.Message.From, strings.Join(rec.Delivered, ", "), rec.Message.Title)
+	for _, b := range rec.Blocked {
+		line += fmt.Sprintf(" [BLOCKED → %s: %s]", b.To, b.Reason)
+	}
+	m.logf("%s", line)
+}
+
+// refusal is a file rejected without being read.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+// readOutboxFile reads a file an agent dropped, refusing symlinks, anything
+// but a regular file, and files over the size limit, without reading them.
+func readOutboxFile(path string) (data []byte, stamp string, err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkOutboxFile(fi); err != nil {
+		return nil, "", err
+	}
+	// O_NOFOLLOW and O_NONBLOCK: a file swapped for a symlink or a FIFO
+	// after the check can neither redirect nor block the read.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, "", refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+		}
+		return nil, "", err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", err
+	}
+	if err := checkOutboxFile(fi); err != nil {
+		return nil, "", err
+	}
+	data, err = io.ReadAll(io.LimitReader(f, mailbox.MaxFileSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > mailbox.MaxFileSize {
+		return nil, "", refusal(fmt.Sprintf("refused unread: the file is over %d bytes", mailbox.MaxFileSize))
+	}
+	return data, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+func checkOutboxFile(fi fs.FileInfo) error {
+	switch mode := fi.Mode(); {
+	case mode&fs.ModeSymlink != 0:
+		return refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+	case !mode.IsRegular():
+		return refusal(fmt.Sprintf("refused unread: it is not a regular file (%s)", mode.Type()))
+	case fi.Size() > mailbox.MaxFileSize:
+		return refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), mailbox.MaxFileSize))
+	}
+	return nil
+}
+
+// waitToSettle keeps a file that is not valid JSON until it has stayed
+// unchanged for the settle time, then rejects it with the parse error.
+func (m *Master) waitToSettle(agent, path, stamp string, data []byte) {
+	now := m.now()
+	u, known := m.unsettled[path]
+	if !known || u.stamp != stamp {
+		_, parseErr := mailbox.Parse(data)
+		m.unsettled[path] = unsettled{agent: agent, stamp: stamp, since: now, err: parseErr}
+		return
+	}
+	if now.Sub(u.since) < m.opts.Settle {
+		return
+	}
+	delete(m.unsettled, path)
+	m.reject(agent, path, fmt.Sprintf("%v (the file stayed unchanged for %s, so it is not being written any more)", u.err, m.opts.Settle))
+}
+
+// nextSettleCheck is when the earliest unsettled file is due.
+func (m *Master) nextSettleCheck() (time.Time, bool) {
+	var next time.Time
+	for _, u := range m.unsettled {
+		if due := u.since.Add(m.opts.Settle); next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// sweepTemporaries removes temporaries that writers left behind when they
+// died between writing and publishing.
+func (m *Master) sweepTemporaries() {
+	cutoff := m.now().Add(-time.Hour)
+	for agent := range m.watched {
+		dir := m.store.TmpDir(agent)
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(cutoff) {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+}

@@ -1,0 +1,134 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"switchboard/rules"
+)
+
+// watcher turns filesystem events into work: an outbox changed, the rules
+// file changed, or everything must be rescanned. With Options.Poll it has no
+// fsnotify watcher and a ticker marks everything instead.
+type watcher struct {
+	fs      *fsnotify.Watcher // nil when polling
+	mu      sync.Mutex
+	outbox  map[string]string // outbox folder -> agent
+	cancel  context.CancelFunc
+	stopped chan struct{}
+}
+
+func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	w := &watcher{outbox: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
+	if m.opts.Poll > 0 {
+		go func() {
+			defer close(w.stopped)
+			tick := time.NewTicker(m.opts.Poll)
+			defer tick.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-tick.C:
+					m.work.markAll()
+					m.work.markRules()
+				}
+			}
+		}()
+		return w, nil
+	}
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("start fsnotify (pass --poll 1s where inotify is unavailable): %w", err)
+	}
+	// The workspace folder is watched rather than the rules file, so that an
+	// editor replacing the file by rename is seen too.
+	if err := fsw.Add(m.root); err != nil {
+		cancel()
+		fsw.Close()
+		return nil, fmt.Errorf("watch %s: %w", m.root, err)
+	}
+	w.fs = fsw
+	go func() {
+		defer close(w.stopped)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case ev, ok := <-fsw.Events:
+				if !ok {
+					return
+				}
+				m.handleEvent(w, ev)
+			case err, ok := <-fsw.Errors:
+				if !ok {
+					return
+				}
+				if errors.Is(err, fsnotify.ErrEventOverflow) {
+					m.logf("fsnotify queue overflowed: rescanning every outbox")
+				} else {
+					m.logf("fsnotify: %v; rescanning every outbox", err)
+				}
+				m.work.markAll()
+			}
+		}
+	}()
+	return w, nil
+}
+
+func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
+	dir, name := filepath.Split(ev.Name)
+	dir = filepath.Clean(dir)
+	if dir == m.root {
+		if name == rules.FileName && !ev.Has(fsnotify.Chmod) {
+			m.work.markRules()
+		}
+		return
+	}
+	// Files leaving the outbox (routed, rejected) need no work, nor do
+	// temporaries that a writer will rename into place.
+	if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Write) {
+		return
+	}
+	if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+		return
+	}
+	w.mu.Lock()
+	agent, ok := w.outbox[dir]
+	w.mu.Unlock()
+	if ok {
+		m.work.mark(agent)
+	}
+}
+
+// add watches an agent's outbox. Files already there are found by the scan
+// that follows, which runs after the watch is in place.
+func (w *watcher) add(dir, agent string) error {
+	w.mu.Lock()
+	w.outbox[dir] = agent
+	w.mu.Unlock()
+	if w.fs == nil {
+		return nil
+	}
+	if err := w.fs.Add(dir); err != nil {
+		return fmt.Errorf("watch outbox of %s (raise fs.inotify.max_user_watches, or pass --poll 1s): %w", agent, err)
+	}
+	return nil
+}
+
+func (w *watcher) close() {
+	w.cancel()
+	if w.fs != nil {
+		w.fs.Close()
+	}
+	<-w.stopped
+}

@@ -1,0 +1,109 @@
+package rules
+
+import (
+	"fmt"
+
+	"switchboard/mailbox"
+)
+
+// Decision says whether a message may go from one agent to another, and the
+// lines of the rules file that decided it.
+type Decision struct {
+	From    string   `json:"from"`
+	To      string   `json:"to"`
+	Allowed bool     `json:"allowed"`
+	Reason  string   `json:"reason,omitempty"` // why it is blocked
+	Because []string `json:"because"`          // each deciding line, "file:line: what it says"
+}
+
+// Decide applies the rules to a message from one agent to another.
+func (r *Rules) Decide(from, to string) Decision {
+	d := Decision{From: from, To: to}
+	for _, f := range r.Forbidden {
+		if matches(f.From, from) && matches(f.To, to) {
+			d.Reason = f.Reason
+			if d.Reason == "" {
+				d.Reason = fmt.Sprintf("%s may not send to %s", from, to)
+			}
+			d.Because = append(d.Because, r.at(f.Line, "forbidden: %s → %s (%q)", f.From, f.To, f.Reason))
+			return d
+		}
+	}
+	sendOK, sendWhy := r.maySend(from, to)
+	d.Because = append(d.Because, sendWhy)
+	if !sendOK {
+		d.Reason = fmt.Sprintf("%s is not allowed to send to %s (add %s to %s's can_send_to)", from, to, to, from)
+		return d
+	}
+	receiveOK, receiveWhy := r.mayReceive(to, from)
+	d.Because = append(d.Because, receiveWhy)
+	if !receiveOK {
+		d.Reason = fmt.Sprintf("%s does not accept messages from %s (add %s to %s's can_receive_from)", to, from, from, to)
+		return d
+	}
+	d.Allowed = true
+	return d
+}
+
+func (r *Rules) maySend(from, to string) (bool, string) {
+	a, ok := r.Allowed[from]
+	if !ok {
+		if from == mailbox.Operator && !r.names(mailbox.Operator) {
+			return true, "the operator may send to everyone (the rules do not name it)"
+		}
+		return false, r.at(0, "%s has no entry in allowed_interactions", from)
+	}
+	if n, ok := findName(a.CanSendTo, to); ok {
+		return true, r.at(n.Line, "%s can_send_to %s", from, n.Value)
+	}
+	if to == mailbox.Operator && !r.names(mailbox.Operator) {
+		return true, "everyone may send to the operator (the rules do not name it)"
+	}
+	return false, r.at(a.Line, "%s's can_send_to does not name %s", from, to)
+}
+
+func (r *Rules) mayReceive(to, from string) (bool, string) {
+	a, ok := r.Allowed[to]
+	if !ok {
+		if to == mailbox.Operator && !r.names(mailbox.Operator) {
+			return true, "the operator hears from everyone (the rules do not name it)"
+		}
+		return false, r.at(0, "%s has no entry in allowed_interactions", to)
+	}
+	if n, ok := findName(a.CanReceiveFrom, from); ok {
+		return true, r.at(n.Line, "%s can_receive_from %s", to, n.Value)
+	}
+	if from == mailbox.Operator && !r.names(mailbox.Operator) {
+		return true, "everyone hears from the operator (the rules do not name it)"
+	}
+	return false, r.at(a.Line, "%s's can_receive_from does not name %s", to, from)
+}
+
+func (r *Rules) at(line int, format string, args ...any) string {
+	what := fmt.Sprintf(format, args...)
+	if line == 0 {
+		return fmt.Sprintf("%s: %s", r.Path, what)
+	}
+	return fmt.Sprintf("%s:%d: %s", r.Path, line, what)
+}
+
+func matches(pattern, agent string) bool {
+	return pattern == Wildcard || pattern == agent
+}
+
+// Recipients expands a message's "to" list: "*" becomes every known agent
+// but the sender (the operator only when the rules name it, so that a
+// broadcast reaches the team, not the person).
+func (r *Rules) Recipients(from string, to []string) []string {
+	if len(to) != 1 || to[0] != mailbox.Broadcast {
+		return to
+	}
+	var all []string
+	for _, agent := range r.Agents() {
+		if agent == from || (agent == mailbox.Operator && !r.names(mailbox.Operator)) {
+			continue
+		}
+		all = append(all, agent)
+	}
+	return all
+}

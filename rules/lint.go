@@ -1,0 +1,57 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Warnings lists what is valid but probably a mistake: an allow that the
+// other side does not match, so that no message can ever pass that way (as
+// in a team where the tester may write to the developer but the developer
+// does not hear from the tester), and agents named only as peers.
+func (r *Rules) Warnings() []string {
+	var warnings []string
+	for _, from := range sortedKeys(r.Allowed) {
+		a := r.Allowed[from]
+		for _, to := range a.CanSendTo {
+			if to.Value == Wildcard || r.forbids(from, to.Value) {
+				continue
+			}
+			if ok, _ := r.mayReceive(to.Value, from); !ok {
+				warnings = append(warnings, r.at(to.Line, "%s may send to %s, but %s does not accept messages from %s: nothing can pass", from, to.Value, to.Value, from))
+			}
+		}
+		for _, peer := range a.CanReceiveFrom {
+			if peer.Value == Wildcard || r.forbids(peer.Value, from) {
+				continue
+			}
+			if ok, _ := r.maySend(peer.Value, from); !ok {
+				warnings = append(warnings, r.at(peer.Line, "%s accepts messages from %s, but %s may not send to %s: nothing can pass", from, peer.Value, peer.Value, from))
+			}
+		}
+	}
+	for _, agent := range r.Agents() {
+		if _, ok := r.Allowed[agent]; !ok && agent != "operator" {
+			warnings = append(warnings, fmt.Sprintf("%s: %s is named but has no entry in allowed_interactions, so it can neither send nor receive", r.Path, agent))
+		}
+	}
+	return warnings
+}
+
+func (r *Rules) forbids(from, to string) bool {
+	for _, f := range r.Forbidden {
+		if matches(f.From, from) && matches(f.To, to) {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,135 @@
+package rules
+
+import (
+	"slices"
+	"sort"
+
+	"switchboard/mailbox"
+)
+
+// FileName is the rules file at the root of every workspace.
+const FileName = "communication_rules.yaml"
+
+// Wildcard in a rule stands for every agent.
+const Wildcard = "*"
+
+// Rules is a loaded rules file.
+type Rules struct {
+	Path       string
+	Allowed    map[string]*Allow
+	Forbidden  []Forbidden
+	Oversight  []Name
+	Interrupts []Name // nil when the file leaves it out: the oversight list applies
+}
+
+// Name is an agent name and where it was written.
+type Name struct {
+	Value string
+	Line  int
+}
+
+// Allow is one agent's entry in allowed_interactions.
+type Allow struct {
+	Line           int
+	CanSendTo      []Name
+	CanReceiveFrom []Name
+}
+
+// Forbidden is one entry of forbidden_interactions.
+type Forbidden struct {
+	Line   int
+	From   string
+	To     string
+	Reason string
+}
+
+// Agents returns every agent the rules name, sorted, without "*". The
+// operator is included: it is always part of the team.
+func (r *Rules) Agents() []string {
+	set := map[string]bool{mailbox.Operator: true}
+	add := func(names []Name) {
+		for _, n := range names {
+			if n.Value != Wildcard {
+				set[n.Value] = true
+			}
+		}
+	}
+	for name, a := range r.Allowed {
+		set[name] = true
+		add(a.CanSendTo)
+		add(a.CanReceiveFrom)
+	}
+	for _, f := range r.Forbidden {
+		add([]Name{{Value: f.From}, {Value: f.To}})
+	}
+	add(r.Oversight)
+	add(r.Interrupts)
+	agents := make([]string, 0, len(set))
+	for name := range set {
+		agents = append(agents, name)
+	}
+	sort.Strings(agents)
+	return agents
+}
+
+// Knows reports whether agent is part of the team.
+func (r *Rules) Knows(agent string) bool {
+	return slices.Contains(r.Agents(), agent)
+}
+
+// IsOverseer reports whether agent may read every message and change the
+// bulletin's status. The operator is, unless the rules name it.
+func (r *Rules) IsOverseer(agent string) bool {
+	if agent == mailbox.Operator && !r.names(mailbox.Operator) {
+		return true
+	}
+	return hasName(r.Oversight, agent)
+}
+
+// MayInterrupt reports whether agent may interrupt others: the interrupts
+// list, or the oversight list when the file has no interrupts list.
+func (r *Rules) MayInterrupt(agent string) bool {
+	if r.Interrupts == nil {
+		return r.IsOverseer(agent)
+	}
+	if agent == mailbox.Operator && !r.names(mailbox.Operator) {
+		return true
+	}
+	return hasName(r.Interrupts, agent)
+}
+
+// names reports whether the file mentions agent anywhere.
+func (r *Rules) names(agent string) bool {
+	if _, ok := r.Allowed[agent]; ok {
+		return true
+	}
+	for _, a := range r.Allowed {
+		if hasName(a.CanSendTo, agent) || hasName(a.CanReceiveFrom, agent) {
+			return true
+		}
+	}
+	for _, f := range r.Forbidden {
+		if f.From == agent || f.To == agent {
+			return true
+		}
+	}
+	return hasName(r.Oversight, agent) || hasName(r.Interrupts, agent)
+}
+
+func hasName(names []Name, agent string) bool {
+	for _, n := range names {
+		if n.Value == agent {
+			return true
+		}
+	}
+	return false
+}
+
+func findName(names []Name, agent string) (Name, bool) {
+	for _, n := range names {
+		if n.Value == agent || n.Value == Wildcard {
+			return n, true
+		}
+	}
+	return Name{}, false
+}
