@@ -1,0 +1,170 @@
+package master
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/rules"
+)
+
+// teamRules is the default team's rules, as the tests of this package use them.
+const teamRules = `allowed_interactions:
+  master_agent:
+    can_send_to: ["*"]
+    can_receive_from: ["*"]
+  developer_agent:
+    can_send_to: [master_agent, reviewer_agent, tester_agent]
+    can_receive_from: [master_agent, reviewer_agent, tester_agent]
+  reviewer_agent:
+    can_send_to: [master_agent, developer_agent]
+    can_receive_from: [master_agent, developer_agent]
+  tester_agent:
+    can_send_to: [master_agent, developer_agent]
+    can_receive_from: [master_agent, developer_agent]
+forbidden_interactions:
+  - from: tester_agent
+    to: reviewer_agent
+    reason: "Should go through developer first"
+oversight: [master_agent]
+`
+
+// syncBuffer is the master's log, read by the test while the master writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+type harness struct {
+	t     *testing.T
+	root  string
+	store *mailbox.Store
+	log   *syncBuffer
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, rules.FileName), teamRules)
+	store := mailbox.NewStore(root)
+	store.Durable = false
+	return &harness{t: t, root: root, store: store, log: &syncBuffer{}}
+}
+
+// start runs a master until the test ends, or until the returned stop is
+// called; stop waits for Run to return and hands back its error.
+func (h *harness) start(opts Options) (stop func() error) {
+	h.t.Helper()
+	if opts.Settle == 0 {
+		opts.Settle = 200 * time.Millisecond
+	}
+	opts.Log = h.log
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- New(h.root, opts).Run(ctx) }()
+	var once sync.Once
+	var err error
+	stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				h.t.Errorf("master did not stop within 10s")
+			}
+		})
+		return err
+	}
+	h.t.Cleanup(func() { stop() })
+	h.waitFor("master to start", func() bool { return strings.Contains(h.log.String(), "master running") })
+	return stop
+}
+
+// drop writes raw bytes into an agent's outbox the way an agent that knows
+// nothing of atomic writes would.
+func (h *harness) drop(agent, name, content string) string {
+	h.t.Helper()
+	dir := h.store.OutboxDir(agent)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		h.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	writeFile(h.t, path, content)
+	return path
+}
+
+func (h *harness) inbox(agent string, box mailbox.Box) []*mailbox.Message {
+	h.t.Helper()
+	entries, err := h.store.List(agent, box)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var msgs []*mailbox.Message
+	for _, e := range entries {
+		m, err := mailbox.Load(e.Path)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+func (h *harness) records() []mailbox.Record {
+	h.t.Helper()
+	recs, _, err := mailbox.ReadLog(h.store.LogPath(), 0)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return recs
+}
+
+// waitFor polls cond until it holds, failing the test after 10 seconds.
+func (h *harness) waitFor(what string, cond func() bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("timed out waiting for %s; master log:\n%s", what, h.log.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (h *harness) waitInbox(agent string, n int) []*mailbox.Message {
+	h.t.Helper()
+	h.waitFor(agent+" to have "+strconv.Itoa(n)+" messages", func() bool { return len(h.inbox(agent, mailbox.All)) >= n })
+	return h.inbox(agent, mailbox.All)
+}
+
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}

@@ -1,0 +1,142 @@
+package master
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+func post(t *testing.T, h *harness, from string, m *mailbox.Message) *mailbox.Message {
+	t.Helper()
+	m.From = from
+	m.Normalize(time.Now())
+	if _, err := h.store.Post(from, m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestDeliversLogsAndMovesToSent(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	sent := post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Code review request for login feature", Type: mailbox.TypeRequest, Content: "auth.go"})
+
+	got := h.waitInbox("reviewer_agent", 1)
+	if got[0].ID != sent.ID || got[0].Content != "auth.go" || got[0].Seq != 1 || got[0].DeliveredAt.IsZero() {
+		t.Errorf("delivered copy = %+v; want id %s, content, seq 1 and delivered_at", got[0], sent.ID)
+	}
+	h.waitFor("outbox to empty", func() bool {
+		return !exists(filepath.Join(h.store.OutboxDir("developer_agent"), mailbox.FileName(sent.Timestamp, sent.Priority, sent.ID)))
+	})
+	if !exists(filepath.Join(h.store.SentDir("developer_agent"), mailbox.FileName(got[0].DeliveredAt, sent.Priority, sent.ID))) {
+		t.Errorf("routed message is not in outbox/sent/")
+	}
+	recs := h.records()
+	if len(recs) != 1 || recs[0].Seq != 1 || recs[0].Status != mailbox.StatusDelivered || recs[0].Message.ID != sent.ID {
+		t.Errorf("log = %+v; want one delivered record with seq 1", recs)
+	}
+}
+
+func TestFillsIDAndSenderOfARawMessage(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	h.drop("developer_agent", "hello.json", `{"to": "tester_agent", "title": "Please test the login page"}`)
+
+	got := h.waitInbox("tester_agent", 1)[0]
+	if got.From != "developer_agent" || got.ID == "" || got.Timestamp.IsZero() || got.Priority != "normal" || got.Type != "notification" {
+		t.Errorf("delivered %+v; want from, id, timestamp, priority and type filled in", got)
+	}
+}
+
+func TestBlockedMessageNotifiesSenderAndIsLogged(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	h.drop("tester_agent", "bug.json", `{"from": "tester_agent", "to": ["reviewer_agent"], "title": "Found a bug"}`)
+
+	notices := h.waitInbox("tester_agent", 1)
+	want := "BLOCKED: tester_agent → reviewer_agent: Should go through developer first"
+	if notices[0].From != mailbox.System || notices[0].Title != want {
+		t.Errorf("notice = %q from %q; want %q from switchboard", notices[0].Title, notices[0].From, want)
+	}
+	if got := h.inbox("reviewer_agent", mailbox.All); len(got) != 0 {
+		t.Errorf("reviewer got %d messages; a blocked message must not be delivered", len(got))
+	}
+	recs := h.records()
+	if len(recs) != 1 || recs[0].Status != mailbox.StatusBlocked || recs[0].Blocked[0].Reason != "Should go through developer first" {
+		t.Errorf("log = %+v; want one blocked record with the reason", recs)
+	}
+}
+
+func TestBroadcastReachesEveryoneTheRulesAllow(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	post(t, h, "master_agent", &mailbox.Message{To: []string{"*"}, Title: "Standup in five minutes"})
+	post(t, h, "tester_agent", &mailbox.Message{To: []string{"*"}, Title: "Tests are green"})
+
+	for _, agent := range []string{"developer_agent", "reviewer_agent", "tester_agent"} {
+		h.waitInbox(agent, 1)
+	}
+	h.waitInbox("master_agent", 1)
+	// The tester's broadcast reaches master and developer; the reviewer is
+	// forbidden, and the tester is told so.
+	h.waitFor("the tester's BLOCKED notice", func() bool {
+		for _, m := range h.inbox("tester_agent", mailbox.All) {
+			if m.From == mailbox.System && strings.Contains(m.Title, "reviewer_agent") {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(h.inbox("reviewer_agent", mailbox.All)); n != 1 {
+		t.Errorf("reviewer has %d messages; want only the master's broadcast", n)
+	}
+	if n := len(h.inbox(mailbox.Operator, mailbox.All)); n != 0 {
+		t.Errorf("operator got %d messages; a broadcast is for the team, not the person", n)
+	}
+	recs := h.records()
+	if len(recs) != 2 || recs[1].Status != mailbox.StatusPartial {
+		t.Fatalf("log = %+v; want the tester's broadcast logged as partial", recs)
+	}
+}
+
+func TestRoutesWhatWasQueuedBeforeStart(t *testing.T) {
+	h := newHarness(t)
+	for i := range 5 {
+		post(t, h, "developer_agent", &mailbox.Message{To: []string{"master_agent"}, Title: "queued " + string(rune('a'+i))})
+	}
+	h.start(Options{})
+	h.waitInbox("master_agent", 5)
+}
+
+func TestPollModeRoutesWithoutInotify(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{Poll: 20 * time.Millisecond})
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "polled"})
+	h.waitInbox("reviewer_agent", 1)
+}
+
+func TestSecondMasterIsRefusedWithTheHoldersPid(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	err := New(h.root, Options{}).Run(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "master already running (pid ") {
+		t.Fatalf("second master: %v; want \"master already running (pid N)\"", err)
+	}
+	if pid, running := Running(h.store.LockPath()); !running || pid == 0 {
+		t.Errorf("Running = %d, %v; want the first master's pid", pid, running)
+	}
+}
+
+func TestStopsCleanlyAndReleasesTheLock(t *testing.T) {
+	h := newHarness(t)
+	stop := h.start(Options{})
+	if err := stop(); err != nil {
+		t.Fatalf("Run returned %v after cancel; want nil", err)
+	}
+	if _, running := Running(h.store.LockPath()); running {
+		t.Errorf("lock still held after the master stopped")
+	}
+}
