@@ -156,7 +156,6 @@ func (h *harness) waitInbox(agent string, n int) []*mailbox.Message {
 	return h.inbox(agent, mailbox.All)
 }
 
-
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
