@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -19,7 +18,7 @@ func post(io *streams, ws *workspace, msg *mailbox.Message) error {
 	msg.From = ws.agent
 	msg.Normalize(time.Now())
 	if err := msg.Validate(); err != nil {
-		return usageError("%v", errors.Unwrap(err))
+		return usageError("%v", err)
 	}
 	recipients := ws.rules.Recipients(ws.agent, msg.To)
 	var unknown, blocked []string
