@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 )
 
@@ -37,23 +38,13 @@ type Block struct {
 	Reason string `json:"reason"`
 }
 
-// Involves reports whether agent sent the message or was one of its
-// addressees (delivered or blocked).
+// Involves reports whether agent sent the message or received it. A
+// recipient the rules blocked never received it, and is not involved.
 func (r *Record) Involves(agent string) bool {
 	if r.Message != nil && r.Message.From == agent {
 		return true
 	}
-	for _, to := range r.Delivered {
-		if to == agent {
-			return true
-		}
-	}
-	for _, b := range r.Blocked {
-		if b.To == agent {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(r.Delivered, agent)
 }
 
 // LogWriter appends records to the audit log. It is used by the master alone,

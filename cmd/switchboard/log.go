@@ -80,13 +80,24 @@ func filterLog(ws *workspace, opts *logOptions, records []mailbox.Record) []mail
 		rec := &records[i]
 		switch {
 		case !ws.mayRead(rec):
-		case opts.agent != "" && !rec.Involves(opts.agent):
+		case opts.agent != "" && !rec.Involves(opts.agent) && !blockedTo(rec, opts.agent):
 		case opts.blocked && len(rec.Blocked) == 0:
 		default:
 			out = append(out, *rec)
 		}
 	}
 	return out
+}
+
+// blockedTo reports whether the rules kept the message from agent: an
+// overseer filtering by agent sees the attempts to reach it too.
+func blockedTo(rec *mailbox.Record, agent string) bool {
+	for _, b := range rec.Blocked {
+		if b.To == agent {
+			return true
+		}
+	}
+	return false
 }
 
 // logEntry is the JSON form of a log line: the record with its message's
@@ -192,9 +203,10 @@ func followLog(ctx context.Context, path string, offset int64, emit func([]mailb
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
+		stopping := false
 		select {
 		case <-ctx.Done():
-			return nil
+			stopping = true // one last read: nothing logged before Ctrl-C is missed
 		case <-events:
 		case <-tick.C:
 		}
@@ -205,6 +217,9 @@ func followLog(ctx context.Context, path string, offset int64, emit func([]mailb
 		offset = next
 		if len(records) > 0 {
 			emit(records)
+		}
+		if stopping {
+			return nil
 		}
 	}
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"switchboard/agents"
+)
+
+// TestExitCodes runs commands in-process and checks the exit code a script
+// would branch on.
+func TestExitCodes(t *testing.T) {
+	root := t.TempDir()
+	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SWITCHBOARD_AGENT", "")
+	t.Setenv("SWITCHBOARD_ROOT", root)
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi"}, exitOK, "master not running"},
+		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi"}, exitRefused, "Should go through developer first"},
+		{[]string{"show", "1", "--as", "tester_agent"}, exitError, "not in the log"},
+		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required"},
+		{[]string{"send", "--nope"}, exitUsage, "unknown flag"},
+		{[]string{"nope"}, exitUsage, "unknown command"},
+		{[]string{"rules", "explain", "developer_agent"}, exitUsage, "takes 2 arguments"},
+		{[]string{"read", "--next", "--as", "ghost"}, exitError, "not an agent of this team"},
+		{[]string{"rules", "explain", "tester_agent", "reviewer_agent"}, exitOK, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := run(tt.args, &streams{in: strings.NewReader(""), out: &out, errOut: &errOut})
+			if code != tt.code || !strings.Contains(errOut.String(), tt.stderr) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestShowRefusalExitsThree covers exit 3 for show: a message between
+// others, read by an agent without oversight.
+func TestShowRefusalExitsThree(t *testing.T) {
+	root := t.TempDir()
+	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SWITCHBOARD_ROOT", root)
+	t.Setenv("SWITCHBOARD_AGENT", "")
+	logLine := `{"seq":1,"time":"2026-11-22T08:57:00Z","status":"delivered","delivered":["reviewer_agent"],"message":{"id":"01a20514-554d-72a7-9a7e-8e2f152b5a77","timestamp":"2026-11-22T08:57:00Z","from":"developer_agent","to":["reviewer_agent"],"title":"private","priority":"normal","type":"request"}}` + "\n"
+	logPath := filepath.Join(root, "mailboxes", "log", "messages.jsonl")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logPath, []byte(logLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for agent, want := range map[string]int{"tester_agent": exitRefused, "reviewer_agent": exitOK, "master_agent": exitOK, "operator": exitOK} {
+		var out, errOut bytes.Buffer
+		code := run([]string{"show", "1", "--as", agent}, &streams{in: strings.NewReader(""), out: &out, errOut: &errOut})
+		if code != want {
+			t.Errorf("show 1 as %s: exit %d (%s); want %d", agent, code, errOut.String(), want)
+		}
+		if leaked := strings.Contains(out.String(), "private"); leaked != (want == exitOK) {
+			t.Errorf("show 1 as %s printed the message: %v", agent, leaked)
+		}
+	}
+}
