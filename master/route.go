@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -191,7 +192,11 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 }
 
 func (m *Master) logRouted(rec mailbox.Record) {
-	line := fmt.Sprintf("#%d %s → %s: %s", rec.Seq, rec.Message.From, strings.Join(rec.Delivered, ", "), rec.Message.Title)
+	to := slices.Clone(rec.Delivered)
+	for _, b := range rec.Blocked {
+		to = append(to, b.To)
+	}
+	line := fmt.Sprintf("#%d %s → %s: %s", rec.Seq, rec.Message.From, strings.Join(to, ", "), rec.Message.Title)
 	for _, b := range rec.Blocked {
 		line += fmt.Sprintf(" [BLOCKED → %s: %s]", b.To, b.Reason)
 	}
