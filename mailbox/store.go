@@ -36,15 +36,24 @@ func NewStore(workspace string) *Store {
 	return &Store{Dir: filepath.Join(workspace, "mailboxes"), Durable: true}
 }
 
-// Paths of one agent's mailbox.
-func (s *Store) AgentDir(agent string) string  { return filepath.Join(s.Dir, agent) }
-func (s *Store) InboxDir(agent string) string  { return filepath.Join(s.Dir, agent, inboxDir) }
-func (s *Store) ReadDir(agent string) string   { return filepath.Join(s.Dir, agent, inboxDir, readDir) }
+// InboxDir holds the agent's unread messages.
+func (s *Store) InboxDir(agent string) string { return filepath.Join(s.Dir, agent, inboxDir) }
+
+// ReadDir holds the messages the agent has read.
+func (s *Store) ReadDir(agent string) string { return filepath.Join(s.Dir, agent, inboxDir, readDir) }
+
+// OutboxDir is the agent's drop zone, watched by the master.
 func (s *Store) OutboxDir(agent string) string { return filepath.Join(s.Dir, agent, outboxDir) }
-func (s *Store) SentDir(agent string) string   { return filepath.Join(s.Dir, agent, outboxDir, sentDir) }
+
+// SentDir holds the agent's routed messages.
+func (s *Store) SentDir(agent string) string { return filepath.Join(s.Dir, agent, outboxDir, sentDir) }
+
+// RejectedDir holds the agent's invalid messages, each with a .error file.
 func (s *Store) RejectedDir(agent string) string {
 	return filepath.Join(s.Dir, agent, outboxDir, rejectedDir)
 }
+
+// TmpDir holds temporary files of atomic writes into the agent's mailbox.
 func (s *Store) TmpDir(agent string) string { return filepath.Join(s.Dir, agent, tmpDir) }
 
 // LogPath is the audit log.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"syscall"
 	"time"
 
@@ -140,7 +139,7 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 			dirty, _, all = m.work.take() // a reload marks every outbox
 		}
 		if all {
-			dirty = mapKeys(m.watched)
+			dirty = maps.Clone(m.watched)
 		}
 		if settled {
 			for _, u := range m.unsettled {
@@ -199,67 +198,6 @@ func (m *Master) reloadRules(watch *watcher) {
 
 func (m *Master) logf(format string, args ...any) {
 	fmt.Fprintf(m.opts.Log, "%s %s\n", m.now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
-}
-
-// workQueue collects what changed between two passes of the loop: the
-// agents whose outbox changed, a changed rules file, or "everything" after
-// an overflow or on the reconcile tick. Events merge; the loop takes them all.
-type workQueue struct {
-	mu           sync.Mutex
-	dirty        map[string]bool
-	all          bool
-	rulesChanged bool
-	ready        chan struct{}
-}
-
-func newWorkQueue() workQueue {
-	return workQueue{dirty: make(map[string]bool), ready: make(chan struct{}, 1)}
-}
-
-func (q *workQueue) signal() {
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
-}
-
-func (q *workQueue) mark(agent string) {
-	q.mu.Lock()
-	q.dirty[agent] = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *workQueue) markAll() {
-	q.mu.Lock()
-	q.all = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *workQueue) markRules() {
-	q.mu.Lock()
-	q.rulesChanged = true
-	q.mu.Unlock()
-	q.signal()
-}
-
-func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	dirty = q.dirty
-	q.dirty = make(map[string]bool)
-	rulesChanged, all = q.rulesChanged, q.all
-	q.rulesChanged, q.all = false, false
-	return dirty, rulesChanged, all
-}
-
-func mapKeys(set map[string]bool) map[string]bool {
-	keys := make(map[string]bool, len(set))
-	for k := range set {
-		keys[k] = true
-	}
-	return keys
 }
 
 // fileStamp identifies a version of a file by inode, size and modification

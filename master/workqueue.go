@@ -1,0 +1,56 @@
+package master
+
+import "sync"
+
+// workQueue collects what changed between two passes of the loop: the
+// agents whose outbox changed, a changed rules file, or "everything" after
+// an overflow or on the reconcile tick. Events merge; the loop takes them all.
+type workQueue struct {
+	mu           sync.Mutex
+	dirty        map[string]bool
+	all          bool
+	rulesChanged bool
+	ready        chan struct{}
+}
+
+func newWorkQueue() workQueue {
+	return workQueue{dirty: make(map[string]bool), ready: make(chan struct{}, 1)}
+}
+
+func (q *workQueue) signal() {
+	select {
+	case q.ready <- struct{}{}:
+	default:
+	}
+}
+
+func (q *workQueue) mark(agent string) {
+	q.mu.Lock()
+	q.dirty[agent] = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) markAll() {
+	q.mu.Lock()
+	q.all = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) markRules() {
+	q.mu.Lock()
+	q.rulesChanged = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dirty = q.dirty
+	q.dirty = make(map[string]bool)
+	rulesChanged, all = q.rulesChanged, q.all
+	q.rulesChanged, q.all = false, false
+	return dirty, rulesChanged, all
+}
