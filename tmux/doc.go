@@ -1,4 +1,11 @@
-// Package tmux will own the tmux client: a private server per workspace,
-// panes addressed by %pane_id, typing a verified line into a pane, ESC
-// interrupts, per-pane options, and a fake runner for tests.
+// Package tmux is switchboard's tmux client. Each workspace gets a private
+// server (`tmux -L <socket> -f /dev/null`), so the team never touches the
+// user's own tmux. Panes are addressed only by their %pane_id. Every call goes
+// through one Runner, whose errors carry the arguments and tmux's stderr; a
+// StubRunner stands in for tmux in unit tests.
+//
+// Typing into a pane is where other tools fail, so SendLine follows a recipe:
+// leave copy mode, paste the sanitized text as one bracketed paste, wait,
+// press Enter as a separate step, then check on screen that the line left
+// the input line, retrying Enter before it reports failure.
 package tmux

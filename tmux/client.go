@@ -1,0 +1,160 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Client talks to one private tmux server.
+type Client struct {
+	socket string
+	run    Runner
+
+	mu    sync.Mutex
+	panes map[string]*paneState // one writer per pane at a time
+}
+
+type paneState struct {
+	mu       sync.Mutex
+	lastKey  string // "escape" after an interrupt, until text follows
+	bufferID int
+}
+
+// NewClient returns a client of the server on socket name socket (tmux -L).
+func NewClient(socket string, run Runner) *Client {
+	if run == nil {
+		run = ExecRunner{}
+	}
+	return &Client{socket: socket, run: run, panes: make(map[string]*paneState)}
+}
+
+// Socket is the server's socket name.
+func (c *Client) Socket() string { return c.socket }
+
+// Command runs one tmux command (or a command list joined with ";").
+func (c *Client) Command(ctx context.Context, args ...string) (string, error) {
+	return c.CommandInput(ctx, "", args...)
+}
+
+// CommandInput runs a command with stdin.
+func (c *Client) CommandInput(ctx context.Context, stdin string, args ...string) (string, error) {
+	full := append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)
+	return c.run.Run(ctx, stdin, full...)
+}
+
+// Installed reports whether a tmux binary is on PATH.
+func Installed() bool {
+	_, err := exec.LookPath("tmux")
+	return err == nil
+}
+
+// PaneSpec describes the process to start in a new pane.
+type PaneSpec struct {
+	Dir     string
+	Env     map[string]string
+	Command []string // run by tmux through the shell when a single string
+}
+
+func (p PaneSpec) args() []string {
+	var args []string
+	if p.Dir != "" {
+		args = append(args, "-c", p.Dir)
+	}
+	keys := make([]string, 0, len(p.Env))
+	for k := range p.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		args = append(args, "-e", k+"="+p.Env[k])
+	}
+	return append(args, p.Command...)
+}
+
+// NewSession starts a detached session whose first window is named window
+// and returns the id of its first pane. Dead panes stay on screen with their
+// exit status (remain-on-exit), so that a crashed agent can be seen.
+func (c *Client) NewSession(ctx context.Context, session, window string, width, height int, pane PaneSpec) (string, error) {
+	args := []string{"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
+	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(out)
+	if _, err := c.Command(ctx, "set-option", "-g", "remain-on-exit", "on"); err != nil {
+		return id, err
+	}
+	return id, nil
+}
+
+// NewWindow adds a window to a session and returns its first pane's id.
+func (c *Client) NewWindow(ctx context.Context, session, window string, pane PaneSpec) (string, error) {
+	args := []string{"new-window", "-d", "-t", "=" + session + ":", "-n", window, "-P", "-F", "#{pane_id}"}
+	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	return strings.TrimSpace(out), err
+}
+
+// SplitWindow splits the window holding target and returns the new pane's id.
+func (c *Client) SplitWindow(ctx context.Context, target string, pane PaneSpec) (string, error) {
+	args := []string{"split-window", "-d", "-t", target, "-P", "-F", "#{pane_id}"}
+	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	return strings.TrimSpace(out), err
+}
+
+// HasSession reports whether the server runs a session of exactly this name.
+func (c *Client) HasSession(ctx context.Context, session string) (bool, error) {
+	_, err := c.Command(ctx, "has-session", "-t", "="+session)
+	if err == nil {
+		return true, nil
+	}
+	var runErr *RunError
+	if errors.As(err, &runErr) {
+		var exitErr *exec.ExitError
+		if errors.As(runErr.Err, &exitErr) {
+			return false, nil // no such session, or no server at all
+		}
+	}
+	return false, err
+}
+
+// ServerPID is the server's process id; pane ids are only unique within it.
+func (c *Client) ServerPID(ctx context.Context) (int, error) {
+	out, err := c.Command(ctx, "display-message", "-p", "#{pid}")
+	if err != nil {
+		return 0, err
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(out))
+	if err != nil {
+		return 0, fmt.Errorf("tmux server pid %q: %w", strings.TrimSpace(out), err)
+	}
+	return pid, nil
+}
+
+// KillServer stops the server and every pane in it.
+func (c *Client) KillServer(ctx context.Context) error {
+	_, err := c.Command(ctx, "kill-server")
+	return err
+}
+
+// SetPaneOption sets a user option (@name) on one pane.
+func (c *Client) SetPaneOption(ctx context.Context, pane, name, value string) error {
+	_, err := c.Command(ctx, "set-option", "-p", "-t", pane, "@"+name, value)
+	return err
+}
+
+func (c *Client) pane(id string) *paneState {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p, ok := c.panes[id]
+	if !ok {
+		p = &paneState{}
+		c.panes[id] = p
+	}
+	return p
+}

@@ -1,0 +1,185 @@
+package tmux
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var serverSeq atomic.Int32
+
+// newServer starts a private tmux server for one test, with one session
+// whose first pane runs command; it is killed when the test ends.
+func newServer(t *testing.T, command ...string) (*Client, string) {
+	t.Helper()
+	if !Installed() {
+		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the tests against a real tmux")
+	}
+	t.Setenv("TMUX", "")
+	c := NewClient(fmt.Sprintf("sbtest-%d-%d", os.Getpid(), serverSeq.Add(1)), nil)
+	pane, err := c.NewSession(context.Background(), "test", "main", 120, 40, PaneSpec{Dir: t.TempDir(), Command: command})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.KillServer(context.Background()) })
+	return c, pane
+}
+
+// recorder is a pane program that appends every line it reads to a file,
+// in the terminal's cooked mode, so each submitted line is one line there.
+func recorder(t *testing.T) (command []string, out string) {
+	out = filepath.Join(t.TempDir(), "received")
+	return []string{"sh", "-c", "exec cat > " + out}, out
+}
+
+func waitForFile(t *testing.T, path, want string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	var got []byte
+	for time.Now().Before(deadline) {
+		got, _ = os.ReadFile(path)
+		if string(got) == want {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("pane received %q; want %q", got, want)
+}
+
+func TestSendLineIsSubmittedExactlyOnce(t *testing.T) {
+	cmd, out := recorder(t)
+	c, pane := newServer(t, cmd...)
+	waitForCommand(t, c, pane, "cat")
+	notice := "[FROM: Developer Agent] Code review request for login feature (switchboard read 01a2050f)"
+	typed, err := c.SendLine(context.Background(), pane, notice, TypeOptions{})
+	if err != nil || !typed.Verified || typed.Enters != 1 {
+		t.Fatalf("SendLine = %+v, %v; want verified with one Enter", typed, err)
+	}
+	waitForFile(t, out, notice+"\n")
+}
+
+func TestSendLineNeverTypesControlCharacters(t *testing.T) {
+	cmd, out := recorder(t)
+	c, pane := newServer(t, cmd...)
+	waitForCommand(t, c, pane, "cat")
+	if _, err := c.SendLine(context.Background(), pane, "title\nrm -rf ~\x1b[A\r", TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, out, "title rm -rf ~ [A\n")
+}
+
+func TestInterruptSendsOneEscapeThenTheNotice(t *testing.T) {
+	cmd, out := recorder(t)
+	c, pane := newServer(t, cmd...)
+	waitForCommand(t, c, pane, "cat")
+	ctx := context.Background()
+	if err := c.Interrupt(ctx, pane); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Interrupt(ctx, pane); err != nil { // must not send a second ESC
+		t.Fatal(err)
+	}
+	if _, err := c.SendLine(ctx, pane, "[INTERRUPT] [FROM: Master Agent] stop and rebase", TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, out, "\x1b[INTERRUPT] [FROM: Master Agent] stop and rebase\n")
+}
+
+func TestSendLineLeavesCopyModeOnARealPane(t *testing.T) {
+	cmd, out := recorder(t)
+	c, pane := newServer(t, cmd...)
+	waitForCommand(t, c, pane, "cat")
+	if _, err := c.Command(context.Background(), "copy-mode", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SendLine(context.Background(), pane, "after copy mode", TypeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForFile(t, out, "after copy mode\n")
+}
+
+func TestListPanesSeesEveryPaneAndDeadOnes(t *testing.T) {
+	c, first := newServer(t, "sleep", "600")
+	ctx := context.Background()
+	var dead string
+	for i := range 12 {
+		spec := PaneSpec{Command: []string{"sleep", "600"}}
+		if i == 5 {
+			spec.Command = []string{"sh", "-c", "exit 3"}
+		}
+		id, err := c.NewWindow(ctx, "test", fmt.Sprintf("w%d", i), spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 5 {
+			dead = id
+		}
+	}
+	if err := c.SetPaneOption(ctx, first, "agent", "developer_agent"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		panes, err := c.ListPanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byID := make(map[string]Pane)
+		for _, p := range panes {
+			byID[p.ID] = p
+		}
+		if len(panes) != 13 || byID[first].Agent != "developer_agent" {
+			t.Fatalf("ListPanes gave %d panes (want 13), first pane's agent %q", len(panes), byID[first].Agent)
+		}
+		if d := byID[dead]; d.Dead {
+			if d.DeadStatus != 3 {
+				t.Errorf("dead pane status %d; want 3", d.DeadStatus)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane %s never showed as dead", dead)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestHasSessionMatchesExactNames(t *testing.T) {
+	c, _ := newServer(t, "sleep", "600")
+	ctx := context.Background()
+	for name, want := range map[string]bool{"test": true, "tes": false, "other": false} {
+		if got, err := c.HasSession(ctx, name); err != nil || got != want {
+			t.Errorf("HasSession(%q) = %v, %v; want %v", name, got, err, want)
+		}
+	}
+	if pid, err := c.ServerPID(ctx); err != nil || pid <= 0 {
+		t.Errorf("ServerPID = %d, %v", pid, err)
+	}
+}
+
+// waitForCommand waits until the pane's foreground program is the one named,
+// so that nothing is typed before it reads its terminal.
+func waitForCommand(t *testing.T, c *Client, pane, command string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		panes, err := c.ListPanes(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range panes {
+			if p.ID == pane && strings.HasPrefix(p.Command, command) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pane %s never ran %s", pane, command)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

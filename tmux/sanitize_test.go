@@ -1,0 +1,23 @@
+package tmux
+
+import "testing"
+
+func TestSanitizeLeavesOneSafeLine(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"[FROM: Developer Agent] Review (switchboard read 01a2)", "[FROM: Developer Agent] Review (switchboard read 01a2)"},
+		{"first line\nrm -rf /\r\n", "first line rm -rf /"},
+		{"\x1b[31mred\x1b[0m", "[31mred [0m"},
+		{"tab\there  and   spaces", "tab here and spaces"},
+		{"bell\x07 and del\x7f and c1\u009b", "bell and del and c1"},
+		{"line\u2028separator", "line separator"},
+		{"admin\u202eevil", "admin evil"},
+		{"\x00\x01\x02", ""},
+		{"  padded  ", "padded"},
+		{"ünïcødé ✓", "ünïcødé ✓"},
+	}
+	for _, tt := range tests {
+		if got := Sanitize(tt.in); got != tt.want {
+			t.Errorf("Sanitize(%q) = %q; want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// ErrNotSubmitted means the text reached the pane but stayed on its input
+// line after every Enter: the program did not take it.
+var ErrNotSubmitted = errors.New("typed line was not submitted")
+
+// TypeOptions tune SendLine; the zero value uses the defaults.
+type TypeOptions struct {
+	// Pause between the paste and Enter: agent TUIs take an Enter that
+	// follows a paste within ~120 ms as part of the paste, not a submit.
+	Pause time.Duration
+	// Retries of Enter when the line is still there.
+	Retries int
+	// Check is how long to watch for the line to leave after each Enter.
+	Check time.Duration
+}
+
+// Default typing timings.
+const (
+	DefaultPause = 300 * time.Millisecond
+	DefaultCheck = 500 * time.Millisecond
+	EscapePause  = 200 * time.Millisecond
+)
+
+func (o TypeOptions) withDefaults() TypeOptions {
+	if o.Pause <= 0 {
+		o.Pause = DefaultPause
+	}
+	if o.Retries <= 0 {
+		o.Retries = 2
+	}
+	if o.Check <= 0 {
+		o.Check = DefaultCheck
+	}
+	return o
+}
+
+// Typed reports what SendLine did.
+type Typed struct {
+	Text     string // what was typed, after Sanitize
+	Enters   int    // Enter presses sent
+	Verified bool   // the line was seen on the input line and then seen to leave
+}
+
+// SendLine types one line into a pane and submits it. The text is sanitized
+// to one line; copy mode is left first; the text goes as one bracketed paste;
+// Enter follows after a pause; then the pane is checked until the line has
+// left its input line, with Enter retried. A program that does not echo its
+// input cannot be checked: that is reported as Verified false, not as
+// success or failure. ErrNotSubmitted is returned when the line stayed.
+func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptions) (Typed, error) {
+	opts = opts.withDefaults()
+	typed := Typed{Text: Sanitize(text)}
+	if typed.Text == "" {
+		return typed, fmt.Errorf("type into %s: nothing to type after removing control characters", pane)
+	}
+	p := c.pane(pane)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+
+	if _, inMode, err := c.inputLine(ctx, pane); err != nil {
+		return typed, err
+	} else if inMode {
+		if _, err := c.Command(ctx, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
+			return typed, err
+		}
+	}
+	p.bufferID++
+	buffer := fmt.Sprintf("switchboard-%s-%d", strings.TrimPrefix(pane, "%"), p.bufferID)
+	if _, err := c.CommandInput(ctx, typed.Text, "load-buffer", "-b", buffer, "-", ";",
+		"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane); err != nil {
+		return typed, err
+	}
+	p.lastKey = "text"
+	if err := sleep(ctx, opts.Pause); err != nil {
+		return typed, err
+	}
+	tail := tailOf(typed.Text, 24)
+	line, _, err := c.inputLine(ctx, pane)
+	if err != nil {
+		return typed, err
+	}
+	echoed := strings.Contains(line, tail)
+	for typed.Enters <= opts.Retries {
+		if _, err := c.Command(ctx, "send-keys", "-t", pane, "Enter"); err != nil {
+			return typed, err
+		}
+		typed.Enters++
+		if !echoed {
+			return typed, nil // nothing to check against
+		}
+		left, err := c.waitLineLeaves(ctx, pane, tail, opts.Check)
+		if err != nil {
+			return typed, err
+		}
+		if left {
+			typed.Verified = true
+			return typed, nil
+		}
+	}
+	return typed, fmt.Errorf("type into %s: %w after %d Enter presses", pane, ErrNotSubmitted, typed.Enters)
+}
+
+// waitLineLeaves polls the pane's input line until it no longer holds tail.
+func (c *Client) waitLineLeaves(ctx context.Context, pane, tail string, limit time.Duration) (bool, error) {
+	deadline := time.Now().Add(limit)
+	for {
+		line, _, err := c.inputLine(ctx, pane)
+		if err != nil {
+			return false, err
+		}
+		if !strings.Contains(line, tail) {
+			return true, nil
+		}
+		if time.Now().After(deadline) {
+			return false, nil
+		}
+		if err := sleep(ctx, 25*time.Millisecond); err != nil {
+			return false, err
+		}
+	}
+}
+
+// Interrupt sends ESC alone, then pauses, so that the next keys are not read
+// as Alt-key. A second ESC with nothing typed in between is not sent: two in
+// a row mean something else to some programs (Claude Code's "rewind").
+func (c *Client) Interrupt(ctx context.Context, pane string) error {
+	p := c.pane(pane)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.lastKey != "escape" {
+		if _, err := c.Command(ctx, "send-keys", "-t", pane, "Escape"); err != nil {
+			return err
+		}
+		p.lastKey = "escape"
+	}
+	return sleep(ctx, EscapePause)
+}
+
+func tailOf(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[len(r)-n:])
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
