@@ -1,0 +1,200 @@
+package agents
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"switchboard/mailbox"
+)
+
+// Kinds of agent: what runs in the pane decides how its hooks are wired and
+// whether the master may type into it.
+const (
+	KindClaude  = "claude"
+	KindCodex   = "codex"
+	KindGemini  = "gemini"
+	KindShell   = "shell"   // a person at a shell: never typed at
+	KindGeneric = "generic" // any other program; idle when its screen is still
+)
+
+var kinds = []string{KindClaude, KindCodex, KindGemini, KindShell, KindGeneric}
+
+// Dir is the folder of a workspace that holds the profiles.
+const Dir = "agents"
+
+// Profile is agents/<name>.yaml: how one agent is run.
+type Profile struct {
+	Name               string            `yaml:"name" json:"name"`
+	DisplayName        string            `yaml:"display_name" json:"display_name"`
+	Description        string            `yaml:"description" json:"description,omitempty"`
+	Kind               string            `yaml:"kind" json:"kind"`
+	Command            Command           `yaml:"command" json:"command"`
+	Cwd                string            `yaml:"cwd" json:"cwd,omitempty"`
+	Env                map[string]string `yaml:"env" json:"env,omitempty"`
+	Model              string            `yaml:"model" json:"model,omitempty"`
+	SystemInstructions string            `yaml:"system_instructions" json:"system_instructions,omitempty"`
+
+	// Path is the file the profile came from; empty for a default profile.
+	Path string `yaml:"-" json:"path,omitempty"`
+}
+
+// Command is what runs in the pane. In a profile it is a list, or a string
+// split as a shell would split it.
+type Command []string
+
+// UnmarshalYAML accepts a list of words or one string.
+func (c *Command) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		words, err := SplitCommand(n.Value)
+		if err != nil {
+			return fmt.Errorf("line %d: command: %w", n.Line, err)
+		}
+		*c = words
+		return nil
+	case yaml.SequenceNode:
+		var words []string
+		if err := n.Decode(&words); err != nil {
+			return fmt.Errorf("line %d: command must be a list of words: %w", n.Line, err)
+		}
+		*c = words
+		return nil
+	default:
+		return fmt.Errorf("line %d: command must be a string or a list of words", n.Line)
+	}
+}
+
+// Error is a problem in a profile file, with where it is.
+type Error struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+}
+
+var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+
+// LoadProfile reads and validates one profile file. The file's name (less
+// .yaml, .yml or .json) must be the agent's name.
+func LoadProfile(path string) (*Profile, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read profile: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	p := &Profile{Path: path}
+	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) { // an empty file takes every default
+		return nil, profileError(path, err)
+	}
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if p.Name == "" {
+		p.Name = base
+	}
+	if p.Name != base {
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("name %q differs from the file name; name the file %s.yaml", p.Name, p.Name)}
+	}
+	if err := p.validate(); err != nil {
+		return nil, &Error{Path: path, Msg: err.Error()}
+	}
+	return p, nil
+}
+
+func profileError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		text := m[2]
+		if field, ok := strings.CutPrefix(text, "field "); ok {
+			if name, _, ok := strings.Cut(field, " not found"); ok {
+				text = fmt.Sprintf("unknown key %q (known: name, display_name, description, kind, command, cwd, env, model, system_instructions)", name)
+			}
+		}
+		return &Error{Path: path, Line: line, Msg: text}
+	}
+	return &Error{Path: path, Msg: msg}
+}
+
+func (p *Profile) validate() error {
+	if err := mailbox.ValidateAgentName(p.Name); err != nil {
+		return err
+	}
+	if p.Kind == "" {
+		p.Kind = KindGeneric
+		if len(p.Command) == 0 {
+			p.Kind = KindShell
+		}
+	}
+	if !slices.Contains(kinds, p.Kind) {
+		return fmt.Errorf("kind %q is not one of %s", p.Kind, strings.Join(kinds, ", "))
+	}
+	if p.DisplayName == "" {
+		p.DisplayName = DisplayName(p.Name)
+	}
+	if strings.ContainsAny(p.DisplayName, "\r\n\x1b") {
+		return fmt.Errorf("display_name must be one line of plain text")
+	}
+	return nil
+}
+
+// DisplayName makes a name for people from an agent name:
+// developer_agent → Developer Agent.
+func DisplayName(name string) string {
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == '_' || r == '-' })
+	for i, w := range words {
+		words[i] = strings.ToUpper(w[:1]) + w[1:]
+	}
+	return strings.Join(words, " ")
+}
+
+// LoadProfiles reads every profile in a workspace's agents/ folder, by name.
+// A workspace without the folder has no profiles.
+func LoadProfiles(workspace string) (map[string]*Profile, error) {
+	entries, err := os.ReadDir(filepath.Join(workspace, Dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]*Profile{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read profiles: %w", err)
+	}
+	profiles := make(map[string]*Profile)
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
+			continue
+		}
+		p, err := LoadProfile(filepath.Join(workspace, Dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := profiles[p.Name]; dup {
+			return nil, fmt.Errorf("agent %s has two profiles: %s and %s; keep one", p.Name, other.Path, p.Path)
+		}
+		profiles[p.Name] = p
+	}
+	return profiles, nil
+}
+
+// ShellProfile is the profile of an agent the rules name but no file
+// describes: the user's shell, with a person at it.
+func ShellProfile(name string) *Profile {
+	return &Profile{Name: name, DisplayName: DisplayName(name), Kind: KindShell, Cwd: "${workspaceRoot}"}
+}

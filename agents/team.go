@@ -1,0 +1,78 @@
+package agents
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+
+	"switchboard/mailbox"
+)
+
+// Team returns the profile of every agent the rules name (the operator
+// aside), sorted by name: its file's profile, or a shell profile when it has
+// none. Profiles of agents the rules do not name are left out and reported.
+func Team(workspace string, names []string) (team []*Profile, unnamed []string, err error) {
+	profiles, err := LoadProfiles(workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	inRules := make(map[string]bool)
+	for _, name := range names {
+		if name == mailbox.Operator {
+			continue
+		}
+		inRules[name] = true
+		p, ok := profiles[name]
+		if !ok {
+			p = ShellProfile(name)
+		}
+		team = append(team, p)
+	}
+	for name := range profiles {
+		if !inRules[name] {
+			unnamed = append(unnamed, name)
+		}
+	}
+	sort.Slice(team, func(i, j int) bool { return team[i].Name < team[j].Name })
+	sort.Strings(unnamed)
+	return team, unnamed, nil
+}
+
+// Launch is what actually runs in an agent's pane.
+type Launch struct {
+	Kind    string
+	Command []string
+	// Note says why the launch differs from the profile, for the pane to show.
+	Note string
+}
+
+// Launch decides what to run for an expanded profile: its command when its
+// program is installed, else the user's shell as that agent (kind shell).
+func (p *Profile) Launch(lookPath func(string) (string, error)) Launch {
+	if lookPath == nil {
+		lookPath = exec.LookPath
+	}
+	shell := UserShell()
+	if len(p.Command) == 0 {
+		return Launch{Kind: KindShell, Command: []string{shell}}
+	}
+	if _, err := lookPath(p.Command[0]); err != nil {
+		return Launch{
+			Kind:    KindShell,
+			Command: []string{shell},
+			Note:    fmt.Sprintf("%s is not installed, so %s runs a shell: you can act as this agent here", p.Command[0], p.Name),
+		}
+	}
+	return Launch{Kind: p.Kind, Command: p.Command}
+}
+
+// UserShell is the user's login shell, or /bin/sh.
+func UserShell() string {
+	if sh := os.Getenv("SHELL"); sh != "" {
+		if _, err := exec.LookPath(sh); err == nil {
+			return sh
+		}
+	}
+	return "/bin/sh"
+}
