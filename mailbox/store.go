@@ -36,6 +36,9 @@ func NewStore(workspace string) *Store {
 	return &Store{Dir: filepath.Join(workspace, "mailboxes"), Durable: true}
 }
 
+// AgentDir is the agent's mailbox.
+func (s *Store) AgentDir(agent string) string { return filepath.Join(s.Dir, agent) }
+
 // InboxDir holds the agent's unread messages.
 func (s *Store) InboxDir(agent string) string { return filepath.Join(s.Dir, agent, inboxDir) }
 
@@ -233,4 +236,19 @@ func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
 	}
 	e.Path, e.Read = to, true
 	return e, nil
+}
+
+// Counts returns the agent's unread and urgent unread messages from the
+// file names alone, without opening a file.
+func (s *Store) Counts(agent string) (unread, urgent int, err error) {
+	entries, err := listDir(s.InboxDir(agent), false)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		if e.Priority == PriorityUrgent {
+			urgent++
+		}
+	}
+	return len(entries), urgent, nil
 }

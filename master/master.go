@@ -13,6 +13,7 @@ import (
 
 	"switchboard/mailbox"
 	"switchboard/rules"
+	"switchboard/tmux"
 )
 
 // Options tune a master. The zero value is a durable master on fsnotify.
@@ -29,6 +30,10 @@ type Options struct {
 	NoFsync bool
 	// Log receives one line per routed message and every problem.
 	Log io.Writer
+	// PaneTick is how often the panes of a team in tmux are looked at.
+	PaneTick time.Duration
+	// Typing tunes how notices are typed into panes.
+	Typing tmux.TypeOptions
 }
 
 // Defaults for Options.
@@ -51,7 +56,8 @@ type Master struct {
 	watched   map[string]bool      // agents whose outbox is known
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
 
-	work workQueue
+	work  workQueue
+	panes *panes
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -107,6 +113,11 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	defer watch.close()
+	m.panes = newPanes(m)
+	panesCtx, stopPanes := context.WithCancel(ctx)
+	panesDone := make(chan struct{})
+	go func() { defer close(panesDone); m.panes.run(panesCtx) }()
+	defer func() { stopPanes(); <-panesDone }()
 	if err := m.syncAgents(watch); err != nil {
 		return err
 	}

@@ -147,6 +147,9 @@ func (m *Master) route(agent, path string, msg *mailbox.Message) error {
 			return nil
 		}
 	}
+	if !done {
+		m.announce(msg, rec)
+	}
 	if len(rec.Blocked) > 0 {
 		if _, err := m.store.Deliver(agent, blockedNotice(msg, rec)); err != nil {
 			m.logf("#%d: cannot tell %s it was blocked: %v; will retry", rec.Seq, agent, err)
@@ -180,6 +183,9 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 			rec.Blocked = append(rec.Blocked, mailbox.Block{To: to, Reason: d.Reason})
 		}
 	}
+	if wantsInterrupt(msg) && !m.rules.MayInterrupt(agent) {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupt not permitted: %s is not in the interrupts list; delivered as a normal message", agent))
+	}
 	switch {
 	case len(rec.Blocked) == 0:
 		rec.Status = mailbox.StatusDelivered
@@ -191,6 +197,28 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 	return rec, true
 }
 
+// wantsInterrupt reports whether the sender asks for the recipients to be
+// interrupted: an interrupt message, or an urgent one.
+func wantsInterrupt(msg *mailbox.Message) bool {
+	return msg.Type == mailbox.TypeInterrupt || msg.Priority == mailbox.PriorityUrgent
+}
+
+// announce queues a newly routed message for its recipients' panes: typed
+// when they are idle, or at once with ESC first when the sender may
+// interrupt. Low priority is never typed.
+func (m *Master) announce(msg *mailbox.Message, rec mailbox.Record) {
+	interrupt := wantsInterrupt(msg) && len(rec.Notes) == 0 && m.rules.MayInterrupt(msg.From)
+	if !interrupt && !typedPriority(msg.Priority) {
+		return
+	}
+	for _, to := range rec.Delivered {
+		m.panes.announce(to, announcement{
+			seq: rec.Seq, id: msg.ID, from: msg.From, title: msg.Title,
+			file: mailbox.FileName(rec.Time, msg.Priority, msg.ID), interrupt: interrupt,
+		})
+	}
+}
+
 func (m *Master) logRouted(rec mailbox.Record) {
 	to := slices.Clone(rec.Delivered)
 	for _, b := range rec.Blocked {
@@ -199,6 +227,9 @@ func (m *Master) logRouted(rec mailbox.Record) {
 	line := fmt.Sprintf("#%d %s → %s: %s", rec.Seq, rec.Message.From, strings.Join(to, ", "), rec.Message.Title)
 	for _, b := range rec.Blocked {
 		line += fmt.Sprintf(" [BLOCKED → %s: %s]", b.To, b.Reason)
+	}
+	for _, note := range rec.Notes {
+		line += " [" + note + "]"
 	}
 	m.logf("%s", line)
 }

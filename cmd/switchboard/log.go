@@ -181,6 +181,9 @@ func logLine(r mailbox.Record) string {
 	if m.Priority == mailbox.PriorityUrgent {
 		flag = " [urgent]"
 	}
+	for _, note := range r.Notes {
+		outcome += " (" + note + ")"
+	}
 	return fmt.Sprintf("%5d  %s  %s → %s  %s%s  — %s", r.Seq, localTime(r.Time), m.From, to, m.Title, flag, outcome)
 }
 

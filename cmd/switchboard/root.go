@@ -68,6 +68,11 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newLogCmd(io, g),
 		newShowCmd(io, g),
 		newRulesCmd(io, g),
+		newUpCmd(io, g),
+		newDownCmd(io, g),
+		newAttachCmd(io, g),
+		newAgentsCmd(io, g),
+		newInterruptCmd(io, g),
 		newBenchCmd(io, g),
 	)
 	return root

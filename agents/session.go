@@ -1,0 +1,74 @@
+package agents
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// Session is mailboxes/session.json: where the team runs in tmux. Pane ids
+// are only unique within one server, so the server's pid is kept with them.
+type Session struct {
+	Socket    string           `json:"socket"`
+	Name      string           `json:"session"`
+	ServerPID int              `json:"server_pid"`
+	Started   time.Time        `json:"started"`
+	Agents    map[string]*Seat `json:"agents"`
+}
+
+// Seat is one agent's pane.
+type Seat struct {
+	Pane        string `json:"pane"`
+	Kind        string `json:"kind"` // as launched: shell when its program was missing
+	DisplayName string `json:"display_name"`
+}
+
+// SessionPath is the session file of a workspace's store.
+func SessionPath(store *mailbox.Store) string { return filepath.Join(store.Dir, "session.json") }
+
+// DefaultSocket is the private tmux server of a workspace: short, so that
+// the socket path stays under the 108-byte limit, and the same every time.
+func DefaultSocket(workspace string) string {
+	sum := sha256.Sum256([]byte(workspace))
+	return "switchboard-" + hex.EncodeToString(sum[:4])
+}
+
+// DefaultSessionName is the tmux session of the team.
+const DefaultSessionName = "switchboard"
+
+// SaveSession writes the session file atomically.
+func SaveSession(store *mailbox.Store, s *Session) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode session: %w", err)
+	}
+	if err := store.Ensure(mailbox.Operator); err != nil {
+		return err
+	}
+	return mailbox.Replace(store.TmpDir(mailbox.Operator), store.Dir, "session.json", append(data, '\n'), store.Durable)
+}
+
+// LoadSession reads the session file; ok is false when the team was never
+// brought up here.
+func LoadSession(store *mailbox.Store) (s *Session, ok bool, err error) {
+	data, err := os.ReadFile(SessionPath(store))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read session: %w", err)
+	}
+	s = &Session{}
+	if err := json.Unmarshal(data, s); err != nil {
+		return nil, false, fmt.Errorf("session file %s: %w", SessionPath(store), err)
+	}
+	return s, true, nil
+}

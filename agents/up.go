@@ -1,0 +1,196 @@
+package agents
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// UpOptions say how to put a team on screen.
+type UpOptions struct {
+	Workspace string
+	Names     []string // the agents of the rules
+	Client    *tmux.Client
+	Session   string
+	// Binary is the switchboard executable; it is copied into the mailboxes
+	// folder so that panes find it even when the original goes away (as the
+	// binary of `go run` does).
+	Binary string
+	// Master is what the master window runs, after the switchboard binary:
+	// ["master"], or ["log", "--follow"] when a master already runs.
+	Master    []string
+	PerWindow int // panes in one agents window; more make another window
+}
+
+// Up starts the team in a new tmux session: one pane per agent in tiled
+// "agents" windows, and a "master" window. It returns the session, which it
+// has also saved, and notes for the person (such as programs not installed).
+func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
+	if opts.PerWindow <= 0 {
+		opts.PerWindow = 6
+	}
+	team, unnamed, err := Team(opts.Workspace, opts.Names)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(team) == 0 {
+		return nil, nil, fmt.Errorf("the rules name no agents to start")
+	}
+	var notes []string
+	for _, name := range unnamed {
+		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started", name))
+	}
+	store := mailbox.NewStore(opts.Workspace)
+	binDir, err := stageBinary(store, opts.Binary)
+	if err != nil {
+		return nil, nil, err
+	}
+	session := &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
+	vars := DefaultVars(opts.Workspace)
+
+	var window string
+	for i, p := range team {
+		if err := store.Ensure(p.Name); err != nil {
+			return nil, nil, err
+		}
+		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		if launch.Note != "" {
+			notes = append(notes, launch.Note)
+		}
+		var pane string
+		switch {
+		case i == 0:
+			window = "agents"
+			pane, err = opts.Client.NewSession(ctx, opts.Session, window, 240, 60, spec)
+		case i%opts.PerWindow == 0:
+			window = fmt.Sprintf("agents-%d", i/opts.PerWindow+1)
+			pane, err = opts.Client.NewWindow(ctx, opts.Session, window, spec)
+		default:
+			pane, err = opts.Client.SplitWindow(ctx, "="+opts.Session+":"+window, spec)
+			if err == nil {
+				_, err = opts.Client.Command(ctx, "select-layout", "-t", "="+opts.Session+":"+window, "tiled")
+			}
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("start %s: %w", p.Name, err)
+		}
+		session.Agents[p.Name] = &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName}
+	}
+	if err := decorate(ctx, opts.Client, session); err != nil {
+		return nil, nil, err
+	}
+	if len(opts.Master) > 0 {
+		command := append([]string{filepath.Join(binDir, "switchboard")}, opts.Master...)
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: opts.Workspace, Env: paneEnv(nil, opts.Workspace, mailbox.Operator, binDir), Command: command})
+		if err == nil {
+			err = opts.Client.SetPaneOption(ctx, pane, "sb_title", "switchboard "+strings.Join(opts.Master, " "))
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("start the master window: %w", err)
+		}
+	}
+	if session.ServerPID, err = opts.Client.ServerPID(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := SaveSession(store, session); err != nil {
+		return nil, nil, err
+	}
+	return session, notes, nil
+}
+
+// paneFor builds the pane of one agent.
+func paneFor(p *Profile, vars Vars, workspace, binDir string) (tmux.PaneSpec, Launch, error) {
+	expanded, err := p.Expand(vars)
+	if err != nil {
+		return tmux.PaneSpec{}, Launch{}, err
+	}
+	launch := expanded.Launch(nil)
+	dir := expanded.Cwd
+	if dir == "" {
+		dir = workspace
+	}
+	env := paneEnv(expanded.Env, workspace, p.Name, binDir)
+	command := launch.Command
+	if launch.Note != "" {
+		// Say in the pane why a shell runs instead of the agent's program.
+		env["SWITCHBOARD_NOTE"] = launch.Note
+		command = []string{"/bin/sh", "-c", `printf '%s\n\n' "$SWITCHBOARD_NOTE"; exec "$0"`, launch.Command[0]}
+	}
+	return tmux.PaneSpec{Dir: dir, Env: env, Command: command}, launch, nil
+}
+
+func paneEnv(profileEnv map[string]string, workspace, agent, binDir string) map[string]string {
+	env := make(map[string]string, len(profileEnv)+3)
+	for k, v := range profileEnv {
+		env[k] = v
+	}
+	env["SWITCHBOARD_ROOT"] = workspace
+	env["SWITCHBOARD_AGENT"] = agent
+	env["PATH"] = binDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	return env
+}
+
+// decorate sets the pane borders and the status line, which the master keeps
+// current: each border shows the agent's name, state and unread counts.
+func decorate(ctx context.Context, c *tmux.Client, s *Session) error {
+	args := []string{
+		"set-option", "-g", "pane-border-status", "top", ";",
+		"set-option", "-g", "pane-border-format", " #{?#{@sb_title},#{@sb_title},#{pane_title}} ", ";",
+		"set-option", "-g", "status-right-length", "100", ";",
+		"set-option", "-g", "status-right", "#{?#{@sb_status},#{@sb_status},switchboard} ",
+	}
+	for name, seat := range s.Agents {
+		args = append(args, ";", "set-option", "-p", "-t", seat.Pane, "@agent", name,
+			";", "set-option", "-p", "-t", seat.Pane, "@sb_title", seat.DisplayName+" · starting")
+	}
+	_, err := c.Command(ctx, args...)
+	return err
+}
+
+// stageBinary copies the switchboard binary to mailboxes/.bin and returns
+// that folder, which goes first on every pane's PATH.
+func stageBinary(store *mailbox.Store, binary string) (string, error) {
+	dir := filepath.Join(store.Dir, ".bin") // a dot name is never an agent
+	if binary == "" {
+		return dir, nil
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	src, err := os.Open(binary)
+	if err != nil {
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	defer src.Close()
+	tmp, err := os.CreateTemp(dir, ".switchboard-*")
+	if err != nil {
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := io.Copy(tmp, src); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	if err := tmp.Chmod(0o700); err != nil {
+		tmp.Close()
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	// Rename over the old copy: panes running it keep their open inode.
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, "switchboard")); err != nil {
+		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	}
+	return dir, nil
+}

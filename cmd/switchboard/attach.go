@@ -1,0 +1,36 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/tmux"
+)
+
+func newAttachCmd(io *streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:     "attach",
+		Short:   "Attach to the team's tmux session",
+		Long:    "Attach this terminal to the running team. Detach with Ctrl-b d; the team goes on.",
+		Example: `  switchboard attach`,
+		Args:    args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ws, err := openWorkspace(g)
+			if err != nil {
+				return err
+			}
+			session, ok, err := agents.LoadSession(ws.store)
+			if err != nil {
+				return err
+			}
+			if ok {
+				if up, _ := tmux.NewClient(session.Socket, nil).HasSession(cmd.Context(), session.Name); up {
+					return attach(session.Socket, session.Name)
+				}
+			}
+			return errors.New("the team is not up; start it with `switchboard up`")
+		},
+	}
+}

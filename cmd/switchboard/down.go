@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/tmux"
+)
+
+func newDownCmd(io *streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "down",
+		Short: "Stop the master and the team's tmux session; mail stays",
+		Long: `Stop the master process and the team's tmux session. Every message stays in
+mailboxes/, read or unread; switchboard up brings the team back with it.`,
+		Example: `  switchboard down`,
+		Args:    args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runDown(cmd.Context(), io, g)
+		},
+	}
+}
+
+func runDown(ctx context.Context, io *streams, g *globals) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	stopped := false
+	if pid, running := ws.masterRunning(); running {
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+			return fmt.Errorf("stop the master (pid %d): %w", pid, err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if _, still := ws.masterRunning(); !still {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the master (pid %d) did not stop within 10s of SIGTERM; stop it with `kill -9 %d`", pid, pid)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", pid)
+		stopped = true
+	}
+	session, ok, err := agents.LoadSession(ws.store)
+	if err != nil {
+		return err
+	}
+	if ok {
+		client := tmux.NewClient(session.Socket, nil)
+		if up, _ := client.HasSession(ctx, session.Name); up {
+			if err := client.KillServer(ctx); err != nil {
+				var runErr *tmux.RunError
+				if !errors.As(err, &runErr) {
+					return err
+				}
+			}
+			fmt.Fprintf(io.out, "stopped tmux session %q\n", session.Name)
+			stopped = true
+		}
+	}
+	if !stopped {
+		fmt.Fprintln(io.out, "nothing was running")
+	}
+	fmt.Fprintf(io.out, "mail is kept in %s\n", ws.store.Dir)
+	return nil
+}

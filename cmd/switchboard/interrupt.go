@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+type interruptOptions struct {
+	agent  string
+	reason string
+}
+
+func newInterruptCmd(io *streams, g *globals) *cobra.Command {
+	opts := &interruptOptions{}
+	cmd := &cobra.Command{
+		Use:   "interrupt AGENT --reason R",
+		Short: "Stop an agent with ESC and tell it why (needs interrupt rights)",
+		Long: `Interrupt an agent: the master sends ESC to its pane, pauses, then types
+"[INTERRUPT] [FROM: <you>] <reason> (switchboard read <id>)". Only agents in the
+rules' interrupts list (default: the oversight list) and the operator may; from
+anyone else it exits 3 and sends nothing. A shell agent is shown the notice
+instead: its shell would run typed text.`,
+		Example: `  switchboard interrupt developer_agent --reason "Stop: the API changed, rebase first" --as master_agent`,
+		Args:    args(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			opts.agent = a[0]
+			return runInterrupt(io, g, opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.reason, "reason", "", "why: one line the agent sees")
+	return cmd
+}
+
+func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
+	if strings.TrimSpace(opts.reason) == "" {
+		return usageError("--reason is required: say why the agent should stop")
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if !ws.rules.MayInterrupt(ws.agent) {
+		return refusedError(fmt.Errorf("%s may not interrupt other agents; ask one of the interrupts list of the rules, or send an ordinary message", ws.agent))
+	}
+	msg := &mailbox.Message{
+		To:       []string{opts.agent},
+		Title:    mailbox.ClipTitle(opts.reason),
+		Content:  opts.reason,
+		Priority: mailbox.PriorityUrgent,
+		Type:     mailbox.TypeInterrupt,
+	}
+	if err := post(io, ws, msg); err != nil {
+		return err
+	}
+	printID(io, g, msg.ID)
+	return nil
+}

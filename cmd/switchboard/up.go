@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/tmux"
+)
+
+type upOptions struct {
+	detach  bool
+	session string
+	socket  string
+}
+
+func newUpCmd(io *streams, g *globals) *cobra.Command {
+	opts := &upOptions{}
+	cmd := &cobra.Command{
+		Use:   "up [-d] [--session S] [--socket L]",
+		Short: "Start the master and the team in tmux, one pane per agent, and attach",
+		Long: `Start the master and a tmux session on a private server: an "agents" window with
+one pane per agent of the rules (tiled; more windows for large teams) and a
+"master" window showing every routed message. Each pane's border shows the
+agent's name, state and unread mail. An agent whose program is not installed
+runs your shell instead, and says so in its pane.
+
+Detach with Ctrl-b d; come back with switchboard attach; stop with switchboard
+down (mail is kept). up when the team runs just attaches; up after down, or
+after the tmux server died, brings every agent back with its unread mail.`,
+		Example: `  go run ./cmd/switchboard up          # from the repository root: the default team
+  switchboard up -d                    # start without attaching
+  switchboard up --session review --socket review-team`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runUp(cmd.Context(), io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVarP(&opts.detach, "detach", "d", false, "do not attach to the session")
+	f.StringVar(&opts.session, "session", agents.DefaultSessionName, "tmux session name")
+	f.StringVar(&opts.socket, "socket", "", "tmux server socket name (default: one per workspace)")
+	return cmd
+}
+
+func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error {
+	if !tmux.Installed() {
+		return errors.New("tmux is not installed: install it (apt-get install tmux, or brew install tmux) and run up again")
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if opts.socket == "" {
+		opts.socket = agents.DefaultSocket(ws.root)
+	}
+	client := tmux.NewClient(opts.socket, nil)
+	up, err := client.HasSession(ctx, opts.session)
+	if err != nil {
+		return err
+	}
+	if up {
+		fmt.Fprintf(io.out, "the team is already up in tmux session %q\n", opts.session)
+		if err := ensureMaster(ctx, io, ws, client, opts.session); err != nil {
+			return err
+		}
+		return attachOrHint(io, opts)
+	}
+	binary, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the switchboard binary: %w", err)
+	}
+	masterCmd := []string{"master"}
+	if pid, running := ws.masterRunning(); running {
+		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", pid)
+		masterCmd = []string{"log", "--follow"}
+	}
+	start := time.Now()
+	session, notes, err := agents.Up(ctx, agents.UpOptions{
+		Workspace: ws.root, Names: ws.rules.Agents(), Client: client, Session: opts.session,
+		Binary: binary, Master: masterCmd,
+	})
+	if err != nil {
+		client.KillServer(context.WithoutCancel(ctx))
+		return err
+	}
+	for _, note := range notes {
+		fmt.Fprintf(io.out, "note: %s\n", note)
+	}
+	if err := waitForMaster(ctx, ws); err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s)\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket)
+	return attachOrHint(io, opts)
+}
+
+// ensureMaster starts the master in the session's master window when none
+// runs, as after a master that was stopped by hand.
+func ensureMaster(ctx context.Context, io *streams, ws *workspace, client *tmux.Client, session string) error {
+	if _, running := ws.masterRunning(); running {
+		return nil
+	}
+	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
+	binary := filepath.Join(ws.store.Dir, ".bin", "switchboard")
+	if _, err := client.Command(ctx, "respawn-pane", "-k", "-t", "="+session+":master", binary, "master"); err != nil {
+		return fmt.Errorf("restart the master: %w", err)
+	}
+	return waitForMaster(ctx, ws)
+}
+
+func waitForMaster(ctx context.Context, ws *workspace) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, running := ws.masterRunning(); running {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func attachOrHint(io *streams, opts *upOptions) error {
+	if opts.detach || !isTerminal(os.Stdin) {
+		fmt.Fprintln(io.out, "attach with `switchboard attach` (detach again with Ctrl-b d); stop with `switchboard down`")
+		return nil
+	}
+	return attach(opts.socket, opts.session)
+}
+
+// attach hands the terminal to tmux until the person detaches.
+func attach(socket, session string) error {
+	cmd := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "attach-session", "-t", "="+session)
+	cmd.Env = withoutEnv(os.Environ(), "TMUX")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("attach to tmux session %q: %w", session, err)
+	}
+	return nil
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func withoutEnv(env []string, name string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		if len(kv) <= len(name) || kv[:len(name)+1] != name+"=" {
+			out = append(out, kv)
+		}
+	}
+	return out
+}

@@ -1,0 +1,86 @@
+package mailbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Agent states.
+const (
+	StateStarting    = "starting"
+	StateIdle        = "idle"
+	StateBusy        = "busy"
+	StateWaiting     = "waiting" // at a permission prompt
+	StateInterrupted = "interrupted"
+	StateExited      = "exited"
+)
+
+// States lists every agent state.
+var States = []string{StateStarting, StateIdle, StateBusy, StateWaiting, StateInterrupted, StateExited}
+
+// Sources of a state.
+const (
+	SourceHook = "hook" // the agent's own hooks: authoritative
+	SourcePane = "pane" // the master, from the pane: its death, or its screen standing still
+)
+
+// AgentState is mailboxes/<agent>/state.json: what an agent is doing now.
+// Its hooks write it; the master writes it for agents without hooks.
+type AgentState struct {
+	State      string    `json:"state"`
+	Since      time.Time `json:"since"`
+	Source     string    `json:"source"`
+	ExitStatus *int      `json:"exit_status,omitempty"` // set when exited
+	Detail     string    `json:"detail,omitempty"`
+}
+
+// Validate checks the state name.
+func (s AgentState) Validate() error {
+	if !slices.Contains(States, s.State) {
+		return fmt.Errorf("agent state %q is not one of %v", s.State, States)
+	}
+	return nil
+}
+
+// StatePath is the agent's state file.
+func (s *Store) StatePath(agent string) string { return filepath.Join(s.Dir, agent, "state.json") }
+
+// WriteState replaces the agent's state file atomically.
+func (s *Store) WriteState(agent string, st AgentState) error {
+	if err := st.Validate(); err != nil {
+		return err
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("encode state of %s: %w", agent, err)
+	}
+	if err := s.Ensure(agent); err != nil {
+		return err
+	}
+	// Not synced: a state is soon replaced, and a lost one is rebuilt.
+	return Replace(s.TmpDir(agent), s.AgentDir(agent), "state.json", append(data, '\n'), false)
+}
+
+// ReadState reads the agent's state; ok is false when it has none yet.
+func (s *Store) ReadState(agent string) (st AgentState, ok bool, err error) {
+	data, err := os.ReadFile(s.StatePath(agent))
+	if errors.Is(err, fs.ErrNotExist) {
+		return AgentState{}, false, nil
+	}
+	if err != nil {
+		return AgentState{}, false, fmt.Errorf("read state of %s: %w", agent, err)
+	}
+	if err := json.Unmarshal(data, &st); err != nil {
+		return AgentState{}, false, fmt.Errorf("state of %s: %w", agent, err)
+	}
+	if err := st.Validate(); err != nil {
+		return AgentState{}, false, fmt.Errorf("state of %s: %w", agent, err)
+	}
+	return st, true, nil
+}

@@ -1,0 +1,411 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// DefaultPaneTick is how often the master looks at the panes: one batched
+// tmux call for the whole team each time.
+const DefaultPaneTick = time.Second
+
+// panes is the master's side of the tmux session: it follows each agent's
+// state, keeps the pane borders current, and announces delivered messages in
+// idle panes, each pane typed into by one goroutine at a time.
+type panes struct {
+	m     *Master
+	store *mailbox.Store
+	tick  time.Duration
+	typer tmux.TypeOptions
+
+	mu       sync.Mutex
+	session  *agents.Session
+	stamp    string
+	status   string // the status line last set
+	client   *tmux.Client
+	views    map[string]*view
+	kick     chan struct{}
+	typingWG sync.WaitGroup
+	newTmux  func(socket string) *tmux.Client
+}
+
+// view is what the master knows of one agent in its pane.
+type view struct {
+	seat    *agents.Seat
+	state   mailbox.AgentState
+	screen  uint64 // hash of the pane's text at the last look
+	seen    bool
+	pending []announcement
+	typing  bool
+	border  string
+}
+
+func newPanes(m *Master) *panes {
+	tick := m.opts.PaneTick
+	if tick <= 0 {
+		tick = DefaultPaneTick
+	}
+	return &panes{
+		m: m, store: m.store, tick: tick, typer: m.opts.Typing,
+		views: make(map[string]*view), kick: make(chan struct{}, 1),
+		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
+	}
+}
+
+// announce queues a delivered message for its recipient's pane.
+func (p *panes) announce(agent string, a announcement) {
+	p.mu.Lock()
+	v := p.viewOf(agent)
+	v.pending = append(v.pending, a)
+	p.mu.Unlock()
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *panes) viewOf(agent string) *view {
+	v, ok := p.views[agent]
+	if !ok {
+		v = &view{}
+		p.views[agent] = v
+	}
+	return v
+}
+
+// run looks at the panes every tick, and at once when there is something to
+// announce, until ctx is done.
+func (p *panes) run(ctx context.Context) {
+	t := time.NewTicker(p.tick)
+	defer t.Stop()
+	for {
+		p.look(ctx)
+		select {
+		case <-ctx.Done():
+			p.typingWG.Wait()
+			return
+		case <-t.C:
+		case <-p.kick:
+		}
+	}
+}
+
+// look is one pass: reload the session if it changed, read the panes in one
+// call, work out states, update borders, and announce to idle agents.
+func (p *panes) look(ctx context.Context) {
+	if !p.loadSession() {
+		return
+	}
+	p.mu.Lock()
+	client, session := p.client, p.session
+	p.mu.Unlock()
+	list, err := client.ListPanes(ctx)
+	if err != nil {
+		return // the server is down: nothing to show or type into
+	}
+	alive := make(map[string]tmux.Pane, len(list))
+	for _, pane := range list {
+		alive[pane.ID] = pane
+	}
+	var watchScreens []string
+	hooked := make(map[string]mailbox.AgentState)
+	for name, seat := range session.Agents {
+		st, ok, _ := p.store.ReadState(name)
+		if ok && st.Source == mailbox.SourceHook {
+			hooked[name] = st
+		} else if pane, ok := alive[seat.Pane]; ok && !pane.Dead {
+			watchScreens = append(watchScreens, seat.Pane)
+		}
+	}
+	screens := p.captureScreens(ctx, client, watchScreens)
+
+	now := time.Now().UTC()
+	var borders []string
+	idle, unread := 0, 0
+	p.mu.Lock()
+	for name, seat := range session.Agents {
+		v := p.viewOf(name)
+		v.seat = seat
+		pane, present := alive[seat.Pane]
+		next := v.state
+		switch {
+		case !present || pane.Dead:
+			status := pane.DeadStatus
+			next = mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: &status}
+			if !present {
+				next.Detail = "pane gone"
+			}
+		case hooked[name].State != "":
+			next = hooked[name]
+		default:
+			next = p.screenState(v, screens[seat.Pane])
+		}
+		if next.State != v.state.State || (next.Source == mailbox.SourceHook && next.Since != v.state.Since) {
+			if next.Since.IsZero() {
+				next.Since = now
+			}
+			if next.Source == mailbox.SourcePane {
+				if err := p.store.WriteState(name, next); err != nil {
+					p.m.logf("cannot write the state of %s: %v", name, err)
+				}
+			}
+			v.state = next
+		}
+		if v.state.State == mailbox.StateIdle {
+			idle++
+		}
+		n, urgent, _ := p.store.Counts(name)
+		unread += n
+		if border := borderOf(v, n, urgent); border != v.border {
+			v.border = border
+			borders = append(borders, ";", "set-option", "-p", "-t", seat.Pane, "@sb_title", border)
+		}
+		p.maybeType(ctx, client, name, v)
+	}
+	if status := fmt.Sprintf("%d agents · %d idle · %d unread", len(session.Agents), idle, unread); status != p.status {
+		p.status = status
+		borders = append(borders, ";", "set-option", "-g", "@sb_status", status)
+	}
+	p.mu.Unlock()
+	if len(borders) > 0 {
+		if _, err := client.Command(ctx, borders[1:]...); err != nil {
+			p.m.logf("cannot update pane borders: %v", err)
+		}
+	}
+}
+
+// screenState is the state of an agent without hooks: starting until its
+// screen has been seen, busy while it changes, idle once it stands still.
+func (p *panes) screenState(v *view, screen uint64) mailbox.AgentState {
+	st := mailbox.AgentState{Source: mailbox.SourcePane, Since: v.state.Since}
+	switch {
+	case !v.seen:
+		st.State = mailbox.StateStarting
+	case screen == v.screen:
+		st.State = mailbox.StateIdle
+	default:
+		st.State = mailbox.StateBusy
+	}
+	if st.State != v.state.State {
+		st.Since = time.Time{}
+	}
+	v.screen, v.seen = screen, true
+	return st
+}
+
+// captureScreens reads several panes' text in one tmux call and hashes each.
+func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]uint64 {
+	hashes := make(map[string]uint64, len(ids))
+	if len(ids) == 0 {
+		return hashes
+	}
+	var args []string
+	for _, id := range ids {
+		args = append(args, "capture-pane", "-p", "-t", id, ";", "display-message", "-p", "\x1fswitchboard-end "+id, ";")
+	}
+	out, err := c.Command(ctx, args[:len(args)-1]...)
+	if err != nil {
+		return hashes
+	}
+	h := fnv.New64a()
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if id, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "\x1fswitchboard-end "); ok {
+			hashes[id] = h.Sum64()
+			h.Reset()
+			continue
+		}
+		h.Write([]byte(line))
+	}
+	return hashes
+}
+
+// borderOf is the pane border: name, state, and unread mail.
+func borderOf(v *view, unread, urgent int) string {
+	title := v.seat.DisplayName + " · " + v.state.State
+	if v.state.State == mailbox.StateExited && v.state.ExitStatus != nil {
+		title += fmt.Sprintf(" (status %d)", *v.state.ExitStatus)
+	}
+	if unread > 0 {
+		title += fmt.Sprintf(" · %d new", unread)
+		if urgent > 0 {
+			title += fmt.Sprintf(" (%d urgent)", urgent)
+		}
+	}
+	return title
+}
+
+// maybeType starts announcing to an agent when it has something waiting: an
+// interrupt at once, notices when it is idle. Called with p.mu held.
+func (p *panes) maybeType(ctx context.Context, c *tmux.Client, name string, v *view) {
+	if v.typing || len(v.pending) == 0 || v.state.State == mailbox.StateExited {
+		return
+	}
+	interrupting := false
+	for _, a := range v.pending {
+		interrupting = interrupting || a.interrupt
+	}
+	if !interrupting && v.state.State != mailbox.StateIdle {
+		return // a busy agent hears at its next checkpoint, or when idle
+	}
+	items := p.stillUnread(name, v.pending)
+	v.pending = nil
+	if len(items) == 0 {
+		return
+	}
+	v.typing = true
+	p.typingWG.Add(1)
+	go func() {
+		defer p.typingWG.Done()
+		p.deliverToPane(ctx, c, name, v.seat, items)
+		p.mu.Lock()
+		v.typing = false
+		p.mu.Unlock()
+	}()
+}
+
+// stillUnread drops announcements of messages the agent has read meanwhile:
+// nobody is told of mail they already have.
+func (p *panes) stillUnread(agent string, items []announcement) []announcement {
+	var out []announcement
+	for _, a := range items {
+		if _, err := os.Stat(filepath.Join(p.store.InboxDir(agent), a.file)); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// deliverToPane types (or, for a shell, displays) the announcements.
+func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items []announcement) {
+	var interrupts, notices []announcement
+	for _, a := range items {
+		if a.interrupt {
+			interrupts = append(interrupts, a)
+		} else {
+			notices = append(notices, a)
+		}
+	}
+	shell := seat.Kind == agents.KindShell
+	for _, a := range interrupts {
+		line := interruptLine(a, p.displayName)
+		if shell {
+			p.display(ctx, c, seat.Pane, line)
+			p.m.logf("#%d interrupt for %s shown on its screen (a shell is never typed at)", a.seq, agent)
+			continue
+		}
+		if err := c.Interrupt(ctx, seat.Pane); err != nil {
+			p.m.logf("#%d cannot interrupt %s: %v", a.seq, agent, err)
+			continue
+		}
+		p.report(agent, []announcement{a}, "interrupted with ESC, then", line, c, ctx, seat)
+	}
+	if len(notices) == 0 {
+		return
+	}
+	line := noticeLine(notices, p.displayName)
+	if shell {
+		p.display(ctx, c, seat.Pane, line)
+		return
+	}
+	p.report(agent, notices, "", line, c, ctx, seat)
+}
+
+func (p *panes) report(agent string, items []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
+	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
+	seqs := make([]string, len(items))
+	for i, a := range items {
+		seqs[i] = fmt.Sprintf("#%d", a.seq)
+	}
+	what := strings.TrimSpace(prefix + " notice")
+	switch {
+	case err != nil:
+		p.m.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
+	case typed.Verified:
+		p.m.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
+	default:
+		p.m.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
+	}
+}
+
+func (p *panes) display(ctx context.Context, c *tmux.Client, pane, line string) {
+	if _, err := c.Command(ctx, "display-message", "-d", "8000", "-t", pane, tmux.Sanitize(line)); err != nil {
+		p.m.logf("cannot show a notice on %s: %v", pane, err)
+	}
+}
+
+func (p *panes) displayName(agent string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.session != nil {
+		if seat, ok := p.session.Agents[agent]; ok && seat.DisplayName != "" {
+			return seat.DisplayName
+		}
+	}
+	return agents.DisplayName(agent)
+}
+
+// loadSession (re)reads mailboxes/session.json when it changed. A new
+// session is a team brought up again: each agent is told of its unread mail.
+func (p *panes) loadSession() bool {
+	stamp := fileStamp(agents.SessionPath(p.store))
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if stamp == p.stamp {
+		return p.session != nil
+	}
+	p.stamp = stamp
+	s, ok, err := agents.LoadSession(p.store)
+	if err != nil {
+		p.m.logf("%v", err)
+	}
+	if !ok || err != nil {
+		p.session, p.client = nil, nil
+		return false
+	}
+	p.session, p.client = s, p.newTmux(s.Socket)
+	p.views = make(map[string]*view)
+	p.status = ""
+	names := make([]string, 0, len(s.Agents))
+	for name := range s.Agents {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		v := p.viewOf(name)
+		v.pending = p.unreadAnnouncements(name)
+	}
+	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
+	return true
+}
+
+// unreadAnnouncements lists an agent's unread mail that is announced by
+// typing, so that a team brought up again hears of what waits for it.
+func (p *panes) unreadAnnouncements(agent string) []announcement {
+	entries, err := p.store.List(agent, mailbox.Unread)
+	if err != nil {
+		return nil
+	}
+	var out []announcement
+	for _, e := range entries {
+		if !typedPriority(e.Priority) {
+			continue
+		}
+		msg, err := mailbox.Load(e.Path)
+		if err != nil {
+			continue
+		}
+		out = append(out, announcement{seq: msg.Seq, id: msg.ID, from: msg.From, title: msg.Title, file: e.Name})
+	}
+	return out
+}
