@@ -316,6 +316,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 	line := noticeLine(notices, p.displayName)
 	if shell {
 		p.display(ctx, c, seat.Pane, line)
+		p.m.logf("#%d notice shown to %s on its screen (a shell is never typed at)", notices[0].seq, agent)
 		return
 	}
 	p.report(agent, notices, "", line, c, ctx, seat)
