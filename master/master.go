@@ -49,6 +49,8 @@ type Master struct {
 	store *mailbox.Store
 	log   *mailbox.LogWriter
 	rules *rules.Rules
+	// started is when Run began.
+	started time.Time
 	// rulesStamp tells a rules file that changed from one that did not.
 	rulesStamp string
 	now        func() time.Time
@@ -88,6 +90,7 @@ func New(root string, opts Options) *Master {
 // error only when it cannot start or cannot write the audit log; a bad
 // message never stops it.
 func (m *Master) Run(ctx context.Context) error {
+	m.started = m.now()
 	r, err := rules.Load(filepath.Join(m.root, rules.FileName))
 	if err != nil {
 		return err

@@ -16,6 +16,10 @@ import (
 	"switchboard/tmux"
 )
 
+// freshSession is how long before the master's start a session counts as
+// just brought up (up starts the session, then the master in it).
+const freshSession = 30 * time.Second
+
 // DefaultPaneTick is how often the master looks at the panes: one batched
 // tmux call for the whole team each time.
 const DefaultPaneTick = time.Second
@@ -151,7 +155,7 @@ func (p *panes) look(ctx context.Context) {
 		default:
 			next = p.screenState(v, screens[seat.Pane])
 		}
-		if next.State != v.state.State || (next.Source == mailbox.SourceHook && next.Since != v.state.Since) {
+		if changed(v.state, next) {
 			if next.Since.IsZero() {
 				next.Since = now
 			}
@@ -183,6 +187,21 @@ func (p *panes) look(ctx context.Context) {
 			p.m.logf("cannot update pane borders: %v", err)
 		}
 	}
+}
+
+// changed reports whether a new reading of an agent's state is news: another
+// state, a hook's newer report, or an exit status that tmux filled in after
+// it first showed the pane dead.
+func changed(old, next mailbox.AgentState) bool {
+	switch {
+	case next.State != old.State:
+		return true
+	case next.Source == mailbox.SourceHook && next.Since != old.Since:
+		return true
+	case next.ExitStatus != nil && (old.ExitStatus == nil || *next.ExitStatus != *old.ExitStatus):
+		return true
+	}
+	return false
 }
 
 // screenState is the state of an agent without hooks: starting until its
@@ -382,9 +401,15 @@ func (p *panes) loadSession() bool {
 		names = append(names, name)
 	}
 	sort.Strings(names)
+	// A team just brought up is told of the mail waiting for it. A master
+	// restarted under a running team is not: it would repeat what the
+	// agents were told already.
+	fresh := s.Started.After(p.m.started.Add(-freshSession))
 	for _, name := range names {
 		v := p.viewOf(name)
-		v.pending = p.unreadAnnouncements(name)
+		if fresh {
+			v.pending = p.unreadAnnouncements(name)
+		}
 	}
 	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
 	return true

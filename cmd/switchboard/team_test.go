@@ -169,9 +169,12 @@ func TestTeamInTmux(t *testing.T) {
 	if _, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", paneOf(t, tm, "tester_agent"), "C-d").CombinedOutput(); err != nil {
 		t.Fatal(err)
 	}
-	tm.waitFor("tester_agent to show as exited", func() bool { return tm.state("tester_agent").State == mailbox.StateExited })
+	tm.waitFor("tester_agent to show as exited with its status", func() bool {
+		st := tm.state("tester_agent")
+		return st.State == mailbox.StateExited && st.ExitStatus != nil && *st.ExitStatus != 0
+	})
 	if st := tm.state("tester_agent"); st.ExitStatus == nil || *st.ExitStatus != 7 {
-		t.Errorf("tester_agent exited with %v; want status 7", st.ExitStatus)
+		t.Errorf("tester_agent exited with status %v; want 7", derefInt(st.ExitStatus))
 	}
 	var rows []agentRow
 	if err := json.Unmarshal([]byte(tm.must("agents", "--json")), &rows); err != nil {
@@ -215,4 +218,11 @@ func paneOf(t *testing.T, tm *team, agent string) string {
 		t.Fatalf("no session: %v", err)
 	}
 	return s.Agents[agent].Pane
+}
+
+func derefInt(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
