@@ -1,17 +1,217 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
 	"github.com/spf13/cobra"
+
+	"switchboard/bench"
 )
 
+type benchOptions struct {
+	bench.Config
+	quick bool
+}
+
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:    "bench",
-		Short:  "Measure routing latency and throughput on this machine",
-		Args:   args(0, 0),
-		Hidden: true,
+	opts := &benchOptions{}
+	cmd := &cobra.Command{
+		Use:   "bench [--agents N] [--rate R] [--duration D] [--burst K] [--idle S] [--quick]",
+		Short: "Measure routing latency and throughput on this machine, beside a floor",
+		Long: `Measure how fast the master routes on this machine, in temporary workspaces
+where every agent may write to every other:
+
+  steady   --rate messages per second for --duration, from random agents to
+           random others: outbox-to-inbox latency p50, p99 and max
+  burst    --burst messages posted at once: messages per second from the first
+           post to the last delivery
+  idle     the master's CPU use over --idle seconds with nothing to route
+
+each with the master durable (the default) and with --no-fsync, beside a floor
+measured in the same run: a minimal relay in this process that only reads,
+parses and re-publishes each file (tmp + rename, with fsync of file and folder
+when durable). The master is this binary's ` + "`master`" + ` command, run as a child
+process. Targets (for 20 agents at 200 msg/s on 2 cores) are marked PASS or
+MISS. Progress goes to standard error; --json prints the numbers for scripts.
+
+File creation and fsync costs vary with the filesystem and with what else
+runs: read the master against the floor of the same run, and use --dir to
+measure on the filesystem where the team's workspace lives.`,
+		Example: `  switchboard bench                     # about 45 seconds
+  switchboard bench --quick             # a few seconds, small numbers
+  switchboard bench --dir .              # on the filesystem of this folder
+  switchboard bench --rate 500 --agents 50 --json`,
+		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageError("bench is not built yet")
+			if opts.quick {
+				opts.useQuick(cmd.Flags().Changed)
+			}
+			return runBench(cmd.Context(), io, g, opts)
 		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&opts.Agents, "agents", bench.DefaultAgents, "agents in the team")
+	f.IntVar(&opts.Rate, "rate", bench.DefaultRate, "messages per second of the steady run")
+	f.DurationVar(&opts.Duration, "duration", bench.DefaultDuration, "length of the steady run")
+	f.IntVar(&opts.Burst, "burst", bench.DefaultBurst, "messages posted at once in the burst run")
+	f.DurationVar(&opts.Idle, "idle", bench.DefaultIdle, "how long to watch the idle master's CPU use; 0 skips it")
+	f.StringVar(&opts.Dir, "dir", "", "make the temporary workspaces in this folder (default: $TMPDIR or /tmp); file creation costs differ between folders, so measure where your team lives")
+	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s")
+	return cmd
+}
+
+// useQuick takes the numbers of bench.Quick for every flag not given.
+func (opts *benchOptions) useQuick(given func(flag string) bool) {
+	quick := bench.Quick()
+	for flag, apply := range map[string]func(){
+		"agents":   func() { opts.Agents = quick.Agents },
+		"rate":     func() { opts.Rate = quick.Rate },
+		"duration": func() { opts.Duration = quick.Duration },
+		"burst":    func() { opts.Burst = quick.Burst },
+		"idle":     func() { opts.Idle = quick.Idle },
+	} {
+		if !given(flag) {
+			apply()
+		}
+	}
+}
+
+func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) error {
+	cfg := opts.Config
+	switch {
+	case cfg.Agents < 2:
+		return usageError("--agents must be at least 2: a message needs a sender and another recipient")
+	case cfg.Rate < 1:
+		return usageError("--rate must be at least 1 message per second")
+	case cfg.Duration <= 0:
+		return usageError("--duration must be positive, like 5s")
+	case cfg.Burst < 1:
+		return usageError("--burst must be at least 1 message")
+	case cfg.Idle < 0:
+		return usageError("--idle must be 0 (skip) or positive, like 10s")
+	case cfg.Idle == 0:
+		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find the switchboard binary to run the master from: %w", err)
+	}
+	cfg.Binary = bin
+	cfg.Progress = io.errOut
+	res, err := bench.Run(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if g.json {
+		err = writeJSON(io.out, res)
+	} else {
+		err = printBenchTable(io.out, res)
+	}
+	return err
+}
+
+// printBenchTable writes the floor and the master side by side, with each
+// target and whether the master met it.
+func printBenchTable(w io.Writer, r *bench.Result) error {
+	master := r.Master
+	if master == nil {
+		master = &bench.Router{}
+	}
+	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
+	t.add(fmt.Sprintf("routing, %d agents, %d msg/s for %s, burst %d", r.Agents, r.Rate, r.Duration, r.Burst), "floor", "master", "target", "")
+	row := func(name, floor, master, checkRow string) {
+		target, mark := "", ""
+		if c, ok := r.Check(checkRow); ok {
+			target, mark = c.Target, "MISS"
+			if c.Pass {
+				mark = "PASS"
+			}
+		}
+		t.add(name, floor, master, target, mark)
+	}
+	row("steady p50 / p99 / max (durable)", benchLatency(r.Floor.Durable.Steady), benchLatency(master.Durable.Steady), bench.RowSteadyDurable)
+	row("steady p50 / p99 / max (no fsync)", benchLatency(r.Floor.NoFsync.Steady), benchLatency(master.NoFsync.Steady), bench.RowSteadyNoFsync)
+	row("burst msg/s (durable)", benchThroughput(r.Floor.Durable.Burst), benchThroughput(master.Durable.Burst), bench.RowBurstDurable)
+	row("burst msg/s (no fsync)", benchThroughput(r.Floor.NoFsync.Burst), benchThroughput(master.NoFsync.Burst), bench.RowBurstNoFsync)
+	if r.IdleCPU != nil {
+		row(fmt.Sprintf("master idle CPU over %s", r.IdleCPU.Window.Round(time.Second)), "", fmt.Sprintf("%.2f %% of a core", r.IdleCPU.Percent), bench.RowIdleCPU)
+	}
+	return t.write(w)
+}
+
+// benchTable lines up columns of text, each left- or right-aligned.
+type benchTable struct {
+	rightAligned []bool
+	rows         [][]string
+}
+
+func (t *benchTable) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *benchTable) write(w io.Writer) error {
+	widths := make([]int, len(t.rightAligned))
+	for _, row := range t.rows {
+		for i, cell := range row {
+			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		}
+	}
+	var b strings.Builder
+	for _, row := range t.rows {
+		var line strings.Builder
+		for i, cell := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
+			if i > 0 {
+				line.WriteString("   ")
+			}
+			if t.rightAligned[i] {
+				line.WriteString(pad + cell)
+			} else {
+				line.WriteString(cell + pad)
+			}
+		}
+		b.WriteString(strings.TrimRight(line.String(), " ") + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func benchLatency(l bench.Latency) string {
+	if l.Count == 0 {
+		return "-"
+	}
+	s := fmt.Sprintf("%s/%s/%s ms", benchMillis(l.P50), benchMillis(l.P99), benchMillis(l.Max))
+	return s + benchLost(l.Lost)
+}
+
+func benchThroughput(t bench.Throughput) string {
+	if t.Count == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", t.PerSecond) + benchLost(t.Lost)
+}
+
+func benchLost(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d lost)", n)
+}
+
+// benchMillis prints a duration in milliseconds with two significant digits
+// below 10 ms.
+func benchMillis(d time.Duration) string {
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.2f", ms)
+	case ms < 10:
+		return fmt.Sprintf("%.1f", ms)
+	default:
+		return fmt.Sprintf("%.0f", ms)
 	}
 }

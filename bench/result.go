@@ -1,0 +1,84 @@
+package bench
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Result is everything one Run measured.
+type Result struct {
+	Agents   int           `json:"agents"`
+	Rate     int           `json:"rate"`
+	Duration time.Duration `json:"duration_ns"`
+	Burst    int           `json:"burst"`
+	// Floor is the minimal relay; Master the real one, nil when no binary
+	// was given.
+	Floor  Router  `json:"floor"`
+	Master *Router `json:"master,omitempty"`
+	// IdleCPU is the master's CPU use while idle; nil when not measured.
+	IdleCPU *IdleCPU `json:"idle_cpu,omitempty"`
+	// Checks are the targets, each met or missed.
+	Checks []Check `json:"checks,omitempty"`
+}
+
+// Router is what one router did with and without fsync.
+type Router struct {
+	Durable Variant `json:"durable"`
+	NoFsync Variant `json:"no_fsync"`
+}
+
+// Variant is one router in one durability setting.
+type Variant struct {
+	Steady Latency    `json:"steady"`
+	Burst  Throughput `json:"burst"`
+}
+
+// Latency is the outbox-to-inbox time of the steady run.
+type Latency struct {
+	Count int           `json:"count"` // messages posted
+	Lost  int           `json:"lost"`  // not seen in an inbox
+	P50   time.Duration `json:"p50_ns"`
+	P99   time.Duration `json:"p99_ns"`
+	Max   time.Duration `json:"max_ns"`
+}
+
+// Throughput is the burst run: Count messages posted at once.
+type Throughput struct {
+	Count int `json:"count"`
+	Lost  int `json:"lost"`
+	// Elapsed runs from the first post to the last delivery seen.
+	Elapsed   time.Duration `json:"elapsed_ns"`
+	PerSecond float64       `json:"per_second"`
+	// Posting is how long posting alone took: when it is close to Elapsed,
+	// the sender, not the router, set the pace.
+	Posting time.Duration `json:"posting_ns"`
+}
+
+// IdleCPU is the CPU time the master used while it had nothing to route.
+// /proc counts in ticks of 10 ms, so over 10 s the resolution is 0.1 %.
+type IdleCPU struct {
+	Window  time.Duration `json:"window_ns"`
+	CPU     time.Duration `json:"cpu_ns"`
+	Percent float64       `json:"percent_of_core"`
+}
+
+// latencyOf summarizes the outcome of n messages.
+func latencyOf(n int, out outcome) Latency {
+	l := Latency{Count: n, Lost: out.lost}
+	if len(out.latencies) == 0 {
+		return l
+	}
+	sorted := slices.Clone(out.latencies)
+	slices.Sort(sorted)
+	l.P50 = percentile(sorted, 0.50)
+	l.P99 = percentile(sorted, 0.99)
+	l.Max = sorted[len(sorted)-1]
+	return l
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	rank := int(math.Ceil(p * float64(len(sorted))))
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}

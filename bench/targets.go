@@ -1,0 +1,78 @@
+package bench
+
+import (
+	"fmt"
+	"time"
+)
+
+// The targets of the issue, for the master on a 2-core machine at the
+// default numbers (20 agents, 200 msg/s).
+const (
+	TargetP50          = time.Millisecond
+	TargetP99          = 5 * time.Millisecond
+	TargetBurstDurable = 1000 // messages per second
+	TargetBurstNoFsync = 5000
+	TargetIdlePercent  = 1.0 // of one core
+)
+
+// Rows of the result that checks refer to.
+const (
+	RowSteadyDurable = "steady_durable"
+	RowSteadyNoFsync = "steady_no_fsync"
+	RowBurstDurable  = "burst_durable"
+	RowBurstNoFsync  = "burst_no_fsync"
+	RowIdleCPU       = "idle_cpu"
+)
+
+// Check is one target and whether the master met it.
+type Check struct {
+	Row    string `json:"row"`
+	Target string `json:"target"`
+	Pass   bool   `json:"pass"`
+}
+
+// check compares the master's numbers with the targets. A lost message
+// misses every target of its row.
+func (r *Result) check() {
+	r.Checks = nil
+	if r.Master == nil {
+		return
+	}
+	steady := func(row string, l Latency) {
+		r.Checks = append(r.Checks, Check{
+			Row:    row,
+			Target: fmt.Sprintf("p50 ≤ %g ms, p99 ≤ %g ms", ms(TargetP50), ms(TargetP99)),
+			Pass:   l.Lost == 0 && l.P50 <= TargetP50 && l.P99 <= TargetP99,
+		})
+	}
+	burst := func(row string, t Throughput, target float64) {
+		r.Checks = append(r.Checks, Check{
+			Row:    row,
+			Target: fmt.Sprintf("≥ %.0f msg/s", target),
+			Pass:   t.Lost == 0 && t.PerSecond >= target,
+		})
+	}
+	steady(RowSteadyDurable, r.Master.Durable.Steady)
+	steady(RowSteadyNoFsync, r.Master.NoFsync.Steady)
+	burst(RowBurstDurable, r.Master.Durable.Burst, TargetBurstDurable)
+	burst(RowBurstNoFsync, r.Master.NoFsync.Burst, TargetBurstNoFsync)
+	if r.IdleCPU != nil {
+		r.Checks = append(r.Checks, Check{
+			Row:    RowIdleCPU,
+			Target: fmt.Sprintf("< %g %% of a core", TargetIdlePercent),
+			Pass:   r.IdleCPU.Percent < TargetIdlePercent,
+		})
+	}
+}
+
+// Check returns the check of a row, if the row has one.
+func (r *Result) Check(row string) (Check, bool) {
+	for _, c := range r.Checks {
+		if c.Row == row {
+			return c, true
+		}
+	}
+	return Check{}, false
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
