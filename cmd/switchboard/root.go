@@ -73,6 +73,11 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newAttachCmd(io, g),
 		newAgentsCmd(io, g),
 		newInterruptCmd(io, g),
+		newBulletinCmd(io, g),
+		newLockCmd(io, g),
+		newUnlockCmd(io, g),
+		newStateCmd(io, g),
+		newStatusCmd(io, g),
 		newBenchCmd(io, g),
 	)
 	return root

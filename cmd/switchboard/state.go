@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/bulletin"
+)
+
+func newStateCmd(io *streams, g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Shared key/value state in the bulletin (JSON values)",
+		Example: `  switchboard state set api_version '"v2"'
+  switchboard state set build '{"status": "green", "commit": "4f3a379"}'
+  switchboard state get build
+  switchboard state list`,
+	}
+	set := &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Set a key to a JSON value (a bare word is taken as a string)",
+		Args:  args(2, 2),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			ws, err := openWorkspace(g)
+			if err != nil {
+				return err
+			}
+			value := json.RawMessage(a[1])
+			if !json.Valid(value) {
+				quoted, _ := json.Marshal(a[1])
+				value = quoted
+			}
+			err = bulletin.NewStore(ws.store.Dir).Update(func(b *bulletin.Bulletin) error {
+				b.SharedState[a[0]] = value
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(io.out, "%s = %s\n", a[0], compactJSON(value))
+			return nil
+		},
+	}
+	get := &cobra.Command{
+		Use:   "get KEY",
+		Short: "Print a key's JSON value",
+		Args:  args(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			b, err := readBulletin(g)
+			if err != nil {
+				return err
+			}
+			v, ok := b.SharedState[a[0]]
+			if !ok {
+				return fmt.Errorf("no shared state %q; see switchboard state list", a[0])
+			}
+			fmt.Fprintln(io.out, compactJSON(v))
+			return nil
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "Print every key and value",
+		Args:  args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := readBulletin(g)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return writeJSON(io.out, b.SharedState)
+			}
+			for _, k := range sortedKeys(b.SharedState) {
+				fmt.Fprintf(io.out, "%s = %s\n", k, compactJSON(b.SharedState[k]))
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(set, get, list)
+	return cmd
+}
+
+func readBulletin(g *globals) (*bulletin.Bulletin, error) {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return nil, err
+	}
+	return bulletin.NewStore(ws.store.Dir).Read()
+}
+
+// compactJSON prints a stored value on one line, however it was indented.
+func compactJSON(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}

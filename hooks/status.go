@@ -1,0 +1,121 @@
+package hooks
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"switchboard/bulletin"
+	"switchboard/mailbox"
+)
+
+// Status is what every agent is shown before each prompt: its mailbox and
+// the team's bulletin.
+type Status struct {
+	Agent    string             `json:"agent"`
+	Unread   int                `json:"unread"`
+	Urgent   int                `json:"urgent"`
+	Bulletin *bulletin.Bulletin `json:"bulletin"`
+}
+
+// ReadStatus gathers an agent's status from file names and the bulletin,
+// opening no message.
+func ReadStatus(store *mailbox.Store, agent string) (*Status, error) {
+	unread, urgent, err := store.Counts(agent)
+	if err != nil {
+		return nil, err
+	}
+	b, err := bulletin.NewStore(store.Dir).Read()
+	if err != nil {
+		return nil, err
+	}
+	return &Status{Agent: agent, Unread: unread, Urgent: urgent, Bulletin: b}, nil
+}
+
+// Line is the one-line form, for status lines.
+func (s *Status) Line(utf bool) string {
+	mail := fmt.Sprintf("%d new", s.Unread)
+	if s.Urgent > 0 {
+		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
+	}
+	line := fmt.Sprintf("%s | Global: %s", mail, s.Bulletin.SystemStatus)
+	if utf {
+		line = "📬 " + mail + " | 🌐 Global: " + s.Bulletin.SystemStatus
+	}
+	if s.Bulletin.CurrentPhase != "" {
+		line += " | Phase: " + s.Bulletin.CurrentPhase
+	}
+	if n := len(s.Bulletin.Warnings); n > 0 {
+		line += fmt.Sprintf(" | %d warning", n)
+		if n > 1 {
+			line += "s"
+		}
+	}
+	return line
+}
+
+// Box is the status box, followed by the phase, warnings and held locks
+// when there are any; plain ASCII when utf is false.
+func (s *Status) Box(utf bool) string {
+	mail := fmt.Sprintf("Mailbox: %d new", s.Unread)
+	if s.Urgent > 0 {
+		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
+	}
+	inner := fmt.Sprintf(" %s | Global: %s", mail, s.Bulletin.SystemStatus)
+	tl, tr, bl, br, h, v := "+", "+", "+", "+", "-", "|"
+	if utf {
+		inner = fmt.Sprintf(" 📬 %s | 🌐 Global: %s", mail, s.Bulletin.SystemStatus)
+		tl, tr, bl, br, h, v = "╔", "╗", "╚", "╝", "═", "║"
+	}
+	width := max(54, displayWidth(inner)+2)
+	var b strings.Builder
+	b.WriteString(tl + strings.Repeat(h, width) + tr + "\n")
+	b.WriteString(v + inner + strings.Repeat(" ", width-displayWidth(inner)) + v + "\n")
+	b.WriteString(bl + strings.Repeat(h, width) + br + "\n")
+	if s.Bulletin.CurrentPhase != "" {
+		fmt.Fprintf(&b, "Phase: %s\n", s.Bulletin.CurrentPhase)
+	}
+	for _, w := range s.Bulletin.Warnings {
+		fmt.Fprintf(&b, "Warning (%s): %s\n", w.From, w.Text)
+	}
+	names := make([]string, 0, len(s.Bulletin.SharedResources))
+	for name := range s.Bulletin.SharedResources {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		l := s.Bulletin.SharedResources[name]
+		fmt.Fprintf(&b, "Locked: %s by %s", name, l.Holder)
+		if l.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", l.Reason)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// displayWidth counts terminal columns: the two emoji of the box are wide.
+func displayWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		if r >= 0x1F300 {
+			w += 2
+		} else {
+			w++
+		}
+	}
+	return w
+}
+
+// UTF8Terminal reports whether the locale asks for UTF-8.
+func UTF8Terminal() bool {
+	for _, name := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := os.Getenv(name); v != "" {
+			v = strings.ToUpper(v)
+			return strings.Contains(v, "UTF-8") || strings.Contains(v, "UTF8")
+		}
+	}
+	return false
+}
+
