@@ -118,4 +118,3 @@ func UTF8Terminal() bool {
 	}
 	return false
 }
-
