@@ -1,0 +1,179 @@
+package hooks
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// team makes a workspace of the default team with three messages waiting
+// for developer_agent: one normal, one urgent, one low.
+func team(t *testing.T) Env {
+	t.Helper()
+	root := t.TempDir()
+	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	store := mailbox.NewStore(root)
+	store.Durable = false
+	for _, a := range []string{"developer_agent", "reviewer_agent", "master_agent"} {
+		if err := store.Ensure(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
+	for i, m := range []mailbox.Message{
+		{From: "reviewer_agent", Title: "Part 1 needs tests", Priority: "normal", Type: "response", Content: "Add a test for expired tokens."},
+		{From: "master_agent", Title: "Stop: the API changed", Priority: "urgent", Type: "instruction", Content: "Rebase on main before you go on."},
+		{From: "reviewer_agent", Title: "Style nits", Priority: "low", Type: "notification"},
+	} {
+		m.ID = []string{"01a20000-0000-7000-8000-000000000001", "01a20000-0000-7000-8000-000000000002", "01a20000-0000-7000-8000-000000000003"}[i]
+		m.Timestamp = at
+		m.DeliveredAt = at.Add(time.Duration(i) * time.Second)
+		m.Seq = int64(i + 1)
+		m.To = []string{"developer_agent"}
+		if _, err := store.Deliver("developer_agent", &m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return Env{Workspace: root, Agent: "developer_agent", Store: store}
+}
+
+func runHook(t *testing.T, env Env, input string) map[string]any {
+	t.Helper()
+	var out bytes.Buffer
+	Claude(strings.NewReader(input), &out, env)
+	var res map[string]any
+	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+		t.Fatalf("hook output is not JSON: %q", out.String())
+	}
+	return res
+}
+
+func golden(t *testing.T, name string, got map[string]any) {
+	t.Helper()
+	data, _ := json.MarshalIndent(got, "", "  ")
+	path := filepath.Join("testdata", "golden", name+".json")
+	if *update {
+		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./hooks -update to write it)", err)
+	}
+	if string(bytes.TrimSpace(want)) != string(data) {
+		t.Errorf("%s differs from its golden file:\n--- got\n%s\n--- want\n%s", name, data, want)
+	}
+}
+
+func stateOf(t *testing.T, env Env) string {
+	st, _, err := env.Store.ReadState(env.Agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.State
+}
+
+func TestSessionStartIntroducesTheAgent(t *testing.T) {
+	env := team(t)
+	res := runHook(t, env, `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"/w","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet"}`)
+	golden(t, "session_start", res)
+	if stateOf(t, env) != mailbox.StateIdle {
+		t.Errorf("state %q after SessionStart; want idle", stateOf(t, env))
+	}
+}
+
+func TestUserPromptSubmitShowsNewMailOnce(t *testing.T) {
+	env := team(t)
+	input := `{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"go on","prompt_id":"p1","effort":{"level":"high"}}`
+	first := runHook(t, env, input)
+	golden(t, "user_prompt_submit", first)
+	if stateOf(t, env) != mailbox.StateBusy {
+		t.Errorf("state %q after UserPromptSubmit; want busy", stateOf(t, env))
+	}
+	second := runHook(t, env, input)
+	ctx := second["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
+	if strings.Contains(ctx, "Part 1 needs tests") {
+		t.Errorf("the second prompt was shown the same mail again:\n%s", ctx)
+	}
+	if !strings.Contains(ctx, "Mailbox: 3 new (1 urgent)") {
+		t.Errorf("the status box is missing from the second prompt's context:\n%s", ctx)
+	}
+}
+
+func TestPostToolUseShowsOnlyUrgentMail(t *testing.T) {
+	env := team(t)
+	input := `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_response":{"stdout":""}}`
+	golden(t, "post_tool_use", runHook(t, env, input))
+	if res := runHook(t, env, input); len(res) != 0 {
+		t.Errorf("second PostToolUse answered %v; want {}: the urgent message was shown already", res)
+	}
+	// The normal message is still shown at the next prompt, the urgent one not again.
+	ctx := runHook(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"x"}`)["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
+	if !strings.Contains(ctx, "Part 1 needs tests") || strings.Contains(ctx, "Stop: the API changed") {
+		t.Errorf("prompt after PostToolUse:\n%s\nwant the normal message and not the urgent one", ctx)
+	}
+}
+
+func TestStopBlocksOnceForUnseenMail(t *testing.T) {
+	env := team(t)
+	golden(t, "stop_block", runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Done.","background_tasks":[],"session_crons":[]}`))
+	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {
+		t.Errorf("Stop with nothing new answered %v; want {}", res)
+	}
+	if stateOf(t, env) != mailbox.StateIdle {
+		t.Errorf("state %q after a plain Stop; want idle", stateOf(t, env))
+	}
+}
+
+func TestStopDoesNotLoopWhenTheHookIsActive(t *testing.T) {
+	env := team(t)
+	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":true}`); len(res) != 0 {
+		t.Errorf("Stop with stop_hook_active answered %v; want {}", res)
+	}
+}
+
+func TestGeminiAfterAgentDenies(t *testing.T) {
+	env := team(t)
+	res := runHook(t, env, `{"hook_event_name":"AfterAgent"}`)
+	if res["decision"] != "deny" || !strings.Contains(res["reason"].(string), "Part 1 needs tests") {
+		t.Errorf("AfterAgent = %v; want decision deny with the mail", res)
+	}
+}
+
+func TestNotificationsAndSessionEndSetState(t *testing.T) {
+	env := team(t)
+	for _, tt := range []struct{ input, state string }{
+		{`{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, mailbox.StateWaiting},
+		{`{"hook_event_name":"Notification","notification_type":"idle_prompt"}`, mailbox.StateIdle},
+		{`{"hook_event_name":"SessionEnd","reason":"exit"}`, mailbox.StateExited},
+	} {
+		if res := runHook(t, env, tt.input); len(res) != 0 {
+			t.Errorf("%s answered %v; want {}", tt.input, res)
+		}
+		if got := stateOf(t, env); got != tt.state {
+			t.Errorf("%s: state %q; want %q", tt.input, got, tt.state)
+		}
+	}
+}
+
+func TestBadInputAlwaysGetsValidJSON(t *testing.T) {
+	env := team(t)
+	for _, input := range []string{"", "not json", `{"hook_event_name": 42}`, `{"hook_event_name":"SomethingNew"}`, `[1,2,3]`} {
+		if res := runHook(t, env, input); len(res) != 0 {
+			t.Errorf("input %q answered %v; want {}", input, res)
+		}
+	}
+}

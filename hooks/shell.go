@@ -1,0 +1,48 @@
+package hooks
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"switchboard/mailbox"
+)
+
+// Prompt is `hook prompt`, run by bash's PROMPT_COMMAND or zsh's precmd: it
+// marks the agent idle and prints the status box and the titles of new mail.
+func Prompt(out io.Writer, env Env, utf bool) error {
+	if err := setState(env, mailbox.StateIdle); err != nil {
+		return err
+	}
+	st, err := ReadStatus(env.Store, env.Agent)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(out, st.Box(utf))
+	m := readMarks(env.Store, env.Agent)
+	items, err := unshown(env.Store, env.Agent, m, false)
+	if err != nil || len(items) == 0 {
+		return err
+	}
+	shown := items
+	if len(shown) > maxListed {
+		shown = shown[len(shown)-maxListed:]
+	}
+	for _, info := range shown {
+		msg, err := mailbox.Load(filepath.Join(env.Store.InboxDir(env.Agent), info.Name))
+		if err != nil {
+			continue
+		}
+		fmt.Fprintf(out, "  new: [%s] %s — %s (switchboard read %s)\n", msg.Priority, msg.From, msg.Title, msg.ID)
+	}
+	if len(items) > len(shown) {
+		fmt.Fprintf(out, "  and %d more: switchboard inbox\n", len(items)-len(shown))
+	}
+	m.all = items[len(items)-1].Name
+	return writeMarks(env.Store, env.Agent, m)
+}
+
+// Preexec is `hook preexec`, run before each command: the agent is busy.
+func Preexec(env Env) error {
+	return setState(env, mailbox.StateBusy)
+}

@@ -1,0 +1,67 @@
+package hooks
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"switchboard/mailbox"
+)
+
+// marks are the high-water marks of what an agent has been shown: every
+// message up to all, and urgent messages up to urgent (PostToolUse shows
+// urgent ones alone, ahead of the rest).
+type marks struct {
+	all    string
+	urgent string
+}
+
+func marksPath(store *mailbox.Store, agent string) string {
+	return filepath.Join(store.AgentDir(agent), "shown")
+}
+
+func readMarks(store *mailbox.Store, agent string) marks {
+	data, _ := os.ReadFile(marksPath(store, agent))
+	// Two lines, either of which may be empty: split before trimming.
+	all, urgent, _ := strings.Cut(string(data), "\n")
+	return marks{all: strings.TrimSpace(all), urgent: strings.TrimSpace(urgent)}
+}
+
+func writeMarks(store *mailbox.Store, agent string, m marks) error {
+	return mailbox.Replace(store.TmpDir(agent), store.AgentDir(agent), "shown", []byte(m.all+"\n"+m.urgent+"\n"), false)
+}
+
+// unshown lists the agent's unread messages not yet shown, oldest first,
+// from names alone. With urgentOnly, only urgent ones.
+func unshown(store *mailbox.Store, agent string, m marks, urgentOnly bool) ([]mailbox.FileInfo, error) {
+	dir, err := os.Open(store.InboxDir(agent))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	var out []mailbox.FileInfo
+	for _, name := range names {
+		if name <= m.all || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		info, ok := mailbox.ParseFileName(name)
+		if !ok {
+			continue
+		}
+		urgent := info.Priority == mailbox.PriorityUrgent
+		if (urgentOnly && !urgent) || (urgent && name <= m.urgent) {
+			continue
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
