@@ -239,16 +239,31 @@ func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
 }
 
 // Counts returns the agent's unread and urgent unread messages from the
-// file names alone, without opening a file.
+// file names alone: no file is opened, no name parsed, nothing sorted, so
+// that hooks can call it before every prompt with thousands unread.
 func (s *Store) Counts(agent string) (unread, urgent int, err error) {
-	entries, err := listDir(s.InboxDir(agent), false)
-	if err != nil {
-		return 0, 0, err
+	dir, err := os.Open(s.InboxDir(agent))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, nil
 	}
-	for _, e := range entries {
-		if e.Priority == PriorityUrgent {
+	if err != nil {
+		return 0, 0, fmt.Errorf("count mail of %s: %w", agent, err)
+	}
+	defer dir.Close()
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count mail of %s: %w", agent, err)
+	}
+	for _, name := range names {
+		// A delivered name is <time>_<priority>_<id>.json; the time has a
+		// fixed width, so the priority starts at a fixed place.
+		if len(name) < len(fileTimeLayout)+2 || name[0] == '.' || !strings.HasSuffix(name, ".json") || name[len(fileTimeLayout)] != '_' {
+			continue
+		}
+		unread++
+		if strings.HasPrefix(name[len(fileTimeLayout)+1:], PriorityUrgent+"_") {
 			urgent++
 		}
 	}
-	return len(entries), urgent, nil
+	return unread, urgent, nil
 }
