@@ -15,7 +15,20 @@ var ErrExists = errors.New("file already exists")
 // durable, links it into place (failing with ErrExists if the name is taken),
 // and syncs dir when durable.
 func Publish(tmpDir, dir, name string, data []byte, durable bool) error {
-	tmp, err := writeTemp(tmpDir, data, durable)
+	if err := Link(tmpDir, dir, name, data, durable); err != nil {
+		return err
+	}
+	if durable {
+		return SyncDir(dir)
+	}
+	return nil
+}
+
+// Link is Publish without the sync of dir: the data is synced (when
+// syncData) before the name appears, and the caller syncs dir, once for a
+// batch of files.
+func Link(tmpDir, dir, name string, data []byte, syncData bool) error {
+	tmp, err := writeTemp(tmpDir, data, syncData)
 	if err != nil {
 		return err
 	}
@@ -26,9 +39,6 @@ func Publish(tmpDir, dir, name string, data []byte, durable bool) error {
 			return fmt.Errorf("publish %s: %w", target, ErrExists)
 		}
 		return fmt.Errorf("publish %s: %w", target, err)
-	}
-	if durable {
-		return SyncDir(dir)
 	}
 	return nil
 }

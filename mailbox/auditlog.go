@@ -119,8 +119,30 @@ func (w *LogWriter) Routed(id string) (Record, bool) {
 	return rec, ok
 }
 
-// Append numbers rec with the next seq and writes it as one line.
+// Append numbers rec with the next seq, writes it as one line, and syncs
+// the log when durable.
 func (w *LogWriter) Append(rec Record) (Record, error) {
+	rec, err := w.AppendUnsynced(rec)
+	if err != nil {
+		return rec, err
+	}
+	return rec, w.Sync()
+}
+
+// Sync makes every appended record durable (when the log is durable).
+func (w *LogWriter) Sync() error {
+	if !w.durable {
+		return nil
+	}
+	if err := w.file.Sync(); err != nil {
+		return fmt.Errorf("sync audit log: %w", err)
+	}
+	return nil
+}
+
+// AppendUnsynced is Append for a batch: the caller calls Sync once before
+// acting on any of the records.
+func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 	rec.Seq = w.lastSeq + 1
 	line, err := json.Marshal(rec)
 	if err != nil {
@@ -129,11 +151,6 @@ func (w *LogWriter) Append(rec Record) (Record, error) {
 	line = append(line, '\n')
 	if _, err := w.file.Write(line); err != nil {
 		return rec, fmt.Errorf("append to audit log: %w", err)
-	}
-	if w.durable {
-		if err := w.file.Sync(); err != nil {
-			return rec, fmt.Errorf("sync audit log: %w", err)
-		}
 	}
 	w.lastSeq = rec.Seq
 	index := rec

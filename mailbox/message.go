@@ -49,6 +49,10 @@ var (
 // ErrInvalid is wrapped by every validation error.
 var ErrInvalid = errors.New("invalid message")
 
+// ErrIncomplete is wrapped, with ErrInvalid, when a file is empty or not
+// whole JSON: it may still be being written.
+var ErrIncomplete = errors.New("not whole JSON")
+
 // Message is one message between agents. Fields the contract does not name
 // are kept in Extra and written back unchanged.
 type Message struct {
@@ -103,10 +107,14 @@ func Parse(data []byte) (*Message, error) {
 		return nil, fmt.Errorf("%w: file is %d bytes, the limit is %d", ErrInvalid, len(data), MaxFileSize)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("%w: file is empty", ErrInvalid)
+		return nil, fmt.Errorf("%w: file is empty (%w)", ErrInvalid, ErrIncomplete)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, fmt.Errorf("%w: not a JSON object: %w (%w)", ErrInvalid, err, ErrIncomplete)
+		}
 		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalid, err)
 	}
 	var w wireMessage

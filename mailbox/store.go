@@ -99,8 +99,18 @@ func (s *Store) Post(agent string, m *Message) (string, error) {
 // Deliver writes a copy of m into the agent's inbox under the name given by
 // m.DeliveredAt, m.Priority and m.ID. Delivering the same copy again is a
 // no-op, also after the agent has read it: delivered reports whether this call
-// wrote it.
+// wrote it. When durable, the inbox folder is synced too.
 func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
+	delivered, err = s.DeliverUnsynced(agent, m)
+	if delivered && s.Durable {
+		err = SyncDir(s.InboxDir(agent))
+	}
+	return delivered, err
+}
+
+// DeliverUnsynced is Deliver without the sync of the inbox folder, for a
+// caller that delivers a batch and syncs each folder once (SyncDir).
+func (s *Store) DeliverUnsynced(agent string, m *Message) (delivered bool, err error) {
 	name := FileName(m.DeliveredAt, m.Priority, m.ID)
 	// The inbox is checked before read/: a file moves only from the first to
 	// the second, so one of the two checks sees it.
@@ -113,7 +123,7 @@ func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	err = Publish(s.TmpDir(agent), s.InboxDir(agent), name, data, s.Durable)
+	err = Link(s.TmpDir(agent), s.InboxDir(agent), name, data, s.Durable)
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}

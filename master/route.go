@@ -1,7 +1,6 @@
 package master
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +24,18 @@ type unsettled struct {
 	err   error
 }
 
+// batchSize bounds one group commit: the records of up to this many
+// messages are appended, the log synced once, and the messages delivered.
+const batchSize = 256
+
+// routing is one message on its way: its record is in the log.
+type routing struct {
+	path  string
+	msg   *mailbox.Message
+	rec   mailbox.Record
+	fresh bool // logged by this pass, not found logged by an earlier run
+}
+
 // scanOutbox routes every message file in one agent's outbox. It returns an
 // error only when the audit log cannot be written, which stops the master:
 // routing without a log would break the exactly-once guarantee.
@@ -41,6 +52,7 @@ func (m *Master) scanOutbox(agent string) error {
 		return nil
 	}
 	seen := make(map[string]bool)
+	var batch []*routing
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
@@ -48,9 +60,22 @@ func (m *Master) scanOutbox(agent string) error {
 		}
 		path := filepath.Join(dir, name)
 		seen[path] = true
-		if err := m.routeFile(agent, path); err != nil {
+		r, err := m.prepare(agent, path)
+		if err != nil {
 			return err
 		}
+		if r != nil {
+			batch = append(batch, r)
+		}
+		if len(batch) == batchSize {
+			if err := m.commit(agent, batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := m.commit(agent, batch); err != nil {
+		return err
 	}
 	for path, u := range m.unsettled {
 		if u.agent == agent && !seen[path] {
@@ -66,42 +91,46 @@ type errLog struct{ err error }
 func (e errLog) Error() string { return "audit log: " + e.err.Error() }
 func (e errLog) Unwrap() error { return e.err }
 
-func (m *Master) routeFile(agent, path string) error {
+// prepare reads one outbox file and, when it is a valid message, logs it
+// (unless an earlier run did) without syncing the log. It returns nil for a
+// file it rejected, one still being written, or one gone meanwhile.
+func (m *Master) prepare(agent, path string) (*routing, error) {
 	data, stamp, err := readOutboxFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil // gone meanwhile: routed by a previous pass or taken back
+		return nil, nil // gone meanwhile: routed by a previous pass or taken back
 	}
 	var refused refusal
 	if errors.As(err, &refused) {
 		m.reject(agent, path, string(refused))
-		return nil
+		return nil, nil
 	}
 	if err != nil {
 		m.logf("cannot read %s: %v", path, err)
-		return nil
+		return nil, nil
 	}
-	if !json.Valid(data) {
-		m.waitToSettle(agent, path, stamp, data)
-		return nil
+	msg, err := mailbox.Parse(data)
+	if errors.Is(err, mailbox.ErrIncomplete) {
+		m.waitToSettle(agent, path, stamp, err)
+		return nil, nil
 	}
 	delete(m.unsettled, path)
-	msg, err := mailbox.Parse(data)
 	if err != nil {
 		m.reject(agent, path, err.Error())
-		return nil
+		return nil, nil
 	}
 	if msg.From == "" {
 		msg.From = agent
 	}
 	if msg.From != agent {
 		m.reject(agent, path, fmt.Sprintf("spoofed sender: \"from\" is %q, but the message was posted in the outbox of %s", msg.From, agent))
-		return nil
+		return nil, nil
 	}
-	if msg.Normalize(m.now()) {
-		if err := msg.Validate(); err != nil {
-			m.reject(agent, path, err.Error())
-			return nil
-		}
+	normalized := msg.Normalize(m.now())
+	if err := msg.Validate(); err != nil {
+		m.reject(agent, path, err.Error())
+		return nil, nil
+	}
+	if normalized {
 		// Fix the id on disk before anything is delivered, so that a restart
 		// finds the same message and does not route it under a new id.
 		data, err := msg.Encode()
@@ -110,59 +139,95 @@ func (m *Master) routeFile(agent, path string) error {
 		}
 		if err != nil {
 			m.logf("cannot fill in the id of %s: %v", path, err)
-			return nil
+			return nil, nil
 		}
-	} else if err := msg.Validate(); err != nil {
-		m.reject(agent, path, err.Error())
-		return nil
 	}
-	return m.route(agent, path, msg)
-}
-
-// route logs a valid message (unless a previous run already did), delivers
-// it as its record says, and moves it to sent/.
-func (m *Master) route(agent, path string, msg *mailbox.Message) error {
 	rec, done := m.log.Routed(msg.ID)
 	if !done {
 		var ok bool
-		rec, ok = m.decide(agent, path, msg)
-		if !ok {
-			return nil
+		if rec, ok = m.decide(agent, path, msg); !ok {
+			return nil, nil
 		}
-		var err error
-		if rec, err = m.log.Append(rec); err != nil {
-			return errLog{err}
+		if rec, err = m.log.AppendUnsynced(rec); err != nil {
+			return nil, errLog{err}
 		}
 		m.logRouted(rec)
 	}
-	copy := *msg
-	copy.Seq, copy.DeliveredAt = rec.Seq, rec.Time
-	for _, to := range rec.Delivered {
-		if err := m.store.Ensure(to); err != nil {
-			m.logf("#%d: cannot deliver to %s: %v; will retry", rec.Seq, to, err)
-			return nil
-		}
-		if _, err := m.store.Deliver(to, &copy); err != nil {
-			m.logf("#%d: cannot deliver to %s: %v; will retry", rec.Seq, to, err)
-			return nil
+	return &routing{path: path, msg: msg, rec: rec, fresh: !done}, nil
+}
+
+// commit makes a batch's records durable with one sync of the log, delivers
+// every copy under names derived from the records, syncs each inbox folder
+// it wrote to once, and only then moves the messages to sent/. A failed
+// delivery leaves its message in the outbox for the next pass.
+func (m *Master) commit(agent string, batch []*routing) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	if err := m.log.Sync(); err != nil {
+		return errLog{err}
+	}
+	written := make(map[string]bool)
+	delivered := make([]bool, len(batch))
+	for i, r := range batch {
+		delivered[i] = m.deliver(agent, r, written)
+	}
+	if m.store.Durable {
+		for dir := range written {
+			if err := mailbox.SyncDir(dir); err != nil {
+				m.logf("cannot sync %s: %v; will retry", dir, err)
+				return nil
+			}
 		}
 	}
-	if !done {
-		m.announce(msg, rec)
-	}
-	if len(rec.Blocked) > 0 {
-		if _, err := m.store.Deliver(agent, blockedNotice(msg, rec)); err != nil {
-			m.logf("#%d: cannot tell %s it was blocked: %v; will retry", rec.Seq, agent, err)
-			return nil
+	for i, r := range batch {
+		if !delivered[i] {
+			continue
 		}
-	}
-	// Not synced: should the move be lost, the record makes the next pass a
-	// no-op that moves it again.
-	sent := filepath.Join(m.store.SentDir(agent), mailbox.FileName(rec.Time, msg.Priority, msg.ID))
-	if err := mailbox.Move(path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		m.logf("#%d: delivered, but cannot move it to sent/: %v", rec.Seq, err)
+		if r.fresh {
+			m.announce(r.msg, r.rec)
+		}
+		// Not synced: should the move be lost, the record makes the next
+		// pass a no-op that moves it again.
+		sent := filepath.Join(m.store.SentDir(agent), mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID))
+		if err := mailbox.Move(r.path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
+		}
 	}
 	return nil
+}
+
+// deliver writes one message's copies, and the sender's BLOCKED notice,
+// noting the inbox folders written to. It reports whether all went in.
+func (m *Master) deliver(agent string, r *routing, written map[string]bool) bool {
+	copy := *r.msg
+	copy.Seq, copy.DeliveredAt = r.rec.Seq, r.rec.Time
+	put := func(to string, msg *mailbox.Message) bool {
+		ok, err := m.store.DeliverUnsynced(to, msg)
+		if errors.Is(err, fs.ErrNotExist) {
+			// Its mailbox went away while the master ran: make it again.
+			if err = m.store.Ensure(to); err == nil {
+				ok, err = m.store.DeliverUnsynced(to, msg)
+			}
+		}
+		if err != nil {
+			m.logf("#%d: cannot deliver to %s: %v; will retry", r.rec.Seq, to, err)
+			return false
+		}
+		if ok {
+			written[m.store.InboxDir(to)] = true
+		}
+		return true
+	}
+	for _, to := range r.rec.Delivered {
+		if !put(to, &copy) {
+			return false
+		}
+	}
+	if len(r.rec.Blocked) > 0 {
+		return put(agent, blockedNotice(r.msg, r.rec))
+	}
+	return true
 }
 
 // decide expands the recipients and applies the rules. It rejects a message
@@ -289,11 +354,10 @@ func checkOutboxFile(fi fs.FileInfo) error {
 
 // waitToSettle keeps a file that is not valid JSON until it has stayed
 // unchanged for the settle time, then rejects it with the parse error.
-func (m *Master) waitToSettle(agent, path, stamp string, data []byte) {
+func (m *Master) waitToSettle(agent, path, stamp string, parseErr error) {
 	now := m.now()
 	u, known := m.unsettled[path]
 	if !known || u.stamp != stamp {
-		_, parseErr := mailbox.Parse(data)
 		m.unsettled[path] = unsettled{agent: agent, stamp: stamp, since: now, err: parseErr}
 		return
 	}

@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"sort"
+	"sync"
 
 	"switchboard/mailbox"
 )
@@ -20,6 +21,10 @@ type Rules struct {
 	Forbidden  []Forbidden
 	Oversight  []Name
 	Interrupts []Name // nil when the file leaves it out: the oversight list applies
+
+	team     sync.Once // Agents is computed once: the master asks per recipient
+	agents   []string
+	agentSet map[string]bool
 }
 
 // Name is an agent name and where it was written.
@@ -46,6 +51,11 @@ type Forbidden struct {
 // Agents returns every agent the rules name, sorted, without "*". The
 // operator is included: it is always part of the team.
 func (r *Rules) Agents() []string {
+	r.team.Do(r.collectAgents)
+	return slices.Clone(r.agents)
+}
+
+func (r *Rules) collectAgents() {
 	set := map[string]bool{mailbox.Operator: true}
 	add := func(names []Name) {
 		for _, n := range names {
@@ -69,12 +79,13 @@ func (r *Rules) Agents() []string {
 		agents = append(agents, name)
 	}
 	sort.Strings(agents)
-	return agents
+	r.agents, r.agentSet = agents, set
 }
 
 // Knows reports whether agent is part of the team.
 func (r *Rules) Knows(agent string) bool {
-	return slices.Contains(r.Agents(), agent)
+	r.team.Do(r.collectAgents)
+	return r.agentSet[agent]
 }
 
 // IsOverseer reports whether agent may read every message and change the
