@@ -100,8 +100,14 @@ func (p parser) mapping(n *yaml.Node, what string, each func(key, value *yaml.No
 	if n.Kind != yaml.MappingNode {
 		return p.fail(n.Line, "%s must be a mapping of keys to values", what)
 	}
+	seen := make(map[string]int)
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		if err := each(n.Content[i], n.Content[i+1]); err != nil {
+		key := n.Content[i]
+		if first, dup := seen[key.Value]; dup {
+			return p.fail(key.Line, "%q is repeated in %s (first at line %d): merge the two", key.Value, what, first)
+		}
+		seen[key.Value] = key.Line
+		if err := each(key, n.Content[i+1]); err != nil {
 			return err
 		}
 	}
