@@ -12,7 +12,9 @@ func FuzzParse(f *testing.F) {
 		`{"id":"01a20000-0000-7000-8000-000000000001","timestamp":"2026-11-22T08:57:00.123Z","from":"developer_agent","to":["reviewer_agent"],"title":"Code review","priority":"normal","type":"request","content":"x","requires_response":true,"correlation_id":"c","in_reply_to":"i","x_extra":[1,{"a":null}]}`,
 		`{"to":"b","title":"t"}`,
 		`{"to":["*"],"title":"t","seq":4,"delivered_at":"2026-11-22T08:57:00Z"}`,
-		`{"title":5}`, `[]`, `{`, ``, `{"to":null}`, `{"timestamp":"x"}`,
+		`{"title":"résumé <b> & \u2028","content":"line\nline\t\u0001","timestamp":"2026-11-22T10:57:00.5+02:00"}`,
+		`{"x_a":"1","x_b":1e3,"x_c":[true,null],"x_d":{"e":{}}}`,
+		`{"title":5}`, `[]`, `{`, ``, `null`, `{"to":null}`, `{"timestamp":"x"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -26,10 +26,14 @@ func testMessage(id string, at time.Time, priority string) *Message {
 
 func TestEnsureMakesPrivateFolders(t *testing.T) {
 	s := testStore(t)
-	for _, dir := range []string{s.Dir, s.InboxDir("dev"), s.ReadDir("dev"), s.OutboxDir("dev"), s.SentDir("dev"), s.RejectedDir("dev"), s.TmpDir("dev")} {
+	for _, dir := range []string{s.Dir, filepath.Dir(s.LogPath()), s.AgentDir("dev"), s.InboxDir("dev"), s.ReadDir("dev"), s.OutboxDir("dev"), s.SentDir("dev"), s.RejectedDir("dev"), s.TmpDir("dev")} {
 		fi, err := os.Stat(dir)
-		if err != nil || fi.Mode().Perm() != 0o700 {
-			t.Errorf("%s: %v, mode %v; want a 0700 folder", dir, err, fi.Mode().Perm())
+		if err != nil {
+			t.Errorf("Ensure did not make %s: %v", dir, err)
+			continue
+		}
+		if !fi.IsDir() || fi.Mode().Perm() != 0o700 {
+			t.Errorf("%s: mode %v; want a 0700 folder", dir, fi.Mode())
 		}
 	}
 	if err := s.Ensure("Not Valid"); err == nil {
@@ -73,7 +77,10 @@ func TestDeliverIsIdempotentAlsoAfterRead(t *testing.T) {
 	if ok, err := s.Deliver("rev", m); ok || err != nil {
 		t.Errorf("second Deliver = %v, %v; want a no-op", ok, err)
 	}
-	entries, _ := s.List("rev", Unread)
+	entries, err := s.List("rev", Unread)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("List(Unread) = %+v, %v; want the one copy", entries, err)
+	}
 	if _, err := s.MarkRead("rev", entries[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -147,5 +154,211 @@ func TestStateFile(t *testing.T) {
 	}
 	if err := s.WriteState("dev", AgentState{State: "sleeping"}); err == nil {
 		t.Errorf("WriteState accepted an unknown state")
+	}
+}
+
+func TestMessageFilesArePrivate(t *testing.T) {
+	s := testStore(t)
+	m := testMessage("01a20000-0000-7000-8000-000000000001", time.Now(), PriorityNormal)
+	posted, err := s.Post("dev", m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Deliver("rev", m); err != nil {
+		t.Fatal(err)
+	}
+	delivered, err := s.List("rev", Unread)
+	if err != nil || len(delivered) != 1 {
+		t.Fatalf("List = %+v, %v; want the delivered copy", delivered, err)
+	}
+	read, err := s.MarkRead("rev", delivered[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{filepath.Join(s.OutboxDir("dev"), posted), read.Path} {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v; want 0600", path, fi.Mode().Perm())
+		}
+	}
+}
+
+func TestPublishOverAnExistingNameLeavesNoTemporary(t *testing.T) {
+	s := testStore(t)
+	dir := s.OutboxDir("dev")
+	for i := range 3 {
+		err := Publish(s.TmpDir("dev"), dir, "m.json", []byte("x"), false)
+		if i == 0 && err != nil {
+			t.Fatal(err)
+		}
+		if i > 0 && !errors.Is(err, ErrExists) {
+			t.Fatalf("Publish #%d = %v; want ErrExists", i+1, err)
+		}
+	}
+	for _, d := range []string{s.TmpDir("dev"), dir} {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() != "m.json" && e.Type().IsRegular() {
+				t.Errorf("%s left behind in %s", e.Name(), d)
+			}
+		}
+	}
+}
+
+func TestPostedMessageIsListedOnceDelivered(t *testing.T) {
+	s := testStore(t)
+	m := testMessage("01a20000-0000-7000-8000-000000000001", time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC), PriorityUrgent)
+	if _, err := s.Post("dev", m); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Post("dev", m); !errors.Is(err, ErrExists) {
+		t.Errorf("posting the same message twice = %v; want ErrExists", err)
+	}
+	if got, err := s.List("rev", All); err != nil || len(got) != 0 {
+		t.Errorf("List(rev) before delivery = %+v, %v; a posted message is not in any inbox yet", got, err)
+	}
+	m.DeliveredAt = m.Timestamp.Add(time.Second)
+	if _, err := s.Deliver("rev", m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.List("rev", All)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("List(rev) after delivery = %+v, %v", got, err)
+	}
+	e := got[0]
+	if e.ID != m.ID || e.Priority != PriorityUrgent || !e.Time.Equal(m.DeliveredAt) || e.Read {
+		t.Errorf("entry = %+v; want unread urgent %s delivered at %v", e, m.ID, m.DeliveredAt)
+	}
+	loaded, err := Load(e.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded.Title != m.Title || loaded.From != "dev" || !loaded.DeliveredAt.Equal(m.DeliveredAt) {
+		t.Errorf("Load(inbox copy) = %+v", loaded)
+	}
+}
+
+func TestListSeparatesUnreadAndRead(t *testing.T) {
+	s := testStore(t)
+	base := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ids := []string{"01a20000-0000-7000-8000-000000000001", "01a20000-0000-7000-8000-000000000002", "01a20000-0000-7000-8000-000000000003"}
+	for i, id := range ids {
+		if _, err := s.Deliver("rev", testMessage(id, base.Add(time.Duration(i)*time.Second), PriorityNormal)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	middle, err := s.Find("rev", ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := s.MarkRead("rev", middle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := s.MarkRead("rev", read); err != nil || again.Path != read.Path {
+		t.Errorf("MarkRead of a read message = %+v, %v; want it left where it is", again, err)
+	}
+	// Files that are not delivered messages are not listed.
+	for _, stray := range []string{".tmp-123", "notes.txt", "20261122T080000.000000000Z_normal_x.json.error"} {
+		if err := os.WriteFile(filepath.Join(s.InboxDir("rev"), stray), []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(s.InboxDir("rev"), "20261122T090000.000000000Z_normal_dir.json"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name string
+		box  Box
+		ids  []string
+		read []bool
+	}{
+		{"unread", Unread, []string{ids[0], ids[2]}, []bool{false, false}},
+		{"read", Read, []string{ids[1]}, []bool{true}},
+		{"all", All, ids, []bool{false, true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := s.List("rev", tt.box)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.ids) {
+				t.Fatalf("List = %+v; want %v", got, tt.ids)
+			}
+			for i, e := range got {
+				wantDir := s.InboxDir("rev")
+				if tt.read[i] {
+					wantDir = s.ReadDir("rev")
+				}
+				if e.ID != tt.ids[i] || e.Read != tt.read[i] || filepath.Dir(e.Path) != wantDir {
+					t.Errorf("entry %d = %+v; want %s, read %v, in %s", i, e, tt.ids[i], tt.read[i], wantDir)
+				}
+			}
+		})
+	}
+	if got, err := s.List("nobody", All); err != nil || len(got) != 0 {
+		t.Errorf("List of an agent without a mailbox = %+v, %v; want nothing", got, err)
+	}
+}
+
+func TestFind(t *testing.T) {
+	s := testStore(t)
+	base := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	ids := []string{"0193a7c2-0000-7000-8000-000000000001", "0193a7c2-0000-7000-8000-000000000002", "0193b000-0000-7000-8000-000000000003"}
+	for i, id := range ids {
+		if _, err := s.Deliver("rev", testMessage(id, base.Add(time.Duration(i)*time.Second), PriorityNormal)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last, err := s.Find("rev", ids[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.MarkRead("rev", last); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name, id string
+		want     string // the id found, or "" for an error
+		notFound bool
+		msg      string
+	}{
+		{"full id", ids[1], ids[1], false, ""},
+		{"full id of a read message", ids[2], ids[2], false, ""},
+		{"unique prefix", "0193b", ids[2], false, ""},
+		{"unique longer prefix", "0193a7c2-0000-7000-8000-000000000001", ids[0], false, ""},
+		{"ambiguous prefix", "0193a7c2", "", false, `id prefix "0193a7c2" matches 2 messages of rev; give more of the id`},
+		{"unknown id", "ffff", "", true, `no such message "ffff" in the mailbox of rev`},
+		{"empty id", "", "", true, "no such message"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := s.Find("rev", tt.id)
+			if tt.want != "" {
+				if err != nil || e.ID != tt.want {
+					t.Errorf("Find(%q) = %+v, %v; want %s", tt.id, e, err, tt.want)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("Find(%q) = %+v; want an error", tt.id, e)
+			}
+			if errors.Is(err, ErrNotFound) != tt.notFound {
+				t.Errorf("Find(%q) = %v; errors.Is(ErrNotFound) should be %v", tt.id, err, tt.notFound)
+			}
+			if !strings.Contains(err.Error(), tt.msg) {
+				t.Errorf("Find(%q) = %q; want it to say %q", tt.id, err, tt.msg)
+			}
+		})
 	}
 }
