@@ -143,6 +143,9 @@ func (w *LogWriter) Sync() error {
 // AppendUnsynced is Append for a batch: the caller calls Sync once before
 // acting on any of the records.
 func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
+	if rec.Message == nil {
+		return rec, errors.New("log record without a message")
+	}
 	rec.Seq = w.lastSeq + 1
 	line, err := json.Marshal(rec)
 	if err != nil {

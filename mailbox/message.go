@@ -117,6 +117,13 @@ func Parse(data []byte) (*Message, error) {
 		}
 		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalid, err)
 	}
+	// Go matches JSON keys to fields regardless of case: a "FROM" beside
+	// "from" could decide the sender. Only exact keys may name a field.
+	for k := range raw {
+		if !knownFields[k] && knownFields[strings.ToLower(k)] {
+			return nil, fmt.Errorf("%w: field %q differs from %q only in case; write it in lowercase", ErrInvalid, k, strings.ToLower(k))
+		}
+	}
 	var w wireMessage
 	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, describeJSONError(err))
@@ -139,10 +146,16 @@ func Parse(data []byte) (*Message, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: timestamp %q is not RFC 3339 (example: 2026-11-22T08:57:00.123Z)", ErrInvalid, w.Timestamp)
 		}
+		if y := ts.UTC().Year(); y < 1 || y > 9999 {
+			return nil, fmt.Errorf("%w: timestamp %q is outside the years 1 to 9999 in UTC", ErrInvalid, w.Timestamp)
+		}
 		m.Timestamp = ts.UTC()
 	}
 	if w.DeliveredAt != "" {
 		ts, err := time.Parse(time.RFC3339Nano, w.DeliveredAt)
+		if err == nil && (ts.UTC().Year() < 1 || ts.UTC().Year() > 9999) {
+			err = errors.New("outside the years 1 to 9999")
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: delivered_at %q is not RFC 3339", ErrInvalid, w.DeliveredAt)
 		}
@@ -242,6 +255,14 @@ func (m *Message) Validate() error {
 	if !utf8.ValidString(m.Content) {
 		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalid)
 	}
+	// The copy in each inbox must still be a file its recipient can read.
+	size := encodedSize(m.Content) + encodedSize(m.Title) + 4096
+	for _, v := range m.Extra {
+		size += 2 * len(v) // indentation may grow it
+	}
+	if size > MaxFileSize {
+		return fmt.Errorf("%w: the message would be about %d bytes once written, over the %d-byte limit; shorten the content (control characters take 6 bytes each)", ErrInvalid, size, MaxFileSize)
+	}
 	return nil
 }
 
@@ -295,17 +316,19 @@ func NewID() string {
 	return uuid.Must(uuid.NewV7()).String()
 }
 
-// MarshalJSON writes the known fields in a fixed order, then Extra.
+// MarshalJSON writes the known fields in a fixed order, then Extra. It
+// does not escape <, > and &: a message is not HTML, and escaping would
+// triple the size of some content.
 func (m *Message) MarshalJSON() ([]byte, error) {
 	type plain Message
-	known, err := json.Marshal((*plain)(m))
+	known, err := marshalPlain((*plain)(m))
 	if err != nil {
 		return nil, err
 	}
 	if len(m.Extra) == 0 {
 		return known, nil
 	}
-	extra, err := json.Marshal(m.Extra)
+	extra, err := marshalPlain(m.Extra)
 	if err != nil {
 		return nil, err
 	}
@@ -314,6 +337,32 @@ func (m *Message) MarshalJSON() ([]byte, error) {
 	out = append(out, ',')
 	out = append(out, extra[1:]...)
 	return out, nil
+}
+
+func marshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// encodedSize is how many bytes s takes inside a JSON string.
+func encodedSize(s string) int {
+	n := 0
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\' || r == '\n' || r == '\r' || r == '\t' || r == '\b' || r == '\f':
+			n += 2
+		case r < 0x20 || r == '\u2028' || r == '\u2029':
+			n += 6
+		default:
+			n += utf8.RuneLen(r)
+		}
+	}
+	return n
 }
 
 // UnmarshalJSON is Parse for code that decodes messages inside other JSON.
@@ -329,11 +378,14 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // Encode returns the message as indented JSON with a trailing newline, the
 // form in which it is written to disk.
 func (m *Message) Encode() ([]byte, error) {
-	data, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
 		return nil, fmt.Errorf("encode message %s: %w", m.ID, err)
 	}
-	return append(data, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // ClipTitle makes s a valid title: one line, at most MaxTitleLength

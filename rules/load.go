@@ -70,8 +70,8 @@ func Parse(path string, data []byte) (*Rules, error) {
 			return err
 		case "interrupts":
 			names, err := p.names(value, "interrupts", false)
-			if names == nil {
-				names = []Name{}
+			if names == nil && !(value.Kind == yaml.ScalarNode && value.Tag == "!!null") {
+				names = []Name{} // an explicit empty list: nobody but the operator
 			}
 			r.Interrupts = names
 			return err
