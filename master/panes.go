@@ -37,6 +37,7 @@ type panes struct {
 	session  *agents.Session
 	stamp    string
 	status   string // the status line last set
+	lastErr  string // the last error listing panes, said once
 	client   *tmux.Client
 	views    map[string]*view
 	kick     chan struct{}
@@ -116,8 +117,15 @@ func (p *panes) look(ctx context.Context) {
 	p.mu.Unlock()
 	list, err := client.ListPanes(ctx)
 	if err != nil {
-		return // the server is down: nothing to show or type into
+		// The server is down, or answers oddly: nothing to show or type
+		// into. Said once, not every second.
+		if msg := err.Error(); msg != p.lastErr {
+			p.lastErr = msg
+			p.m.logf("cannot list the team's panes: %v", err)
+		}
+		return
 	}
+	p.lastErr = ""
 	alive := make(map[string]tmux.Pane, len(list))
 	for _, pane := range list {
 		alive[pane.ID] = pane
@@ -145,8 +153,7 @@ func (p *panes) look(ctx context.Context) {
 		next := v.state
 		switch {
 		case !present || pane.Dead:
-			status := pane.DeadStatus
-			next = mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: &status}
+			next = mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: pane.DeadStatus}
 			if !present {
 				next.Detail = "pane gone"
 			}

@@ -14,7 +14,7 @@ type Pane struct {
 	Session    string
 	Window     string
 	Dead       bool
-	DeadStatus int
+	DeadStatus *int   // nil until tmux knows it, and for a program killed by a signal
 	InMode     bool   // copy mode or another mode: typed keys would not reach the program
 	Command    string // the foreground program
 	Agent      string // the @agent user option
@@ -45,7 +45,10 @@ func parsePanes(out string) ([]Pane, error) {
 			return nil, fmt.Errorf("list-panes: unexpected line %q", line)
 		}
 		pid, _ := strconv.Atoi(f[1])
-		status, _ := strconv.Atoi(f[5])
+		var status *int
+		if n, err := strconv.Atoi(f[5]); err == nil {
+			status = &n
+		}
 		panes = append(panes, Pane{
 			ID: f[0], PID: pid, Session: f[2], Window: f[3],
 			Dead: f[4] == "1", DeadStatus: status, InMode: f[6] == "1",
