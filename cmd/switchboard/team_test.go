@@ -28,13 +28,13 @@ func recorderProfile(name, display string, exitStatus int) string {
 }
 
 type team struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	socket string
 	store  *mailbox.Store
 }
 
-func newTeam(t *testing.T) *team {
+func newTeam(t testing.TB) *team {
 	t.Helper()
 	if !tmux.Installed() {
 		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the team tests")
@@ -55,7 +55,7 @@ func newTeam(t *testing.T) *team {
 	return tm
 }
 
-func writeTestFile(t *testing.T, path, text string) {
+func writeTestFile(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
@@ -211,7 +211,7 @@ func TestTeamInTmux(t *testing.T) {
 	}
 }
 
-func paneOf(t *testing.T, tm *team, agent string) string {
+func paneOf(t testing.TB, tm *team, agent string) string {
 	t.Helper()
 	s, ok, err := agents.LoadSession(tm.store)
 	if err != nil || !ok {
