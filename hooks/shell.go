@@ -14,15 +14,19 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if err := setState(env, mailbox.StateIdle); err != nil {
 		return err
 	}
-	st, err := ReadStatus(env.Store, env.Agent)
+	names, err := env.Store.UnreadNames(env.Agent)
+	if err != nil {
+		return err
+	}
+	st, err := statusOf(env.Store, env.Agent, names)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(out, st.Box(utf))
 	m := readMarks(env.Store, env.Agent)
-	items, err := unshown(env.Store, env.Agent, m, false)
-	if err != nil || len(items) == 0 {
-		return err
+	items := unshown(names, m, false)
+	if len(items) == 0 {
+		return nil
 	}
 	shown := items
 	if len(shown) > maxListed {

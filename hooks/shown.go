@@ -32,24 +32,12 @@ func writeMarks(store *mailbox.Store, agent string, m marks) error {
 	return mailbox.Replace(store.TmpDir(agent), store.AgentDir(agent), "shown", []byte(m.all+"\n"+m.urgent+"\n"), false)
 }
 
-// unshown lists the agent's unread messages not yet shown, oldest first,
-// from names alone. With urgentOnly, only urgent ones.
-func unshown(store *mailbox.Store, agent string, m marks, urgentOnly bool) ([]mailbox.FileInfo, error) {
-	dir, err := os.Open(store.InboxDir(agent))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	defer dir.Close()
-	names, err := dir.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
+// unshown picks, from the names in an agent's inbox, the messages not yet
+// shown, oldest first. With urgentOnly, only urgent ones.
+func unshown(names []string, m marks, urgentOnly bool) []mailbox.FileInfo {
 	var out []mailbox.FileInfo
 	for _, name := range names {
-		if name <= m.all || !strings.HasSuffix(name, ".json") {
+		if name <= m.all {
 			continue
 		}
 		info, ok := mailbox.ParseFileName(name)
@@ -63,5 +51,5 @@ func unshown(store *mailbox.Store, agent string, m marks, urgentOnly bool) ([]ma
 		out = append(out, info)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out
 }

@@ -22,14 +22,20 @@ type Status struct {
 // ReadStatus gathers an agent's status from file names and the bulletin,
 // opening no message.
 func ReadStatus(store *mailbox.Store, agent string) (*Status, error) {
-	unread, urgent, err := store.Counts(agent)
+	names, err := store.UnreadNames(agent)
 	if err != nil {
 		return nil, err
 	}
+	return statusOf(store, agent, names)
+}
+
+// statusOf is ReadStatus for a caller that has listed the inbox already.
+func statusOf(store *mailbox.Store, agent string, names []string) (*Status, error) {
 	b, err := bulletin.NewStore(store.Dir).Read()
 	if err != nil {
 		return nil, err
 	}
+	unread, urgent := mailbox.CountNames(names)
 	return &Status{Agent: agent, Unread: unread, Urgent: urgent, Bulletin: b}, nil
 }
 

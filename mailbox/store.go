@@ -252,28 +252,44 @@ func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
 // file names alone: no file is opened, no name parsed, nothing sorted, so
 // that hooks can call it before every prompt with thousands unread.
 func (s *Store) Counts(agent string) (unread, urgent int, err error) {
+	names, err := s.UnreadNames(agent)
+	if err != nil {
+		return 0, 0, err
+	}
+	unread, urgent = CountNames(names)
+	return unread, urgent, nil
+}
+
+// UnreadNames lists the names in the agent's inbox, unsorted: the cheapest
+// look at it, for callers that count or filter names themselves.
+func (s *Store) UnreadNames(agent string) ([]string, error) {
 	dir, err := os.Open(s.InboxDir(agent))
 	if errors.Is(err, fs.ErrNotExist) {
-		return 0, 0, nil
+		return nil, nil
 	}
 	if err != nil {
-		return 0, 0, fmt.Errorf("count mail of %s: %w", agent, err)
+		return nil, fmt.Errorf("list mail of %s: %w", agent, err)
 	}
 	defer dir.Close()
 	names, err := dir.Readdirnames(-1)
 	if err != nil {
-		return 0, 0, fmt.Errorf("count mail of %s: %w", agent, err)
+		return nil, fmt.Errorf("list mail of %s: %w", agent, err)
 	}
+	return names, nil
+}
+
+// CountNames counts the delivered messages among names, and the urgent ones.
+func CountNames(names []string) (messages, urgent int) {
 	for _, name := range names {
 		// A delivered name is <time>_<priority>_<id>.json; the time has a
 		// fixed width, so the priority starts at a fixed place.
 		if len(name) < len(fileTimeLayout)+2 || name[0] == '.' || !strings.HasSuffix(name, ".json") || name[len(fileTimeLayout)] != '_' {
 			continue
 		}
-		unread++
+		messages++
 		if strings.HasPrefix(name[len(fileTimeLayout)+1:], PriorityUrgent+"_") {
 			urgent++
 		}
 	}
-	return unread, urgent, nil
+	return messages, urgent
 }
