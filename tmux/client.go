@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -46,6 +47,14 @@ func (c *Client) Command(ctx context.Context, args ...string) (string, error) {
 func (c *Client) CommandInput(ctx context.Context, stdin string, args ...string) (string, error) {
 	full := append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)
 	return c.run.Run(ctx, stdin, full...)
+}
+
+// AttachCommand is the command that hands a terminal to a session until
+// the person detaches; the caller connects its standard files.
+func (c *Client) AttachCommand(session string) *exec.Cmd {
+	cmd := exec.Command("tmux", "-L", c.socket, "-f", "/dev/null", "attach-session", "-t", "="+session)
+	cmd.Env = withoutTMUX(os.Environ())
+	return cmd
 }
 
 // Installed reports whether a tmux binary is on PATH.

@@ -58,11 +58,6 @@ func parsePanes(out string) ([]Pane, error) {
 	return panes, nil
 }
 
-// Capture returns the visible text of a pane, wrapped lines joined.
-func (c *Client) Capture(ctx context.Context, pane string) (string, error) {
-	return c.Command(ctx, "capture-pane", "-p", "-J", "-t", pane)
-}
-
 // inputLine returns the logical line the cursor is on, wrapped rows joined,
 // and whether the pane is in a mode.
 func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMode bool, err error) {

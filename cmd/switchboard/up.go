@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -142,8 +141,7 @@ func attachOrHint(io *streams, opts *upOptions) error {
 
 // attach hands the terminal to tmux until the person detaches.
 func attach(socket, session string) error {
-	cmd := exec.Command("tmux", "-L", socket, "-f", "/dev/null", "attach-session", "-t", "="+session)
-	cmd.Env = withoutEnv(os.Environ(), "TMUX")
+	cmd := tmux.NewClient(socket, nil).AttachCommand(session)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("attach to tmux session %q: %w", session, err)
@@ -154,14 +152,4 @@ func attach(socket, session string) error {
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
-func withoutEnv(env []string, name string) []string {
-	out := env[:0:0]
-	for _, kv := range env {
-		if len(kv) <= len(name) || kv[:len(name)+1] != name+"=" {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
