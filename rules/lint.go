@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 )
 
@@ -11,7 +12,7 @@ import (
 // does not hear from the tester), and agents named only as peers.
 func (r *Rules) Warnings() []string {
 	var warnings []string
-	for _, from := range sortedKeys(r.Allowed) {
+	for _, from := range slices.Sorted(maps.Keys(r.Allowed)) {
 		a := r.Allowed[from]
 		for _, to := range a.CanSendTo {
 			if to.Value == Wildcard || r.forbids(from, to.Value) {
@@ -45,13 +46,4 @@ func (r *Rules) forbids(from, to string) bool {
 		}
 	}
 	return false
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

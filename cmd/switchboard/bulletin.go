@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -96,7 +98,7 @@ func runBulletinShow(io *streams, g *globals) error {
 		return err
 	}
 	fmt.Fprint(io.out, st.Box(hooks.UTF8Terminal()))
-	for _, name := range sortedKeys(b.Agents) {
+	for _, name := range slices.Sorted(maps.Keys(b.Agents)) {
 		a := b.Agents[name]
 		fmt.Fprintf(io.out, "%-20s %-12s %d new", name, a.State, a.Unread)
 		if a.Urgent > 0 {
@@ -105,7 +107,7 @@ func runBulletinShow(io *streams, g *globals) error {
 		fmt.Fprintln(io.out)
 	}
 	if len(b.SharedState) > 0 {
-		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(sortedKeys(b.SharedState), ", "))
+		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(slices.Sorted(maps.Keys(b.SharedState)), ", "))
 	}
 	return nil
 }

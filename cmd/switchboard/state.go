@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +75,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 			if g.json {
 				return writeJSON(io.out, b.SharedState)
 			}
-			for _, k := range sortedKeys(b.SharedState) {
+			for _, k := range slices.Sorted(maps.Keys(b.SharedState)) {
 				fmt.Fprintf(io.out, "%s = %s\n", k, compactJSON(b.SharedState[k]))
 			}
 			return nil
