@@ -120,14 +120,20 @@ func paneFor(p *Profile, vars Vars, workspace, binDir string) (tmux.PaneSpec, La
 		dir = workspace
 	}
 	env := paneEnv(expanded.Env, workspace, p.Name, binDir)
-	command := launch.Command
 	if launch.Note != "" {
-		// Say in the pane why a shell runs instead of the agent's program.
 		env["SWITCHBOARD_NOTE"] = launch.Note
-		command = []string{"/bin/sh", "-c", `printf '%s\n\n' "$SWITCHBOARD_NOTE"; exec "$0"`, launch.Command[0]}
 	}
-	return tmux.PaneSpec{Dir: dir, Env: env, Command: command}, launch, nil
+	return tmux.PaneSpec{Dir: dir, Env: env, Command: append(paneStart, launch.Command...)}, launch, nil
 }
+
+// paneStart runs before every agent's program. tmux gives a new pane the
+// PATH of the client that asked for it, whatever -e says, so the folder of
+// the switchboard binary is put first here; and it says in the pane why a
+// shell runs instead of the agent's program, when that is so.
+var paneStart = []string{"/bin/sh", "-c",
+	`PATH="$SWITCHBOARD_BIN:$PATH"; export PATH
+[ -n "$SWITCHBOARD_NOTE" ] && printf '%s\n\n' "$SWITCHBOARD_NOTE"
+exec "$@"`, "switchboard-pane"}
 
 func paneEnv(profileEnv map[string]string, workspace, agent, binDir string) map[string]string {
 	env := make(map[string]string, len(profileEnv)+3)
@@ -136,7 +142,7 @@ func paneEnv(profileEnv map[string]string, workspace, agent, binDir string) map[
 	}
 	env["SWITCHBOARD_ROOT"] = workspace
 	env["SWITCHBOARD_AGENT"] = agent
-	env["PATH"] = binDir + string(os.PathListSeparator) + os.Getenv("PATH")
+	env["SWITCHBOARD_BIN"] = binDir
 	return env
 }
 

@@ -20,7 +20,7 @@ import (
 // line its terminal delivers to recv-<agent> in the workspace: what the
 // master types, byte for byte. The tester's ends with status 7 on EOF.
 func recorderProfile(name, display string, exitStatus int) string {
-	script := `cat > "$SWITCHBOARD_ROOT/recv-$SWITCHBOARD_AGENT"`
+	script := `command -v switchboard > "$SWITCHBOARD_ROOT/which-$SWITCHBOARD_AGENT"; cat > "$SWITCHBOARD_ROOT/recv-$SWITCHBOARD_AGENT"`
 	if exitStatus != 0 {
 		script += fmt.Sprintf("; exit %d", exitStatus)
 	}
@@ -128,6 +128,14 @@ func TestTeamInTmux(t *testing.T) {
 	}
 	everyone := []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"}
 	tm.waitIdle(everyone...)
+	// Agents call switchboard from their panes: it must resolve there, to
+	// the copy that outlives `go run`.
+	for _, agent := range everyone {
+		which, _ := os.ReadFile(filepath.Join(tm.root, "which-"+agent))
+		if want := filepath.Join(tm.store.Dir, ".bin", "switchboard"); strings.TrimSpace(string(which)) != want {
+			t.Errorf("in the pane of %s, switchboard is %q; want %s", agent, strings.TrimSpace(string(which)), want)
+		}
+	}
 
 	// A message to an idle agent is typed as one line and submitted once.
 	id := tm.must("send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "Review the login change")
