@@ -140,10 +140,17 @@ func attachOrHint(io *streams, opts *upOptions) error {
 }
 
 // attach hands the terminal to tmux until the person detaches.
+// A session stopped while attached (switchboard down from elsewhere) ends
+// the attachment with an error status; that is a normal end.
 func attach(socket, session string) error {
-	cmd := tmux.NewClient(socket, nil).AttachCommand(session)
+	client := tmux.NewClient(socket, nil)
+	cmd := client.AttachCommand(session)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
+		if up, _ := client.HasSession(context.Background(), session); !up {
+			fmt.Fprintln(os.Stderr, "the team was stopped; mail is kept")
+			return nil
+		}
 		return fmt.Errorf("attach to tmux session %q: %w", session, err)
 	}
 	return nil
