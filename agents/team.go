@@ -43,6 +43,8 @@ func Team(workspace string, names []string) (team []*Profile, unnamed []string, 
 type Launch struct {
 	Kind    string
 	Command []string
+	// Env is added to the pane's environment, over the profile's.
+	Env map[string]string
 	// Note says why the launch differs from the profile, for the pane to show.
 	Note string
 }

@@ -27,6 +27,9 @@ type UpOptions struct {
 	// ["master"], or ["log", "--follow"] when a master already runs.
 	Master    []string
 	PerWindow int // panes in one agents window; more make another window
+	// Wire, when set, wires an agent's hooks into its launch; it gets the
+	// staged switchboard binary the hooks should run.
+	Wire func(binary string, p *Profile, launch Launch) (Launch, error)
 }
 
 // Up starts the team in a new tmux session: one pane per agent in tiled
@@ -48,7 +51,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started", name))
 	}
 	store := mailbox.NewStore(opts.Workspace)
-	binDir, err := stageBinary(store, opts.Binary)
+	binDir, err := StageBinary(store, opts.Binary)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -60,7 +63,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err := store.Ensure(p.Name); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir)
+		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir, opts.Wire)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -109,17 +112,25 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 }
 
 // paneFor builds the pane of one agent.
-func paneFor(p *Profile, vars Vars, workspace, binDir string) (tmux.PaneSpec, Launch, error) {
+func paneFor(p *Profile, vars Vars, workspace, binDir string, wire func(string, *Profile, Launch) (Launch, error)) (tmux.PaneSpec, Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return tmux.PaneSpec{}, Launch{}, err
 	}
 	launch := expanded.Launch(nil)
+	if wire != nil {
+		if launch, err = wire(filepath.Join(binDir, "switchboard"), expanded, launch); err != nil {
+			return tmux.PaneSpec{}, Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)
+		}
+	}
 	dir := expanded.Cwd
 	if dir == "" {
 		dir = workspace
 	}
 	env := paneEnv(expanded.Env, workspace, p.Name, binDir)
+	for k, v := range launch.Env {
+		env[k] = v
+	}
 	if launch.Note != "" {
 		env["SWITCHBOARD_NOTE"] = launch.Note
 	}
@@ -163,9 +174,10 @@ func decorate(ctx context.Context, c *tmux.Client, s *Session) error {
 	return err
 }
 
-// stageBinary copies the switchboard binary to mailboxes/.bin and returns
-// that folder, which goes first on every pane's PATH.
-func stageBinary(store *mailbox.Store, binary string) (string, error) {
+// StageBinary copies the switchboard binary to mailboxes/.bin and returns
+// that folder, which goes first on every pane's PATH. With no binary it
+// only returns the folder.
+func StageBinary(store *mailbox.Store, binary string) (string, error) {
 	dir := filepath.Join(store.Dir, ".bin") // a dot name is never an agent
 	if binary == "" {
 		return dir, nil

@@ -186,6 +186,7 @@ func (m *Master) syncAgents(watch *watcher) error {
 		}
 		m.watched[agent] = true
 	}
+	m.panes.setTeam(m.rules.Agents())
 	m.work.markAll()
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/bulletin"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 )
@@ -43,6 +44,9 @@ type panes struct {
 	kick     chan struct{}
 	typingWG sync.WaitGroup
 	newTmux  func(socket string) *tmux.Client
+
+	team      []string                         // the agents the rules name
+	published map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
 }
 
 // view is what the master knows of one agent in its pane.
@@ -110,6 +114,7 @@ func (p *panes) run(ctx context.Context) {
 // call, work out states, update borders, and announce to idle agents.
 func (p *panes) look(ctx context.Context) {
 	if !p.loadSession() {
+		p.publishSummary(p.summarizeTeam())
 		return
 	}
 	p.mu.Lock()
@@ -145,6 +150,7 @@ func (p *panes) look(ctx context.Context) {
 	now := time.Now().UTC()
 	var borders []string
 	idle, unread := 0, 0
+	summary := make(map[string]bulletin.AgentSummary, len(session.Agents))
 	p.mu.Lock()
 	for name, seat := range session.Agents {
 		v := p.viewOf(name)
@@ -178,6 +184,7 @@ func (p *panes) look(ctx context.Context) {
 		}
 		n, urgent, _ := p.store.Counts(name)
 		unread += n
+		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
 		if border := borderOf(v, n, urgent); border != v.border {
 			v.border = border
 			borders = append(borders, ";", "set-option", "-p", "-t", seat.Pane, "@sb_title", border)
@@ -194,6 +201,7 @@ func (p *panes) look(ctx context.Context) {
 			p.m.logf("cannot update pane borders: %v", err)
 		}
 	}
+	p.publishSummary(summary)
 }
 
 // changed reports whether a new reading of an agent's state is news: another

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/hooks"
 	"switchboard/tmux"
 )
 
@@ -85,6 +86,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.root, Names: ws.rules.Agents(), Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd,
+		Wire: func(staged string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+			return hooks.WireLaunch(ws.store, staged, p, launch)
+		},
 	})
 	if err != nil {
 		client.KillServer(context.WithoutCancel(ctx))

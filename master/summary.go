@@ -1,0 +1,58 @@
+package master
+
+import (
+	"maps"
+	"slices"
+
+	"switchboard/bulletin"
+	"switchboard/mailbox"
+)
+
+// setTeam tells the panes side which agents the rules name, for the
+// bulletin's summary when no team runs in tmux.
+func (p *panes) setTeam(names []string) {
+	team := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == mailbox.Operator })
+	p.mu.Lock()
+	p.team = team
+	p.mu.Unlock()
+}
+
+// summarizeTeam reads the state each agent's hooks wrote and its unread
+// counts: the bulletin's view of a team whose agents were started by hand.
+func (p *panes) summarizeTeam() map[string]bulletin.AgentSummary {
+	p.mu.Lock()
+	team := p.team
+	p.mu.Unlock()
+	out := make(map[string]bulletin.AgentSummary, len(team))
+	for _, name := range team {
+		st, _, _ := p.store.ReadState(name)
+		n, urgent, _ := p.store.Counts(name)
+		out[name] = bulletin.AgentSummary{State: st.State, Unread: n, Urgent: urgent}
+	}
+	return out
+}
+
+// publishSummary writes the agents' states and counts, and the list of
+// those not exited, into the bulletin when they differ from what it last
+// wrote: a quiet team costs no writes.
+func (p *panes) publishSummary(agents map[string]bulletin.AgentSummary) {
+	if maps.Equal(agents, p.published) {
+		return
+	}
+	active := []string{}
+	for _, name := range slices.Sorted(maps.Keys(agents)) {
+		if s := agents[name].State; s != "" && s != mailbox.StateExited {
+			active = append(active, name)
+		}
+	}
+	err := bulletin.NewStore(p.store.Dir).Update(func(b *bulletin.Bulletin) error {
+		b.Agents = agents
+		b.ActiveAgents = active
+		return nil
+	})
+	if err != nil {
+		p.m.logf("cannot update the bulletin: %v", err)
+		return
+	}
+	p.published = agents
+}
