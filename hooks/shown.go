@@ -3,7 +3,7 @@ package hooks
 import (
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"switchboard/mailbox"
@@ -33,23 +33,25 @@ func writeMarks(store *mailbox.Store, agent string, m marks) error {
 }
 
 // unshown picks, from the names in an agent's inbox, the messages not yet
-// shown, oldest first. With urgentOnly, only urgent ones.
+// shown, oldest first. With urgentOnly, only urgent ones. A hook called
+// before every prompt compares names with the marks and parses only what
+// arrived since the last one.
 func unshown(names []string, m marks, urgentOnly bool) []mailbox.FileInfo {
 	var out []mailbox.FileInfo
 	for _, name := range names {
 		if name <= m.all {
 			continue
 		}
-		info, ok := mailbox.ParseFileName(name)
+		priority, ok := mailbox.NamePriority(name)
 		if !ok {
 			continue
 		}
-		urgent := info.Priority == mailbox.PriorityUrgent
+		urgent := priority == mailbox.PriorityUrgent
 		if (urgentOnly && !urgent) || (urgent && name <= m.urgent) {
 			continue
 		}
-		out = append(out, info)
+		out = append(out, mailbox.FileInfo{Name: name, Priority: priority})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	slices.SortFunc(out, func(a, b mailbox.FileInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

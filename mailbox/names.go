@@ -2,7 +2,6 @@ package mailbox
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,24 @@ const Operator = "operator"
 // Reserved names cannot be agents.
 var Reserved = []string{"global_bulletin", "log", System, "all"}
 
-var agentName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,62}$`)
+// validAgentName is ^[a-z0-9][a-z0-9_-]{0,62}$, checked by hand: compiling
+// that regular expression costs every start of the binary a millisecond,
+// and hooks start it before every prompt.
+func validAgentName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // ValidateAgentName checks a name against the contract's pattern and the
 // reserved words.
@@ -26,7 +42,7 @@ func ValidateAgentName(name string) error {
 	if name == "" {
 		return fmt.Errorf("agent name is empty")
 	}
-	if !agentName.MatchString(name) {
+	if !validAgentName(name) {
 		return fmt.Errorf("agent name %q is not valid: use 1-63 lowercase letters, digits, _ or -, starting with a letter or digit", name)
 	}
 	if slices.Contains(Reserved, name) {
@@ -72,4 +88,24 @@ func ParseFileName(name string) (info FileInfo, ok bool) {
 		return FileInfo{}, false
 	}
 	return FileInfo{Name: name, Time: at, Priority: priority, ID: id}, true
+}
+
+// isDeliveredName tells a delivered name, <time>_<priority>_<id>.json,
+// without parsing it: the time has a fixed width, so the priority starts at
+// a fixed place.
+func isDeliveredName(name string) bool {
+	return len(name) >= len(fileTimeLayout)+2 && name[0] != '.' && strings.HasSuffix(name, ".json") && name[len(fileTimeLayout)] == '_'
+}
+
+// NamePriority is the priority a delivered name carries, read without
+// parsing the name's time.
+func NamePriority(name string) (string, bool) {
+	if !isDeliveredName(name) {
+		return "", false
+	}
+	priority, _, ok := strings.Cut(name[len(fileTimeLayout)+1:], "_")
+	if !ok || !slices.Contains(priorities, priority) {
+		return "", false
+	}
+	return priority, true
 }

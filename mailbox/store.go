@@ -281,9 +281,7 @@ func (s *Store) UnreadNames(agent string) ([]string, error) {
 // CountNames counts the delivered messages among names, and the urgent ones.
 func CountNames(names []string) (messages, urgent int) {
 	for _, name := range names {
-		// A delivered name is <time>_<priority>_<id>.json; the time has a
-		// fixed width, so the priority starts at a fixed place.
-		if len(name) < len(fileTimeLayout)+2 || name[0] == '.' || !strings.HasSuffix(name, ".json") || name[len(fileTimeLayout)] != '_' {
+		if !isDeliveredName(name) {
 			continue
 		}
 		messages++
