@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
-	"switchboard/rules"
 )
 
 // Env is who the hook runs for.
@@ -189,7 +187,7 @@ func sessionStart(ev event, env Env) (output, error) {
 	if err := setState(env, mailbox.StateIdle); err != nil {
 		return output{}, err
 	}
-	r, err := rules.Load(filepath.Join(env.Workspace, rules.FileName))
+	r, err := agents.LoadRules(env.Workspace)
 	if err != nil {
 		return output{}, err
 	}
@@ -214,6 +212,9 @@ func sessionStart(ev event, env Env) (output, error) {
 		}
 	}
 	fmt.Fprintf(&b, "You may write to: %s.\nYou may hear from: %s.\n", orNone(to), orNone(from))
+	if parent, ok := r.Parent(env.Agent); ok {
+		fmt.Fprintf(&b, "%s started you for a task, which is in your inbox. Ask it when you need a decision (switchboard ask --title \"...\" --options yes,no); when you are done, send it your result: switchboard send --to %s --type response --title \"Done: ...\" --content \"...\"\n", parent, parent)
+	}
 	b.WriteString(`Commands (run them in your shell):
 - switchboard inbox                       list your unread mail
 - switchboard read --next                 read the next message (urgent first)

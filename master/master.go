@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/tmux"
@@ -60,6 +61,7 @@ type Master struct {
 
 	work  workQueue
 	panes *panes
+	watch *watcher
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -91,12 +93,12 @@ func New(root string, opts Options) *Master {
 // message never stops it.
 func (m *Master) Run(ctx context.Context) error {
 	m.started = m.now()
-	r, err := rules.Load(filepath.Join(m.root, rules.FileName))
+	m.rulesStamp = m.teamStamp()
+	r, err := agents.LoadRules(m.root)
 	if err != nil {
 		return err
 	}
 	m.rules = r
-	m.rulesStamp = fileStamp(r.Path)
 	if err := m.store.Ensure(mailbox.Operator); err != nil {
 		return err
 	}
@@ -116,6 +118,7 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	defer watch.close()
+	m.watch = watch
 	m.panes = newPanes(m)
 	panesCtx, stopPanes := context.WithCancel(ctx)
 	panesDone := make(chan struct{})
@@ -192,12 +195,12 @@ func (m *Master) syncAgents(watch *watcher) error {
 }
 
 func (m *Master) reloadRules(watch *watcher) {
-	stamp := fileStamp(filepath.Join(m.root, rules.FileName))
+	stamp := m.teamStamp()
 	if stamp == m.rulesStamp {
 		return // an event that changed nothing, or a poll tick
 	}
 	m.rulesStamp = stamp
-	r, err := rules.Load(filepath.Join(m.root, rules.FileName))
+	r, err := agents.LoadRules(m.root)
 	if err != nil {
 		m.logf("rules not reloaded, keeping the old ones: %v", err)
 		return
@@ -209,6 +212,12 @@ func (m *Master) reloadRules(watch *watcher) {
 		return
 	}
 	m.logf("rules reloaded: %d agents (%d new)", len(m.watched), len(m.watched)-before)
+}
+
+// teamStamp changes when the rules file or the registry of spawned agents
+// does.
+func (m *Master) teamStamp() string {
+	return fileStamp(filepath.Join(m.root, rules.FileName)) + "|" + fileStamp(agents.SpawnedPath(m.store))
 }
 
 func (m *Master) logf(format string, args ...any) {

@@ -236,6 +236,11 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 	recipients := m.rules.Recipients(agent, msg.To)
 	for _, to := range recipients {
 		if !m.rules.Knows(to) {
+			// An agent spawned a moment ago may not have reached this
+			// master's rules yet: look once more before refusing.
+			m.reloadRules(m.watch)
+		}
+		if !m.rules.Knows(to) {
 			m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", to, strings.Join(m.rules.Agents(), ", ")))
 			return mailbox.Record{}, false
 		}

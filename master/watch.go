@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"switchboard/agents"
 	"switchboard/rules"
 )
 
@@ -52,10 +53,13 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	}
 	// The workspace folder is watched rather than the rules file, so that an
 	// editor replacing the file by rename is seen too.
-	if err := fsw.Add(m.root); err != nil {
-		cancel()
-		fsw.Close()
-		return nil, fmt.Errorf("watch %s: %w", m.root, err)
+	// The mailboxes folder holds the registry of spawned agents.
+	for _, dir := range []string{m.root, m.store.Dir} {
+		if err := fsw.Add(dir); err != nil {
+			cancel()
+			fsw.Close()
+			return nil, fmt.Errorf("watch %s: %w", dir, err)
+		}
 	}
 	w.fs = fsw
 	go func() {
@@ -88,8 +92,8 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	dir, name := filepath.Split(ev.Name)
 	dir = filepath.Clean(dir)
-	if dir == m.root {
-		if name == rules.FileName && !ev.Has(fsnotify.Chmod) {
+	if dir == m.root || dir == m.store.Dir {
+		if (name == rules.FileName || name == filepath.Base(agents.SpawnedPath(m.store))) && !ev.Has(fsnotify.Chmod) {
 			m.work.markRules()
 		}
 		return

@@ -17,18 +17,28 @@ type Decision struct {
 }
 
 // Decide applies the rules to a message from one agent to another.
+// Spawned agents are matched by their role (see WithSpawned), and a parent
+// and the agent it spawned may always talk unless a forbidden entry says no.
 func (r *Rules) Decide(from, to string) Decision {
 	d := Decision{From: from, To: to}
-	for _, f := range r.Forbidden {
-		if matches(f.From, from) && matches(f.To, to) {
-			d.Reason = f.Reason
-			if d.Reason == "" {
-				d.Reason = fmt.Sprintf("%s may not send to %s", from, to)
-			}
-			d.Because = append(d.Because, r.at(f.Line, "forbidden: %s → %s (%q)", f.From, f.To, f.Reason))
-			return d
+	if f, ok := r.forbiddenBy(from, to); ok {
+		d.Reason = f.Reason
+		if d.Reason == "" {
+			d.Reason = fmt.Sprintf("%s may not send to %s", from, to)
 		}
+		d.Because = append(d.Because, r.at(f.Line, "forbidden: %s → %s (%q)", f.From, f.To, f.Reason))
+		return d
 	}
+	asFrom, asTo := r.role(from), r.role(to)
+	if r.family(from, to) {
+		d.Allowed = true
+		d.Because = append(d.Because, fmt.Sprintf("%s and %s are parent and spawned child, who may always talk", from, to))
+		return d
+	}
+	if asFrom != from || asTo != to {
+		d.Because = append(d.Because, fmt.Sprintf("spawned agents are matched by their profile: %s as %s, %s as %s", from, asFrom, to, asTo))
+	}
+	from, to = asFrom, asTo
 	sendOK, sendWhy := r.maySend(from, to)
 	d.Because = append(d.Because, sendWhy)
 	if !sendOK {
@@ -43,6 +53,18 @@ func (r *Rules) Decide(from, to string) Decision {
 	}
 	d.Allowed = true
 	return d
+}
+
+// forbiddenBy returns the first forbidden entry that matches a send, the
+// way Decide matches them: by each agent's name or its role.
+func (r *Rules) forbiddenBy(from, to string) (Forbidden, bool) {
+	asFrom, asTo := r.role(from), r.role(to)
+	for _, f := range r.Forbidden {
+		if (matches(f.From, from) || matches(f.From, asFrom)) && (matches(f.To, to) || matches(f.To, asTo)) {
+			return f, true
+		}
+	}
+	return Forbidden{}, false
 }
 
 func (r *Rules) maySend(from, to string) (bool, string) {

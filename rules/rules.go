@@ -22,6 +22,8 @@ type Rules struct {
 	Oversight  []Name
 	Interrupts []Name // nil when the file leaves it out: the oversight list applies
 
+	spawned map[string]Spawned // agents started at run time, by name
+
 	team     sync.Once // Agents is computed once: the master asks per recipient
 	agents   []string
 	agentSet map[string]bool
@@ -74,6 +76,9 @@ func (r *Rules) collectAgents() {
 	}
 	add(r.Oversight)
 	add(r.Interrupts)
+	for name := range r.spawned {
+		set[name] = true
+	}
 	agents := make([]string, 0, len(set))
 	for name := range set {
 		agents = append(agents, name)
@@ -91,6 +96,7 @@ func (r *Rules) Knows(agent string) bool {
 // IsOverseer reports whether agent may read every message and change the
 // bulletin's status. The operator is, unless the rules name it.
 func (r *Rules) IsOverseer(agent string) bool {
+	agent = r.role(agent)
 	if agent == mailbox.Operator && !r.names(mailbox.Operator) {
 		return true
 	}
@@ -100,6 +106,7 @@ func (r *Rules) IsOverseer(agent string) bool {
 // MayInterrupt reports whether agent may interrupt others: the interrupts
 // list, or the oversight list when the file has no interrupts list.
 func (r *Rules) MayInterrupt(agent string) bool {
+	agent = r.role(agent)
 	if r.Interrupts == nil {
 		return r.IsOverseer(agent)
 	}

@@ -56,8 +56,10 @@ func TestKilledMasterDeliversEachMessageExactlyOnce(t *testing.T) {
 					return
 				}
 				sent.Store(msg.ID, msg)
-				if i%50 == 0 {
-					time.Sleep(time.Millisecond) // spread the writes over the kills
+				if i%4 == 0 {
+					// Spread the writes over a second or so, so that
+					// many kills land while messages arrive.
+					time.Sleep(5 * time.Millisecond)
 				}
 			}
 		}()

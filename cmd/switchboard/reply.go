@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -15,18 +17,22 @@ type replyOptions struct {
 	contentGiven bool
 	title        string
 	priority     string
+	option       string
 }
 
 func newReplyCmd(io *streams, g *globals) *cobra.Command {
 	opts := &replyOptions{}
 	cmd := &cobra.Command{
-		Use:   "reply ID --content C",
+		Use:   "reply ID --content C | --option O",
 		Short: "Answer a message: to its sender, with the same correlation id",
 		Long: `Answer a message in your inbox. The reply goes to the message's sender as a
 response, titled "Re: <title>", with the message's correlation id (or its id,
 when it had none) and in_reply_to set to its id. The message is marked read.
-An id prefix is enough when it is unique.`,
+An id prefix is enough when it is unique. A request sent with switchboard ask
+--options is answered with --option, which must be one of them.`,
 		Example: `  switchboard reply 0193a7c2 --content "Looks good; merge it."
+  switchboard reply 0193a7c2 --option yes
+  switchboard reply 0193a7c2 --option no --content "Not before the backup finishes."
   switchboard reply 0193a7c2 --content - < review.md`,
 		Args: args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
@@ -39,6 +45,7 @@ An id prefix is enough when it is unique.`,
 	f.StringVar(&opts.content, "content", "", "the answer; \"-\" reads standard input")
 	f.StringVar(&opts.title, "title", "", "the title (default \"Re: <title of the message>\")")
 	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
+	f.StringVar(&opts.option, "option", "", "the chosen answer to a request that lists options")
 	return cmd
 }
 
@@ -62,8 +69,19 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	if err != nil {
 		return err
 	}
+	var extra map[string]json.RawMessage
+	if opts.option != "" {
+		if options := optionsOf(orig); len(options) > 0 && !slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(o, opts.option) }) {
+			return usageError("--option %q is none of the options of this request: %s", opts.option, strings.Join(options, ", "))
+		}
+		raw, _ := json.Marshal(opts.option)
+		extra = map[string]json.RawMessage{"option": raw}
+		if strings.TrimSpace(content) == "" {
+			content = opts.option
+		}
+	}
 	if strings.TrimSpace(content) == "" {
-		return usageError("a reply needs --content (or --content - to read standard input)")
+		return usageError("a reply needs --content (or --content - to read standard input), or --option for a request with options")
 	}
 	title := opts.title
 	if title == "" {
@@ -85,6 +103,7 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 		Type:          mailbox.TypeResponse,
 		CorrelationID: correlation,
 		InReplyTo:     orig.ID,
+		Extra:         extra,
 	}
 	if err := post(io, ws, reply); err != nil {
 		return err

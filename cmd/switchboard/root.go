@@ -65,6 +65,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newInboxCmd(io, g),
 		newReadCmd(io, g),
 		newReplyCmd(io, g),
+		newAskCmd(io, g),
 		newLogCmd(io, g),
 		newShowCmd(io, g),
 		newRulesCmd(io, g),

@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The switchboard these tests run is this test binary; under -race it
+	// would sleep a second as it exits, in every command and every hook.
+	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	testscript.Main(m, map[string]func(){
 		"switchboard": func() { os.Exit(run(os.Args[1:], systemStreams())) },
 	})
@@ -29,6 +32,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("SWITCHBOARD_AGENT", "")
 			env.Setenv("SWITCHBOARD_ROOT", "")
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -36,6 +40,7 @@ func TestScripts(t *testing.T) {
 			"waitfile": cmdWaitFile,
 			"mkfifo":   cmdMkfifo,
 			"bigfile":  cmdBigFile,
+			"latestid": cmdLatestID,
 		},
 	})
 }
@@ -52,22 +57,48 @@ func waitFor(cond func() bool) bool {
 	return true
 }
 
-// waitlog N: wait until the audit log of the workspace in $WORK holds N records.
+// waitlog N: wait until the audit log of the workspace in $WORK holds N
+// records, and their copies are in the recipients' inboxes (the log is
+// written first).
 func cmdWaitLog(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: waitlog N")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
-	path := mailbox.NewStore(ts.Getenv("WORK")).LogPath()
+	store := mailbox.NewStore(ts.Getenv("WORK"))
 	var n int
 	if !waitFor(func() bool {
-		recs, _, _ := mailbox.ReadLog(path, 0)
+		recs, _, _ := mailbox.ReadLog(store.LogPath(), 0)
 		n = len(recs)
-		return n >= want
+		if n < want {
+			return false
+		}
+		for _, rec := range recs[:want] {
+			for _, to := range rec.Delivered {
+				if _, err := store.Find(to, rec.Message.ID); err != nil {
+					return false
+				}
+			}
+		}
+		return true
 	}) {
-		ts.Fatalf("the log has %d records after 10s; want %d", n, want)
+		ts.Fatalf("the log has %d records after 10s, or their copies are not all delivered; want %d", n, want)
 	}
+}
+
+// latestid AGENT VAR: set VAR to the id of the newest unread message of
+// AGENT in the workspace in $WORK.
+func cmdLatestID(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: latestid AGENT VAR")
+	}
+	entries, err := mailbox.NewStore(ts.Getenv("WORK")).List(args[0], mailbox.Unread)
+	ts.Check(err)
+	if len(entries) == 0 {
+		ts.Fatalf("%s has no unread message", args[0])
+	}
+	ts.Setenv(args[1], entries[len(entries)-1].ID)
 }
 
 // waitfile PATH: wait until PATH exists (a pattern with * matches any file).
@@ -101,5 +132,10 @@ func cmdBigFile(ts *testscript.TestScript, neg bool, args []string) {
 	size, err := strconv.Atoi(args[1])
 	ts.Check(err)
 	body := fmt.Sprintf(`{"to": ["reviewer_agent"], "title": "big", "content": "%s"}`, strings.Repeat("x", size))
-	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(body), 0o600))
+	// Written aside and renamed in, so that the master never sees it half
+	// written: the scripts test the size limit, not the settle time.
+	path := ts.MkAbs(args[0])
+	tmp := filepath.Join(filepath.Dir(path), ".bigfile.tmp")
+	ts.Check(os.WriteFile(tmp, []byte(body), 0o600))
+	ts.Check(os.Rename(tmp, path))
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/rules"
@@ -27,7 +28,7 @@ func openWorkspace(g *globals) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := rules.Load(filepath.Join(root, rules.FileName))
+	r, err := agents.LoadRules(root)
 	if err != nil {
 		return nil, err
 	}

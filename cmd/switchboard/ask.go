@@ -1,0 +1,250 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+// safeAnswer is what ask prints when no acceptable answer came.
+const safeAnswer = "deny"
+
+type askOptions struct {
+	to           string
+	title        string
+	content      string
+	contentGiven bool
+	options      []string
+	timeout      time.Duration
+	priority     string
+	forward      string
+}
+
+func newAskCmd(io *streams, g *globals) *cobra.Command {
+	opts := &askOptions{}
+	cmd := &cobra.Command{
+		Use:   "ask --to A --title T [--content C] [--options yes,no] [--timeout 300s]",
+		Short: "Send a request and wait for its answer; deny when none comes",
+		Long: `Send a request that needs an answer and wait for the reply that carries its
+correlation id. The answer is printed and ask exits 0. Other mail that arrives
+meanwhile stays in the inbox, unread.
+
+With --options the answer must be one of them (the other side answers with
+switchboard reply ID --option VALUE). When no answer comes within --timeout
+(0 waits forever), or the answer is none of the options, ask prints the safe
+answer, deny, and exits 4 (timed out) or 1 (not an option).
+
+A spawned agent asks its parent when --to is left out. A parent that cannot
+decide passes the request up with --forward: it asks in turn (the operator by
+default, or its own parent) and answers the original with what it hears.`,
+		Example: `  switchboard ask --to master_agent --title "May I drop the users table?" --options yes,no
+  switchboard ask --to reviewer_agent --title "Which branch holds the fix?" --timeout 10m
+  switchboard ask --forward 0193a7c2 --to operator      # pass a child's request up to the person`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts.contentGiven = cmd.Flags().Changed("content")
+			return runAsk(cmd.Context(), io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.to, "to", "", "whom to ask (default: your parent, for a spawned agent)")
+	f.StringVar(&opts.title, "title", "", "the question, one line")
+	f.StringVar(&opts.content, "content", "", "details; \"-\" reads standard input")
+	f.StringSliceVar(&opts.options, "options", nil, "the answers accepted, comma-separated, e.g. yes,no")
+	f.DurationVar(&opts.timeout, "timeout", 300*time.Second, "how long to wait; 0 waits forever")
+	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
+	f.StringVar(&opts.forward, "forward", "", "pass this request from your inbox up, and answer it with what you hear")
+	return cmd
+}
+
+// askResult is what ask prints with --json.
+type askResult struct {
+	Request  string `json:"request"`
+	To       string `json:"to"`
+	Answer   string `json:"answer"`
+	From     string `json:"from,omitempty"`
+	Reply    string `json:"reply,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Refused  string `json:"refused,omitempty"`
+}
+
+func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) error {
+	if opts.timeout < 0 {
+		return usageError("--timeout is %s; give a positive duration, or 0 to wait forever", opts.timeout)
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	var forwarded *mailbox.Message
+	var forwardedEntry mailbox.Entry
+	if opts.forward != "" {
+		if forwardedEntry, err = ws.store.Find(ws.agent, opts.forward); err != nil {
+			return err
+		}
+		if forwarded, err = mailbox.Load(forwardedEntry.Path); err != nil {
+			return err
+		}
+		if opts.title == "" {
+			opts.title = forwarded.Title
+		}
+		if opts.options == nil {
+			opts.options = optionsOf(forwarded)
+		}
+		body := fmt.Sprintf("%s asks, through %s: %s", forwarded.From, ws.agent, forwarded.Title)
+		if forwarded.Content != "" {
+			body += "\n\n" + forwarded.Content
+		}
+		opts.content, opts.contentGiven = body, true
+	}
+	if opts.title == "" {
+		return usageError("--title is required: the question, in one line")
+	}
+	if opts.to == "" {
+		opts.to = defaultAsked(ws, opts.forward != "")
+		if opts.to == "" {
+			return usageError("--to is required: name the agent to ask (only a spawned agent has a parent to ask by default)")
+		}
+	}
+	content, err := readBody(io, opts.content, opts.contentGiven)
+	if err != nil {
+		return err
+	}
+	msg := &mailbox.Message{
+		To:               []string{opts.to},
+		Title:            opts.title,
+		Priority:         opts.priority,
+		Type:             mailbox.TypeRequest,
+		RequiresResponse: true,
+		CorrelationID:    uuid.NewString(),
+	}
+	msg.Normalize(time.Now())
+	if len(opts.options) > 0 {
+		raw, _ := json.Marshal(opts.options)
+		msg.Extra = map[string]json.RawMessage{"options": raw}
+		content = strings.TrimSpace(content + fmt.Sprintf("\n\nAnswer with one of: %s — switchboard reply %s --option %s",
+			strings.Join(opts.options, ", "), msg.ID, opts.options[0]))
+	}
+	msg.Content = content
+	if err := post(io, ws, msg); err != nil {
+		return err
+	}
+	wait := "for as long as it takes"
+	if opts.timeout > 0 {
+		wait = "up to " + opts.timeout.String()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
+		defer cancel()
+	}
+	fmt.Fprintf(io.errOut, "asked %s (request %s); waiting %s for the answer\n", opts.to, msg.ID, wait)
+
+	res := askResult{Request: msg.ID, To: opts.to, Answer: safeAnswer}
+	entry, reply, err := ws.store.WaitFor(ctx, ws.agent, func(m *mailbox.Message) bool {
+		return m.CorrelationID == msg.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
+	})
+	var outcome error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		res.TimedOut = true
+		outcome = &codedError{code: exitTimedOut, err: fmt.Errorf("no answer from %s within %s: taking the safe answer, %s", opts.to, opts.timeout, safeAnswer)}
+	case err != nil:
+		outcome = fmt.Errorf("stopped waiting for %s (%w): taking the safe answer, %s", opts.to, err, safeAnswer)
+	default:
+		if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
+			return err
+		}
+		res.From, res.Reply = reply.From, reply.ID
+		answer := answerOf(reply)
+		if len(opts.options) == 0 {
+			res.Answer = answer
+		} else if i := slices.IndexFunc(opts.options, func(o string) bool { return strings.EqualFold(o, answer) }); i >= 0 {
+			res.Answer = opts.options[i]
+		} else {
+			res.Refused = answer
+			outcome = fmt.Errorf("%s answered %q, which is none of %s: taking the safe answer, %s", reply.From, answer, strings.Join(opts.options, ", "), safeAnswer)
+		}
+	}
+	if forwarded != nil {
+		if err := answerForwarded(io, ws, forwarded, forwardedEntry, res.Answer); err != nil {
+			return err
+		}
+	}
+	if g.json {
+		if err := writeJSON(io.out, res); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintln(io.out, res.Answer)
+	}
+	return outcome
+}
+
+// answerOf is a reply's answer: the option it chose, else its content, else
+// its title.
+func answerOf(m *mailbox.Message) string {
+	if raw, ok := m.Extra["option"]; ok {
+		var option string
+		if json.Unmarshal(raw, &option) == nil && option != "" {
+			return option
+		}
+	}
+	if body := strings.TrimSpace(m.Content); body != "" {
+		return body
+	}
+	return m.Title
+}
+
+// optionsOf are the answers a request accepts, if it says.
+func optionsOf(m *mailbox.Message) []string {
+	var options []string
+	if raw, ok := m.Extra["options"]; ok {
+		_ = json.Unmarshal(raw, &options) // a malformed list accepts any answer
+	}
+	return options
+}
+
+// answerForwarded answers the request that was passed up with what came
+// back, as its recipient would have.
+func answerForwarded(io *streams, ws *workspace, orig *mailbox.Message, entry mailbox.Entry, answer string) error {
+	reply := &mailbox.Message{
+		To:            []string{orig.From},
+		Title:         mailbox.ClipTitle("Re: " + strings.TrimPrefix(orig.Title, "Re: ")),
+		Content:       answer,
+		Type:          mailbox.TypeResponse,
+		CorrelationID: orig.CorrelationID,
+		InReplyTo:     orig.ID,
+	}
+	if len(optionsOf(orig)) > 0 {
+		raw, _ := json.Marshal(answer)
+		reply.Extra = map[string]json.RawMessage{"option": raw}
+	}
+	if reply.CorrelationID == "" {
+		reply.CorrelationID = orig.ID
+	}
+	if err := post(io, ws, reply); err != nil {
+		return err
+	}
+	_, err := ws.store.MarkRead(ws.agent, entry)
+	return err
+}
+
+// defaultAsked is whom an ask without --to goes to: a spawned agent's
+// parent; when passing a request up, the operator for an agent without one.
+func defaultAsked(ws *workspace, forwarding bool) string {
+	if parent, ok := ws.rules.Parent(ws.agent); ok {
+		return parent
+	}
+	if forwarding {
+		return mailbox.Operator
+	}
+	return ""
+}

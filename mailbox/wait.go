@@ -1,0 +1,78 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// rescanEvery bounds how long a delivery can go unnoticed by WaitFor when
+// the folder's events are lost or cannot be watched at all.
+const rescanEvery = time.Second
+
+// WaitFor waits until a message in the agent's unread inbox satisfies match,
+// and returns it with its entry; it leaves every other message where it is.
+// It watches the inbox folder and looks again at least every second, so it
+// works where events are lost too. It returns ctx's error when ctx ends
+// first.
+func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message) bool) (Entry, *Message, error) {
+	changed := make(chan struct{}, 1)
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(s.InboxDir(agent)) == nil {
+			go forwardEvents(w, changed)
+		}
+	}
+	tick := time.NewTicker(rescanEvery)
+	defer tick.Stop()
+	checked := make(map[string]bool) // delivered files never change: each is read once
+	for {
+		entries, err := s.List(agent, Unread)
+		if err != nil {
+			return Entry{}, nil, err
+		}
+		for _, e := range entries {
+			if checked[e.Name] {
+				continue
+			}
+			m, err := Load(e.Path)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // read meanwhile by someone else
+			}
+			checked[e.Name] = true
+			if err == nil && match(m) {
+				return e, m, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return Entry{}, nil, ctx.Err()
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// forwardEvents turns a watcher's events into wake-ups, merged; it ends
+// when the watcher is closed.
+func forwardEvents(w *fsnotify.Watcher, changed chan<- struct{}) {
+	for {
+		select {
+		case _, ok := <-w.Events:
+			if !ok {
+				return
+			}
+		case _, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+		}
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+}
