@@ -12,11 +12,12 @@ import (
 func newRulesCmd(io *streams, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "rules",
-		Short: "Check the rules file, or explain one decision",
+		Short: "Check the rules file, explain one decision, or draw the team",
 		Example: `  switchboard rules check
-  switchboard rules explain tester_agent reviewer_agent`,
+  switchboard rules explain tester_agent reviewer_agent
+  switchboard rules graph --format dot | dot -Tsvg > team.svg`,
 	}
-	cmd.AddCommand(newRulesCheckCmd(io, g), newRulesExplainCmd(io, g))
+	cmd.AddCommand(newRulesCheckCmd(io, g), newRulesExplainCmd(io, g), newRulesGraphCmd(io, g))
 	return cmd
 }
 
