@@ -47,6 +47,9 @@ type Profile struct {
 
 	// Path is the file the profile came from; empty for a default profile.
 	Path string `yaml:"-" json:"path,omitempty"`
+	// kindSet tells a kind the file gave from the default, which a spawned
+	// agent takes from its parent instead.
+	kindSet bool
 }
 
 // Command is what runs in the pane. In a profile it is a list, or a string
@@ -137,6 +140,7 @@ func (p *Profile) validate() error {
 	if err := mailbox.ValidateAgentName(p.Name); err != nil {
 		return err
 	}
+	p.kindSet = p.Kind != ""
 	if p.Kind == "" {
 		p.Kind = KindGeneric
 		if len(p.Command) == 0 {

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"switchboard/mailbox"
@@ -29,6 +30,7 @@ type Seat struct {
 	Pane        string `json:"pane"`
 	Kind        string `json:"kind"` // as launched: shell when its program was missing
 	DisplayName string `json:"display_name"`
+	Parent      string `json:"parent,omitempty"` // the agent that spawned it
 }
 
 // SessionPath is the session file of a workspace's store.
@@ -55,6 +57,33 @@ func SaveSession(store *mailbox.Store, s *Session) error {
 	}
 	return mailbox.Replace(store.TmpDir(mailbox.Operator), store.Dir, "session.json", append(data, '\n'), store.Durable)
 }
+
+// UpdateSession changes the session file under a lock, so that agents
+// spawned at once do not lose each other's seats.
+func UpdateSession(store *mailbox.Store, change func(*Session) error) error {
+	lock, err := os.OpenFile(filepath.Join(store.Dir, ".session.lock"), os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("update session: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock session: %w", err)
+	}
+	s, ok, err := LoadSession(store)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return ErrNotUp
+	}
+	if err := change(s); err != nil {
+		return err
+	}
+	return SaveSession(store, s)
+}
+
+// ErrNotUp is returned for what needs the team up in tmux.
+var ErrNotUp = errors.New("the team is not up: start it with `switchboard up`")
 
 // LoadSession reads the session file; ok is false when the team was never
 // brought up here.

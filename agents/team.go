@@ -12,8 +12,16 @@ import (
 // Team returns the profile of every agent the rules name (the operator
 // aside), sorted by name: its file's profile, or a shell profile when it has
 // none. Profiles of agents the rules do not name are left out and reported.
+//
+// An agent spawned at run time without a profile of its own takes the
+// profile it was spawned from, under its own name; and its parent's kind,
+// command and folder where that profile gives none.
 func Team(workspace string, names []string) (team []*Profile, unnamed []string, err error) {
 	profiles, err := LoadProfiles(workspace)
+	if err != nil {
+		return nil, nil, err
+	}
+	spawned, err := LoadSpawned(mailbox.NewStore(workspace))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -23,11 +31,7 @@ func Team(workspace string, names []string) (team []*Profile, unnamed []string, 
 			continue
 		}
 		inRules[name] = true
-		p, ok := profiles[name]
-		if !ok {
-			p = ShellProfile(name)
-		}
-		team = append(team, p)
+		team = append(team, resolveProfile(name, profiles, spawned, 0))
 	}
 	for name := range profiles {
 		if !inRules[name] {
@@ -37,6 +41,34 @@ func Team(workspace string, names []string) (team []*Profile, unnamed []string, 
 	sort.Slice(team, func(i, j int) bool { return team[i].Name < team[j].Name })
 	sort.Strings(unnamed)
 	return team, unnamed, nil
+}
+
+// resolveProfile is the profile an agent runs with; depth stops a registry
+// whose parents loop.
+func resolveProfile(name string, profiles map[string]*Profile, spawned map[string]Spawned, depth int) *Profile {
+	if p, ok := profiles[name]; ok {
+		return p
+	}
+	s, ok := spawned[name]
+	if !ok || depth > 32 {
+		return ShellProfile(name)
+	}
+	base, ok := profiles[s.Profile]
+	if !ok {
+		base = ShellProfile(s.Profile)
+	}
+	p := *base
+	p.Name, p.DisplayName = name, DisplayName(name)
+	if s.Parent != "" && s.Parent != mailbox.Operator {
+		parent := resolveProfile(s.Parent, profiles, spawned, depth+1)
+		if !p.kindSet && len(p.Command) == 0 {
+			p.Kind, p.Command = parent.Kind, parent.Command
+		}
+		if p.Cwd == "" {
+			p.Cwd = parent.Cwd
+		}
+	}
+	return &p
 }
 
 // Launch is what actually runs in an agent's pane.

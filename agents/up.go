@@ -55,6 +55,10 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	spawned, err := LoadSpawned(store)
+	if err != nil {
+		return nil, nil, err
+	}
 	session := &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
 	vars := DefaultVars(opts.Workspace)
 
@@ -87,7 +91,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("start %s: %w", p.Name, err)
 		}
-		session.Agents[p.Name] = &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName}
+		session.Agents[p.Name] = &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: spawned[p.Name].Parent}
 	}
 	if err := decorate(ctx, opts.Client, session); err != nil {
 		return nil, nil, err

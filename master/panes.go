@@ -408,6 +408,18 @@ func (p *panes) loadSession() bool {
 		p.session, p.client = nil, nil
 		return false
 	}
+	if old := p.session; old != nil && old.Socket == s.Socket && old.Name == s.Name && old.ServerPID == s.ServerPID && old.Started.Equal(s.Started) {
+		// The same session with seats added or removed (spawn, close):
+		// what is known of the others, and their pending notices, stays.
+		p.session = s
+		for name := range p.views {
+			if _, ok := s.Agents[name]; !ok {
+				delete(p.views, name)
+			}
+		}
+		p.m.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
+		return true
+	}
 	p.session, p.client = s, p.newTmux(s.Socket)
 	p.views = make(map[string]*view)
 	p.status = ""

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -22,15 +23,18 @@ type agentRow struct {
 	Pane       string `json:"pane,omitempty"`
 	Unread     int    `json:"unread"`
 	Urgent     int    `json:"urgent"`
+	Parent     string `json:"parent,omitempty"`
+	depth      int    // spawn generations below a rules agent
 }
 
 func newAgentsCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "agents",
-		Short: "The team: name, kind, state, pane, unread and urgent mail",
+		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail, parent",
 		Long: `List the agents of the rules with their kind, state (starting, idle, busy,
 waiting, interrupted, exited), tmux pane and unread mail. States come from the
-agents' hooks, from their panes, or "down" when the team is not up.`,
+agents' hooks, from their panes, or "down" when the team is not up. Agents
+started with spawn are listed under their parent, indented.`,
 		Example: `  switchboard agents
   switchboard agents --json`,
 		Args: args(0, 0),
@@ -69,8 +73,10 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 			}
 		}
 		row.Unread, row.Urgent, _ = ws.store.Counts(p.Name)
+		row.Parent, _ = ws.rules.Parent(p.Name)
 		rows = append(rows, row)
 	}
+	rows = asTree(rows)
 	if g.json {
 		return writeJSON(io.out, rows)
 	}
@@ -85,7 +91,45 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 		if pane == "" {
 			pane = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", r.Name, r.Kind, state, pane, r.Unread, r.Urgent)
+		name := r.Name
+		if r.depth > 0 {
+			name = strings.Repeat("  ", r.depth-1) + "└─ " + name
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", name, r.Kind, state, pane, r.Unread, r.Urgent)
 	}
 	return tw.Flush()
+}
+
+// asTree orders rows so that each spawned agent follows its parent, depth
+// first; the order among siblings is kept.
+func asTree(rows []agentRow) []agentRow {
+	byName := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		byName[r.Name] = true
+	}
+	children := make(map[string][]agentRow)
+	var roots []agentRow
+	for _, r := range rows {
+		if r.Parent != "" && byName[r.Parent] && r.Parent != r.Name {
+			children[r.Parent] = append(children[r.Parent], r)
+		} else {
+			roots = append(roots, r)
+		}
+	}
+	out := make([]agentRow, 0, len(rows))
+	var add func(r agentRow, depth int)
+	add = func(r agentRow, depth int) {
+		if depth > len(rows) {
+			return // parents that loop
+		}
+		r.depth = depth
+		out = append(out, r)
+		for _, c := range children[r.Name] {
+			add(c, depth+1)
+		}
+	}
+	for _, r := range roots {
+		add(r, 0)
+	}
+	return out
 }

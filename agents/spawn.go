@@ -1,0 +1,191 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// SpawnOptions say which agent to start at run time, and from what.
+type SpawnOptions struct {
+	Workspace string
+	Name      string
+	Profile   string
+	Parent    string
+	Task      string
+	// Taken reports whether a name is in use by the team already.
+	Taken func(name string) bool
+	// Wire wires the agent's hooks, as for up.
+	Wire func(binary string, p *Profile, launch Launch) (Launch, error)
+}
+
+// ErrExists is returned when the name of a new agent is taken.
+var ErrExists = errors.New("agent name taken")
+
+// Spawn starts one more agent in a new window of the running team: it
+// registers the agent (so that the rules and a later up know it), opens its
+// pane, and adds its seat to the session. It returns the seat and a note
+// when the agent's program is not installed.
+func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
+	if err := mailbox.ValidateAgentName(opts.Name); err != nil {
+		return nil, "", err
+	}
+	store := mailbox.NewStore(opts.Workspace)
+	session, up, err := LoadSession(store)
+	if err != nil {
+		return nil, "", err
+	}
+	if !up {
+		return nil, "", ErrNotUp
+	}
+	client := tmux.NewClient(session.Socket, nil)
+	if ok, err := client.HasSession(ctx, session.Name); err != nil || !ok {
+		return nil, "", ErrNotUp
+	}
+	if opts.Taken != nil && opts.Taken(opts.Name) {
+		return nil, "", fmt.Errorf("%w: %s is already an agent of this team; pick another --name", ErrExists, opts.Name)
+	}
+	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+		if _, ok := all[opts.Name]; ok {
+			return fmt.Errorf("%w: %s was spawned already; pick another --name", ErrExists, opts.Name)
+		}
+		all[opts.Name] = Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	seat, note, err := openSeat(ctx, client, session, store, opts)
+	if err != nil {
+		// Nothing runs under the name: give it back.
+		_ = UpdateSpawned(store, func(all map[string]Spawned) error { delete(all, opts.Name); return nil })
+		return nil, "", err
+	}
+	return seat, note, nil
+}
+
+func openSeat(ctx context.Context, client *tmux.Client, session *Session, store *mailbox.Store, opts SpawnOptions) (*Seat, string, error) {
+	team, _, err := Team(opts.Workspace, []string{opts.Name})
+	if err != nil {
+		return nil, "", err
+	}
+	p := team[0]
+	if err := store.Ensure(p.Name); err != nil {
+		return nil, "", err
+	}
+	binDir, err := StageBinary(store, "")
+	if err != nil {
+		return nil, "", err
+	}
+	spec, launch, err := paneFor(p, DefaultVars(opts.Workspace), opts.Workspace, binDir, opts.Wire)
+	if err != nil {
+		return nil, "", err
+	}
+	pane, err := client.NewWindow(ctx, session.Name, p.Name, spec)
+	if err != nil {
+		return nil, "", fmt.Errorf("start %s: %w", p.Name, err)
+	}
+	seat := &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: opts.Parent}
+	// A name used before may have "exited" on record from its last life.
+	if err := store.WriteState(p.Name, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+		return nil, "", err
+	}
+	_, err = client.Command(ctx, "set-option", "-p", "-t", pane, "@agent", p.Name, ";",
+		"set-option", "-p", "-t", pane, "@sb_title", p.DisplayName+" · starting")
+	if err == nil {
+		err = UpdateSession(store, func(s *Session) error { s.Agents[p.Name] = seat; return nil })
+	}
+	if err != nil {
+		client.Command(context.WithoutCancel(ctx), "kill-pane", "-t", pane)
+		return nil, "", err
+	}
+	return seat, launch.Note, nil
+}
+
+// Descendants returns the agents spawned under agent, each after its own
+// descendants: closing in this order never leaves a child without its
+// parent.
+func Descendants(spawned map[string]Spawned, agent string) []string {
+	var out []string
+	var walk func(string)
+	walk = func(parent string) {
+		var children []string
+		for name, s := range spawned {
+			if s.Parent == parent {
+				children = append(children, name)
+			}
+		}
+		slices.Sort(children)
+		for _, c := range children {
+			if c == agent || slices.Contains(out, c) {
+				continue // a registry whose parents loop
+			}
+			walk(c)
+			out = append(out, c)
+		}
+	}
+	walk(agent)
+	return out
+}
+
+// Close closes a spawned agent and, first, every agent spawned under it:
+// their panes are killed, their seats and registrations removed. Their
+// mailboxes stay. It returns the agents closed, in order.
+func Close(ctx context.Context, workspace, agent string) ([]string, error) {
+	store := mailbox.NewStore(workspace)
+	spawned, err := LoadSpawned(store)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := spawned[agent]; !ok {
+		return nil, fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: stop the whole team with `switchboard down`", agent)
+	}
+	order := append(Descendants(spawned, agent), agent)
+	session, up, err := LoadSession(store)
+	if err != nil {
+		return nil, err
+	}
+	if up {
+		client := tmux.NewClient(session.Socket, nil)
+		for _, name := range order {
+			if seat, ok := session.Agents[name]; ok {
+				// A pane already gone is as good as closed.
+				_, _ = client.Command(ctx, "kill-pane", "-t", seat.Pane)
+			}
+		}
+		err := UpdateSession(store, func(s *Session) error {
+			for _, name := range order {
+				delete(s.Agents, name)
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, ErrNotUp) {
+			return nil, err
+		}
+	}
+	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+		for _, name := range order {
+			delete(all, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range order {
+		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})
+	}
+	return order, nil
+}
+
+// TaskTitle is the title of a task message: its first line, clipped.
+func TaskTitle(task string) string {
+	first, _, _ := strings.Cut(strings.TrimSpace(task), "\n")
+	return mailbox.ClipTitle("Task: " + first)
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/hooks"
+	"switchboard/mailbox"
+)
+
+type spawnOptions struct {
+	profile string
+	name    string
+	parent  string
+	task    string
+}
+
+func newSpawnCmd(io *streams, g *globals) *cobra.Command {
+	opts := &spawnOptions{}
+	cmd := &cobra.Command{
+		Use:   "spawn --profile P [--name N] [--parent A] [--task T]",
+		Short: "Start one more agent in a new pane of the running team",
+		Long: `Start an agent at run time, in a new tmux window named after it, from the
+profile agents/P.yaml (or, for an agent the rules name without a profile, a
+shell). The new agent is matched by the rules under its own name when the
+rules name it, else under its profile's name; it may always talk with its
+parent (by default, you) unless a forbidden entry says otherwise. Where the
+profile sets no kind, command or cwd, the parent's are used.
+
+The task, when given, is its first message, sent by you and asking for a
+response: the parent collects it with switchboard wait. Spawned agents are
+started again by up after a down, until they are closed.`,
+		Example: `  switchboard spawn --profile reviewer_agent --task "Review the diff of auth.go"
+  switchboard spawn --profile tester_agent --name tester-2 --task "Run the integration tests"
+  switchboard wait reviewer_agent-1 --timeout 30m`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSpawn(cmd.Context(), io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.profile, "profile", "", "the profile to start from (agents/P.yaml, or an agent of the rules)")
+	f.StringVar(&opts.name, "name", "", "the new agent's name (default: P-1, P-2, ...)")
+	f.StringVar(&opts.parent, "parent", "", "the agent it answers to (default: you)")
+	f.StringVar(&opts.task, "task", "", "its first message: what to do")
+	return cmd
+}
+
+// spawnResult is what spawn prints with --json.
+type spawnResult struct {
+	Name    string `json:"name"`
+	Profile string `json:"profile"`
+	Parent  string `json:"parent"`
+	Pane    string `json:"pane"`
+	Kind    string `json:"kind"`
+	Task    string `json:"task_id,omitempty"`
+}
+
+func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) error {
+	if opts.profile == "" {
+		return usageError("--profile is required: the profile to start the agent from (see agents/)")
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if err := checkProfile(ws, opts.profile); err != nil {
+		return err
+	}
+	parent := opts.parent
+	if parent == "" {
+		parent = ws.agent
+	}
+	if !ws.rules.Knows(parent) {
+		return fmt.Errorf("--parent %s is not an agent of this team", parent)
+	}
+	if parent != ws.agent && !ws.rules.IsOverseer(ws.agent) {
+		return refusedError(fmt.Errorf("%s may spawn agents for itself only: leave out --parent, or ask an overseer", ws.agent))
+	}
+	name := opts.name
+	if name == "" {
+		name = freeName(ws, opts.profile)
+	}
+	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
+		Workspace: ws.root, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
+		Taken: ws.rules.Knows,
+		Wire: func(staged string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+			return hooks.WireLaunch(ws.store, staged, p, launch)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintf(io.errOut, "note: %s\n", note)
+	}
+	res := spawnResult{Name: name, Profile: opts.profile, Parent: parent, Pane: seat.Pane, Kind: seat.Kind}
+	if opts.task != "" {
+		if ws.rules, err = agents.LoadRules(ws.root); err != nil {
+			return err
+		}
+		task := &mailbox.Message{
+			To: []string{name}, Title: agents.TaskTitle(opts.task), Content: opts.task,
+			Type: mailbox.TypeInstruction, RequiresResponse: true,
+		}
+		if err := post(io, ws, task); err != nil {
+			return fmt.Errorf("%s was spawned, but its task was not sent: %w", name, err)
+		}
+		res.Task = task.ID
+	}
+	if g.json {
+		return writeJSON(io.out, res)
+	}
+	fmt.Fprintf(io.out, "spawned %s (profile %s, parent %s) in pane %s, window %q\n", name, opts.profile, parent, seat.Pane, name)
+	if res.Task != "" {
+		fmt.Fprintf(io.out, "its task is message %s; collect the answer with: switchboard wait %s\n", res.Task, name)
+	}
+	return nil
+}
+
+// checkProfile accepts a profile file's name or an agent of the rules.
+func checkProfile(ws *workspace, profile string) error {
+	profiles, err := agents.LoadProfiles(ws.root)
+	if err != nil {
+		return err
+	}
+	if _, ok := profiles[profile]; ok || ws.rules.Knows(profile) {
+		return nil
+	}
+	return fmt.Errorf("no profile %q: give one of agents/ (%s) or an agent of the rules", profile, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
+}
+
+// freeName is the first of P-1, P-2, ... that no agent has.
+func freeName(ws *workspace, profile string) string {
+	for i := 1; ; i++ {
+		name := profile + "-" + strconv.Itoa(i)
+		if len(name) > 63 {
+			name = profile[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
+		}
+		if !ws.rules.Knows(name) {
+			return name
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"switchboard/agents"
+)
+
+// TestSpawnWaitCloseTree spawns a three-level tree of agents into a running
+// team, collects a child's answer with wait, closes the tree from the top,
+// and brings a spawned agent back after down and up.
+func TestSpawnWaitCloseTree(t *testing.T) {
+	tm := newTeam(t)
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitIdle("master_agent", "developer_agent", "reviewer_agent", "tester_agent")
+
+	var child spawnResult
+	out := tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--task", "Review auth.go", "--json")
+	if err := json.Unmarshal([]byte(out), &child); err != nil || child.Name != "reviewer_agent-1" || child.Parent != "developer_agent" || child.Task == "" {
+		t.Fatalf("spawn said %s (%v); want reviewer_agent-1, child of developer_agent, with a task", out, err)
+	}
+	// The task reaches the new pane as its first notice.
+	want := "[FROM: Developer Agent] Task: Review auth.go (switchboard read " + child.Task + ")\n"
+	tm.waitFor("the task in the child's pane", func() bool { return tm.received("reviewer_agent-1") == want })
+
+	tm.must("spawn", "--as", "reviewer_agent-1", "--profile", "tester_agent", "--name", "deep")
+	tm.must("spawn", "--as", "deep", "--profile", "tester_agent", "--name", "deeper")
+	tree := tm.must("agents")
+	for _, line := range []string{"└─ reviewer_agent-1", "  └─ deep ", "    └─ deeper "} {
+		if !strings.Contains(tree, line) {
+			t.Errorf("agents does not show %q:\n%s", line, tree)
+		}
+	}
+
+	// A child may answer its parent, whatever the rules say of its profile.
+	tm.must("send", "--as", "reviewer_agent-1", "--to", "developer_agent", "--type", "response", "--title", "Review done", "--content", "LGTM, one nit")
+	if got := tm.must("wait", "reviewer_agent-1", "--as", "developer_agent", "--timeout", "20s"); !strings.Contains(got, "LGTM, one nit") {
+		t.Errorf("wait printed %q; want the child's response", got)
+	}
+	if out, code := tm.switchboard("wait", "deep", "--as", "reviewer_agent-1", "--timeout", "1s"); code != exitTimedOut {
+		t.Errorf("wait with no response: exit %d (%s); want 4", code, out)
+	}
+
+	// Only ancestors and overseers close; closing goes from the leaves up.
+	if out, code := tm.switchboard("close", "deep", "--as", "tester_agent"); code != exitRefused {
+		t.Errorf("close by a stranger: exit %d (%s); want 3", code, out)
+	}
+	panes := func() string {
+		out, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{@agent}").CombinedOutput()
+		return string(out)
+	}
+	if !strings.Contains(panes(), "deeper") {
+		t.Fatalf("no pane for deeper before close:\n%s", panes())
+	}
+	if got := tm.must("close", "reviewer_agent-1", "--as", "developer_agent"); got != "closed deeper, deep, reviewer_agent-1" {
+		t.Errorf("close said %q; want the leaves first", got)
+	}
+	if p := panes(); strings.Contains(p, "deep") || strings.Contains(p, "reviewer_agent-1") {
+		t.Errorf("panes left after close:\n%s", p)
+	}
+	if tree := tm.must("agents"); strings.Contains(tree, "deep") || strings.Contains(tree, "reviewer_agent-1") {
+		t.Errorf("closed agents still listed:\n%s", tree)
+	}
+
+	// A spawned agent outlives down and up.
+	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "survivor")
+	tm.must("down")
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitFor("the survivor back in its pane", func() bool {
+		s, ok, _ := agents.LoadSession(tm.store)
+		return ok && s.Agents["survivor"] != nil && s.Agents["survivor"].Parent == "developer_agent" && strings.Contains(panes(), "survivor")
+	})
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/mailbox"
+)
+
+// errChildExited ends a wait whose agent stopped without answering.
+var errChildExited = errors.New("exited")
+
+func newWaitCmd(io *streams, g *globals) *cobra.Command {
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "wait AGENT [--timeout D]",
+		Short: "Wait for a spawned agent's response, and print it",
+		Long: `Wait until AGENT sends you a response (a message of type response), mark it
+read and print it: the result of the task you gave it with spawn. Other mail
+stays unread. Exits 4 when --timeout passes first (0, the default, waits
+forever) and 1 when the agent exits or is closed without answering.`,
+		Example: `  switchboard wait reviewer_agent-1
+  switchboard wait tester-2 --timeout 30m --json`,
+		Args: args(1, 1),
+		RunE: func(cmd *cobra.Command, a []string) error {
+			return runWait(cmd.Context(), io, g, a[0], timeout)
+		},
+	}
+	cmd.Flags().DurationVar(&timeout, "timeout", 0, "how long to wait; 0 waits forever")
+	return cmd
+}
+
+func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout time.Duration) error {
+	if timeout < 0 {
+		return usageError("--timeout is %s; give a positive duration, or 0 to wait forever", timeout)
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if !ws.rules.Knows(agent) {
+		return fmt.Errorf("%s is not an agent of this team", agent)
+	}
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	go watchExit(ctx, ws.store, agent, stop)
+
+	entry, msg, err := ws.store.WaitFor(ctx, ws.agent, func(m *mailbox.Message) bool {
+		return m.From == agent && m.Type == mailbox.TypeResponse
+	})
+	switch {
+	case errors.Is(context.Cause(ctx), errChildExited):
+		return fmt.Errorf("%s exited without sending you a response", agent)
+	case errors.Is(err, context.DeadlineExceeded):
+		return &codedError{code: exitTimedOut, err: fmt.Errorf("no response from %s within %s", agent, timeout)}
+	case err != nil:
+		return err
+	}
+	if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(io.out, msg)
+	}
+	fmt.Fprintf(io.out, "%s: %s\n", msg.From, msg.Title)
+	if msg.Content != "" {
+		fmt.Fprintf(io.out, "\n%s\n", msg.Content)
+	}
+	return nil
+}
+
+// watchExit stops the wait when the agent's state turns exited: its pane
+// died, its session ended, or it was closed.
+func watchExit(ctx context.Context, store *mailbox.Store, agent string, stop context.CancelCauseFunc) {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if st, ok, _ := store.ReadState(agent); ok && st.State == mailbox.StateExited {
+				// A response sent just before the end is still taken: give
+				// the master a moment to deliver it.
+				select {
+				case <-ctx.Done():
+				case <-time.After(2 * time.Second):
+					stop(errChildExited)
+				}
+				return
+			}
+		}
+	}
+}
