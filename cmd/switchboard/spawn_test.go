@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"switchboard/agents"
+	"switchboard/mailbox"
 )
 
 // TestSpawnWaitCloseTree spawns a three-level tree of agents into a running
@@ -44,6 +47,20 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 		t.Errorf("wait with no response: exit %d (%s); want 4", code, out)
 	}
 
+	// Layered trust: the child asks its parent (no --to), the parent passes
+	// the question up to the person, whose answer comes back down.
+	childAsk := tm.start("ask", "--as", "reviewer_agent-1", "--title", "May I push to main?", "--options", "yes,no", "--timeout", "30s")
+	request := tm.waitUnread("developer_agent", "May I push to main?")
+	parentAsk := tm.start("ask", "--as", "developer_agent", "--forward", request, "--timeout", "30s")
+	forwarded := tm.waitUnread("operator", "May I push to main?")
+	tm.must("reply", forwarded, "--option", "yes")
+	if got := parentAsk(); got != "yes" {
+		t.Errorf("the parent's forwarded ask printed %q; want yes", got)
+	}
+	if got := childAsk(); got != "yes" {
+		t.Errorf("the child's ask printed %q; want yes", got)
+	}
+
 	// Only ancestors and overseers close; closing goes from the leaves up.
 	if out, code := tm.switchboard("close", "deep", "--as", "tester_agent"); code != exitRefused {
 		t.Errorf("close by a stranger: exit %d (%s); want 3", code, out)
@@ -73,4 +90,42 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 		s, ok, _ := agents.LoadSession(tm.store)
 		return ok && s.Agents["survivor"] != nil && s.Agents["survivor"].Parent == "developer_agent" && strings.Contains(panes(), "survivor")
 	})
+}
+
+// start runs switchboard in the background; the returned function waits
+// for it and returns its standard output, trimmed.
+func (tm *team) start(args ...string) func() string {
+	tm.t.Helper()
+	cmd := exec.Command("switchboard", args...)
+	cmd.Dir = tm.root
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		tm.t.Fatal(err)
+	}
+	return func() string {
+		if err := cmd.Wait(); err != nil {
+			tm.t.Errorf("switchboard %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
+		}
+		return strings.TrimSpace(out.String())
+	}
+}
+
+// waitUnread waits for an unread message with the title in the agent's
+// inbox and returns its id.
+func (tm *team) waitUnread(agent, title string) string {
+	tm.t.Helper()
+	var id string
+	tm.waitFor(title+" in the inbox of "+agent, func() bool {
+		entries, _ := tm.store.List(agent, mailbox.Unread)
+		for _, e := range entries {
+			if m, err := mailbox.Load(e.Path); err == nil && m.Title == title {
+				id = m.ID
+				return true
+			}
+		}
+		return false
+	})
+	return id
 }
