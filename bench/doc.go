@@ -16,6 +16,11 @@
 // The sender never fsyncs, in any variant: its own durability is the
 // sender's cost, not routing's.
 //
+// RunHooks measures something else: the wall time, from fork/exec to exit,
+// of the commands the agents' hooks run before every prompt and after every
+// tool call, with thousands of messages unread, beside that of /bin/true run
+// in the same turns, which is what starting any process costs here.
+//
 // The package never prints except to the progress writer it is given, and
 // hands back a Result; the command formats it.
 package bench

@@ -6,18 +6,22 @@ import (
 	"time"
 )
 
-// Result is everything one Run measured.
+// Result is everything one Run measured, and the hooks' figures when
+// AddHooks was given them. The routing fields are zero, and left out of the
+// JSON, when only the hooks were measured.
 type Result struct {
-	Agents   int           `json:"agents"`
-	Rate     int           `json:"rate"`
-	Duration time.Duration `json:"duration_ns"`
-	Burst    int           `json:"burst"`
+	Agents   int           `json:"agents,omitzero"`
+	Rate     int           `json:"rate,omitzero"`
+	Duration time.Duration `json:"duration_ns,omitzero"`
+	Burst    int           `json:"burst,omitzero"`
 	// Floor is the minimal relay; Master the real one, nil when no binary
 	// was given.
-	Floor  Router  `json:"floor"`
+	Floor  Router  `json:"floor,omitzero"`
 	Master *Router `json:"master,omitempty"`
 	// IdleCPU is the master's CPU use while idle; nil when not measured.
 	IdleCPU *IdleCPU `json:"idle_cpu,omitempty"`
+	// Hooks is the hooks' wall time (RunHooks); nil when not measured.
+	Hooks *HookResult `json:"hooks,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

@@ -15,6 +15,14 @@ const (
 	TargetIdlePercent  = 1.0 // of one core
 )
 
+// The hooks' targets: the median wall time of the whole process, start-up
+// included, with DefaultHookUnread messages unread. They run before every
+// prompt and after every tool call, and the agent waits for them.
+const (
+	TargetHookPrompt = 10 * time.Millisecond
+	TargetStatusLine = 5 * time.Millisecond
+)
+
 // Rows of the result that checks refer to.
 const (
 	RowSteadyDurable = "steady_durable"
@@ -22,6 +30,10 @@ const (
 	RowBurstDurable  = "burst_durable"
 	RowBurstNoFsync  = "burst_no_fsync"
 	RowIdleCPU       = "idle_cpu"
+	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
+	RowStatusLine      = "status_line"
+	RowHookPromptNew   = "hook_prompt_new"
+	RowHookPromptShown = "hook_prompt_shown"
 )
 
 // Check is one target and whether the master met it.
@@ -31,13 +43,20 @@ type Check struct {
 	Pass   bool   `json:"pass"`
 }
 
-// check compares the master's numbers with the targets. A lost message
-// misses every target of its row.
+// check compares the master's numbers and the hooks' with the targets.
 func (r *Result) check() {
 	r.Checks = nil
-	if r.Master == nil {
-		return
+	if r.Master != nil {
+		r.checkRouting()
 	}
+	if r.Hooks != nil {
+		r.checkHooks()
+	}
+}
+
+// checkRouting checks the master. A lost message misses every target of
+// its row.
+func (r *Result) checkRouting() {
 	steady := func(row string, l Latency) {
 		r.Checks = append(r.Checks, Check{
 			Row:    row,
@@ -63,6 +82,22 @@ func (r *Result) check() {
 			Pass:   r.IdleCPU.Percent < TargetIdlePercent,
 		})
 	}
+}
+
+// checkHooks checks the medians. Both hook rows are held to the target:
+// the first prompt after mail arrived and every later one are waited for
+// alike.
+func (r *Result) checkHooks() {
+	median := func(row string, t Timing, target time.Duration) {
+		r.Checks = append(r.Checks, Check{
+			Row:    row,
+			Target: fmt.Sprintf("median ≤ %g ms", ms(target)),
+			Pass:   t.P50 <= target,
+		})
+	}
+	median(RowStatusLine, r.Hooks.StatusLine, TargetStatusLine)
+	median(RowHookPromptNew, r.Hooks.PromptNew, TargetHookPrompt)
+	median(RowHookPromptShown, r.Hooks.PromptShown, TargetHookPrompt)
 }
 
 // Check returns the check of a row, if the row has one.

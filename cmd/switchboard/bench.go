@@ -16,14 +16,22 @@ import (
 
 type benchOptions struct {
 	bench.Config
+	hooks bench.HookConfig
+	only  string // benchRouting, benchHooks, or empty for both
 	quick bool
 }
+
+// The parts of the bench, for --only.
+const (
+	benchRouting = "routing"
+	benchHooks   = "hooks"
+)
 
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--agents N] [--rate R] [--duration D] [--burst K] [--idle S] [--quick]",
-		Short: "Measure routing latency and throughput on this machine, beside a floor",
+		Use:   "bench [--only routing|hooks] [--agents N] [--rate R] [--duration D] [--burst K] [--idle S] [--hooks-unread N] [--hooks-runs N] [--quick]",
+		Short: "Measure routing latency and throughput, and the hooks' run time, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
 
@@ -38,13 +46,32 @@ measured in the same run: a minimal relay in this process that only reads,
 parses and re-publishes each file (tmp + rename, with fsync of file and folder
 when durable). The master is this binary's ` + "`master`" + ` command, run as a child
 process. Targets (for 20 agents at 200 msg/s on 2 cores) are marked PASS or
-MISS. Progress goes to standard error; --json prints the numbers for scripts.
+MISS.
 
-File creation and fsync costs vary with the filesystem and with what else
-runs: read the master against the floor of the same run, and use --dir to
-measure on the filesystem where the team's workspace lives.`,
-		Example: `  switchboard bench                     # about 45 seconds
+Then the hooks, which run before every prompt and after every tool call: in a
+workspace of the default team where developer_agent has --hooks-unread unread
+messages, the wall time of the whole process, from start to exit, of
+
+  status --format line      the status line
+  hook claude, all new      UserPromptSubmit with every message new: the first
+                            prompt after they arrived lists the newest
+  hook claude, all shown    UserPromptSubmit with every message shown before
+  nothing to do             hook claude outside a team: it prints {} at once,
+                            the cost of starting this binary
+
+each run --hooks-runs times, taking turns, beside /bin/true run in the same
+turns: the cost of starting any process here. The median, p90 and the median
+over /bin/true's are printed; the targets are the medians.
+
+Progress goes to standard error; --json prints the numbers for scripts.
+
+File creation, listing and fsync costs vary with the filesystem and with what
+else runs: read the master against the floor of the same run, and the hooks
+against /bin/true, and use --dir to measure on the filesystem where the team's
+workspace lives.`,
+		Example: `  switchboard bench                     # about a minute
   switchboard bench --quick             # a few seconds, small numbers
+  switchboard bench --only hooks        # the hooks alone, about 10 seconds
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -62,19 +89,24 @@ measure on the filesystem where the team's workspace lives.`,
 	f.IntVar(&opts.Burst, "burst", bench.DefaultBurst, "messages posted at once in the burst run")
 	f.DurationVar(&opts.Idle, "idle", bench.DefaultIdle, "how long to watch the idle master's CPU use; 0 skips it")
 	f.StringVar(&opts.Dir, "dir", "", "make the temporary workspaces in this folder (default: $TMPDIR or /tmp); file creation costs differ between folders, so measure where your team lives")
-	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s")
+	f.IntVar(&opts.hooks.Unread, "hooks-unread", bench.DefaultHookUnread, "unread messages in the inbox while the hooks are timed")
+	f.IntVar(&opts.hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing or hooks (default: both)")
+	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs")
 	return cmd
 }
 
 // useQuick takes the numbers of bench.Quick for every flag not given.
 func (opts *benchOptions) useQuick(given func(flag string) bool) {
-	quick := bench.Quick()
+	quick, quickHooks := bench.Quick(), bench.QuickHooks()
 	for flag, apply := range map[string]func(){
-		"agents":   func() { opts.Agents = quick.Agents },
-		"rate":     func() { opts.Rate = quick.Rate },
-		"duration": func() { opts.Duration = quick.Duration },
-		"burst":    func() { opts.Burst = quick.Burst },
-		"idle":     func() { opts.Idle = quick.Idle },
+		"agents":       func() { opts.Agents = quick.Agents },
+		"rate":         func() { opts.Rate = quick.Rate },
+		"duration":     func() { opts.Duration = quick.Duration },
+		"burst":        func() { opts.Burst = quick.Burst },
+		"idle":         func() { opts.Idle = quick.Idle },
+		"hooks-unread": func() { opts.hooks.Unread = quickHooks.Unread },
+		"hooks-runs":   func() { opts.hooks.Runs = quickHooks.Runs },
 	} {
 		if !given(flag) {
 			apply()
@@ -97,23 +129,49 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--idle must be 0 (skip) or positive, like 10s")
 	case cfg.Idle == 0:
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
+	case opts.hooks.Unread < 1:
+		return usageError("--hooks-unread must be at least 1 message")
+	case opts.hooks.Runs < 1:
+		return usageError("--hooks-runs must be at least 1")
+	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks:
+		return usageError("--only is routing or hooks, not %q", opts.only)
 	}
 	bin, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("find the switchboard binary to run the master from: %w", err)
+		return fmt.Errorf("find the switchboard binary to run the master and hooks from: %w", err)
 	}
-	cfg.Binary = bin
-	cfg.Progress = io.errOut
-	res, err := bench.Run(ctx, cfg)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
+	res := &bench.Result{}
+	if opts.only != benchHooks {
+		cfg.Binary = bin
+		cfg.Progress = io.errOut
+		if res, err = bench.Run(ctx, cfg); err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+	}
+	if opts.only != benchRouting {
+		hcfg := opts.hooks
+		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
+		h, err := bench.RunHooks(ctx, hcfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddHooks(h)
 	}
 	if g.json {
-		err = writeJSON(io.out, res)
-	} else {
-		err = printBenchTable(io.out, res)
+		return writeJSON(io.out, res)
 	}
-	return err
+	if opts.only != benchHooks {
+		if err := printBenchTable(io.out, res); err != nil {
+			return err
+		}
+	}
+	if res.Hooks != nil {
+		if opts.only != benchHooks {
+			fmt.Fprintln(io.out)
+		}
+		return printHookTable(io.out, res)
+	}
+	return nil
 }
 
 // printBenchTable writes the floor and the master side by side, with each
@@ -143,6 +201,43 @@ func printBenchTable(w io.Writer, r *bench.Result) error {
 		row(fmt.Sprintf("master idle CPU over %s", r.IdleCPU.Window.Round(time.Second)), "", fmt.Sprintf("%.2f %% of a core", r.IdleCPU.Percent), bench.RowIdleCPU)
 	}
 	return t.write(w)
+}
+
+// printHookTable writes the hooks' wall times beside /bin/true's, with each
+// target and whether it was met.
+func printHookTable(w io.Writer, r *bench.Result) error {
+	h := r.Hooks
+	t := &benchTable{rightAligned: []bool{false, true, true, true, false, false}}
+	t.add(fmt.Sprintf("hooks, %d unread (%d urgent), %d runs each", h.Unread, h.Urgent, h.Runs), "median", "p90", "over /bin/true", "target", "")
+	row := func(name string, tm bench.Timing, over, checkRow string) {
+		target, mark := "", ""
+		if c, ok := r.Check(checkRow); ok {
+			target, mark = c.Target, "MISS"
+			if c.Pass {
+				mark = "PASS"
+			}
+		}
+		t.add(name, benchMillis(tm.P50)+" ms", benchMillis(tm.P90)+" ms", over, target, mark)
+	}
+	row("/bin/true (process start-up)", h.True, "-", "")
+	row("switchboard, nothing to do (hook claude, no agent)", h.NothingToDo, benchSigned(h.NothingToDo.OverTrue), "")
+	row("status --format line", h.StatusLine, benchSigned(h.StatusLine.OverTrue), bench.RowStatusLine)
+	row("hook claude (UserPromptSubmit), all new", h.PromptNew, benchSigned(h.PromptNew.OverTrue), bench.RowHookPromptNew)
+	row("hook claude (UserPromptSubmit), all shown", h.PromptShown, benchSigned(h.PromptShown.OverTrue), bench.RowHookPromptShown)
+	if err := t.write(w); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "status printed: %s\n", h.StatusOutput)
+	return err
+}
+
+// benchSigned is a difference in milliseconds, with its sign: process
+// start-up varies, and a command may be quicker than /bin/true's median.
+func benchSigned(d time.Duration) string {
+	if d < 0 {
+		return "-" + benchMillis(-d) + " ms"
+	}
+	return "+" + benchMillis(d) + " ms"
 }
 
 // benchTable lines up columns of text, each left- or right-aligned.
