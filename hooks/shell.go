@@ -14,17 +14,16 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if err := setState(env, mailbox.StateIdle); err != nil {
 		return err
 	}
-	names, err := env.Store.UnreadNames(env.Agent)
+	m := readMarks(env.Store, env.Agent)
+	sum, items, err := newMail(env.Store, env.Agent, m, false)
 	if err != nil {
 		return err
 	}
-	st, err := statusOf(env.Store, env.Agent, names)
+	st, err := statusOf(env.Store, env.Agent, sum)
 	if err != nil {
 		return err
 	}
 	fmt.Fprint(out, st.Box(utf))
-	m := readMarks(env.Store, env.Agent)
-	items := unshown(names, m, false)
 	if len(items) == 0 {
 		return nil
 	}

@@ -32,16 +32,39 @@ func writeMarks(store *mailbox.Store, agent string, m marks) error {
 	return mailbox.Replace(store.TmpDir(agent), store.AgentDir(agent), "shown", []byte(m.all+"\n"+m.urgent+"\n"), false)
 }
 
-// unshown picks, from the names in an agent's inbox, the messages not yet
-// shown, oldest first. With urgentOnly, only urgent ones. A hook called
-// before every prompt compares names with the marks and parses only what
-// arrived since the last one.
-func unshown(names []string, m marks, urgentOnly bool) []mailbox.FileInfo {
+// newMail returns the agent's inbox summary and the messages it has not
+// been shown, oldest first (with urgentOnly, the urgent ones alone). The
+// names are read only when the summary says something is new: before most
+// prompts nothing is.
+func newMail(store *mailbox.Store, agent string, m marks, urgentOnly bool) (mailbox.InboxSummary, []mailbox.FileInfo, error) {
+	sum, err := store.InboxSummary(agent)
+	if err != nil {
+		return sum, nil, err
+	}
+	fresh := sum.Newest > m.all
+	if urgentOnly {
+		fresh = sum.NewestUrgent > m.all && sum.NewestUrgent > m.urgent
+	}
+	if !fresh {
+		return sum, nil, nil
+	}
+	names, err := store.InboxIndex(agent)
+	if err != nil {
+		return sum, nil, err
+	}
+	return sum, unshown(names, m, urgentOnly), nil
+}
+
+// unshown picks, from the sorted names of an agent's inbox, the messages
+// not yet shown, oldest first. With urgentOnly, only urgent ones. Names up
+// to the mark are skipped by a binary search.
+func unshown(sorted []string, m marks, urgentOnly bool) []mailbox.FileInfo {
+	start, found := slices.BinarySearch(sorted, m.all)
+	if found {
+		start++
+	}
 	var out []mailbox.FileInfo
-	for _, name := range names {
-		if name <= m.all {
-			continue
-		}
+	for _, name := range sorted[start:] {
 		priority, ok := mailbox.NamePriority(name)
 		if !ok {
 			continue
@@ -52,6 +75,5 @@ func unshown(names []string, m marks, urgentOnly bool) []mailbox.FileInfo {
 		}
 		out = append(out, mailbox.FileInfo{Name: name, Priority: priority})
 	}
-	slices.SortFunc(out, func(a, b mailbox.FileInfo) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }

@@ -22,21 +22,20 @@ type Status struct {
 // ReadStatus gathers an agent's status from file names and the bulletin,
 // opening no message.
 func ReadStatus(store *mailbox.Store, agent string) (*Status, error) {
-	names, err := store.UnreadNames(agent)
+	sum, err := store.InboxSummary(agent)
 	if err != nil {
 		return nil, err
 	}
-	return statusOf(store, agent, names)
+	return statusOf(store, agent, sum)
 }
 
-// statusOf is ReadStatus for a caller that has listed the inbox already.
-func statusOf(store *mailbox.Store, agent string, names []string) (*Status, error) {
+// statusOf is ReadStatus for a caller that has read the inbox's summary.
+func statusOf(store *mailbox.Store, agent string, sum mailbox.InboxSummary) (*Status, error) {
 	b, err := bulletin.NewStore(store.Dir).Read()
 	if err != nil {
 		return nil, err
 	}
-	unread, urgent := mailbox.CountNames(names)
-	return &Status{Agent: agent, Unread: unread, Urgent: urgent, Bulletin: b}, nil
+	return &Status{Agent: agent, Unread: sum.Unread, Urgent: sum.Urgent, Bulletin: b}, nil
 }
 
 // Line is the one-line form, for status lines.

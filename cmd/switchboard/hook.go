@@ -76,6 +76,9 @@ func hookEnv(g *globals) (hooks.Env, bool) {
 		return hooks.Env{}, false
 	}
 	store := mailbox.NewStore(root)
+	// What hooks write (state, marks, the inbox index) is rebuilt or
+	// rewritten at the next call: no fsync before every prompt.
+	store.Durable = false
 	if _, err := os.Stat(store.AgentDir(agent)); err != nil {
 		return hooks.Env{}, false // not an agent whose mailbox exists
 	}

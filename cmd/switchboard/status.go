@@ -20,11 +20,17 @@ bulletin only, so it is fast enough to run before every prompt.`,
   switchboard status --format line`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := openWorkspace(g)
-			if err != nil {
-				return err
+			// Status lines run this after every answer of an agent: an
+			// agent whose mailbox exists needs no rules loaded.
+			env, ok := hookEnv(g)
+			if !ok {
+				ws, err := openWorkspace(g)
+				if err != nil {
+					return err
+				}
+				env.Store, env.Agent = ws.store, ws.agent
 			}
-			st, err := hooks.ReadStatus(ws.store, ws.agent)
+			st, err := hooks.ReadStatus(env.Store, env.Agent)
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,97 @@
+package mailbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+// settle makes the inbox look last changed a while ago, as between
+// deliveries, so that its listing may be remembered.
+func settle(t *testing.T, s *Store, agent string) {
+	t.Helper()
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(s.InboxDir(agent), old, old); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestInboxIndexFollowsDeliveriesAndReads(t *testing.T) {
+	s := testStore(t)
+	s.Durable = false
+	base := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
+	for i, p := range []string{PriorityNormal, PriorityUrgent, PriorityLow} {
+		if _, err := s.Deliver("rev", testMessage("0193a7c2-000"+string(rune('1'+i)), base.Add(time.Duration(i)*time.Second), p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, s, "rev")
+	sum, err := s.InboxSummary("rev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, _ := s.UnreadNames("rev")
+	names := slices.Sorted(slices.Values(slices.DeleteFunc(listed, func(n string) bool { return n == "read" })))
+	want := InboxSummary{Unread: 3, Urgent: 1, Newest: names[2], NewestUrgent: names[1]}
+	if sum != want {
+		t.Errorf("summary = %+v; want %+v", sum, want)
+	}
+	if _, err := os.Stat(filepath.Join(s.AgentDir("rev"), "inbox.index")); err != nil {
+		t.Fatalf("a settled inbox was not indexed: %v", err)
+	}
+	if got, _ := s.InboxIndex("rev"); !slices.Equal(got, names) {
+		t.Errorf("index = %v; want %v", got, names)
+	}
+
+	// A delivery changes the folder: the index is not trusted.
+	if _, err := s.Deliver("rev", testMessage("0193a7c2-0009", base.Add(time.Minute), PriorityUrgent)); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := s.InboxSummary("rev"); sum.Unread != 4 || sum.Urgent != 2 {
+		t.Errorf("after a delivery: %+v; want 4 unread, 2 urgent", sum)
+	}
+	settle(t, s, "rev")
+	s.InboxSummary("rev") // remembered again
+
+	// So does a read.
+	entries, _ := s.List("rev", Unread)
+	if _, err := s.MarkRead("rev", entries[0]); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := s.InboxSummary("rev"); sum.Unread != 3 {
+		t.Errorf("after a read: %+v; want 3 unread", sum)
+	}
+	if got, _ := s.InboxIndex("rev"); len(got) != 3 || slices.Contains(got, entries[0].Name) {
+		t.Errorf("after a read the index holds %v", got)
+	}
+}
+
+func TestInboxIndexCutShortIsIgnored(t *testing.T) {
+	s := testStore(t)
+	s.Durable = false
+	if _, err := s.Deliver("rev", testMessage("0193a7c2-0001", time.Now(), PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, s, "rev")
+	s.InboxSummary("rev")
+	path := filepath.Join(s.AgentDir("rev"), "inbox.index")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data[:len(data)-3], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.InboxIndex("rev"); err != nil || len(got) != 1 {
+		t.Errorf("index cut short gave %v, %v; want the one message, listed again", got, err)
+	}
+}
+
+func TestInboxOfAnAgentWithoutMailbox(t *testing.T) {
+	s := testStore(t)
+	if sum, err := s.InboxSummary("nobody"); err != nil || sum != (InboxSummary{}) {
+		t.Errorf("summary of a missing inbox = %+v, %v; want empty, no error", sum, err)
+	}
+}
