@@ -85,6 +85,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newHookCmd(io, g),
 		newHooksCmd(io, g),
 		newBenchCmd(io, g),
+		newDemoPlayCmd(io, g),
 	)
 	return root
 }

@@ -12,13 +12,18 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/mailbox"
 	"switchboard/tmux"
 )
 
 type upOptions struct {
-	detach  bool
-	session string
-	socket  string
+	root      string // set for --demo, whose workspace is not the current folder
+	detach    bool
+	session   string
+	socket    string
+	demo      bool
+	demoDir   string
+	demoPause time.Duration
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {
@@ -37,6 +42,7 @@ down (mail is kept). up when the team runs just attaches; up after down, or
 after the tmux server died, brings every agent back with its unread mail.`,
 		Example: `  go run ./cmd/switchboard up          # from the repository root: the default team
   switchboard up -d                    # start without attaching
+  switchboard up --demo                # watch a demo team at work, in a new folder
   switchboard up --session review --socket review-team`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -47,12 +53,24 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.BoolVarP(&opts.detach, "detach", "d", false, "do not attach to the session")
 	f.StringVar(&opts.session, "session", agents.DefaultSessionName, "tmux session name")
 	f.StringVar(&opts.socket, "socket", "", "tmux server socket name (default: one per workspace)")
+	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
+	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
+	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
 	return cmd
 }
 
 func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error {
 	if !tmux.Installed() {
 		return errors.New("tmux is not installed: install it (apt-get install tmux, or brew install tmux) and run up again")
+	}
+	if opts.demo {
+		dir, err := prepareDemo(opts.demoDir)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "demo workspace: %s\n", dir)
+		opts.root = dir
+		g = &globals{root: dir, as: mailbox.Operator, json: g.json}
 	}
 	ws, err := openWorkspace(g)
 	if err != nil {
@@ -101,6 +119,12 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		return err
 	}
 	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s)\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket)
+	if opts.demo {
+		if err := startDirector(ctx, client, opts.session, ws.root, opts.demoPause); err != nil {
+			return err
+		}
+		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about two minutes\n")
+	}
 	return attachOrHint(io, opts)
 }
 
@@ -137,7 +161,11 @@ func waitForMaster(ctx context.Context, ws *workspace) error {
 
 func attachOrHint(io *streams, opts *upOptions) error {
 	if opts.detach || !isTerminal(os.Stdin) {
-		fmt.Fprintln(io.out, "attach with `switchboard attach` (detach again with Ctrl-b d); stop with `switchboard down`")
+		root := ""
+		if opts.root != "" {
+			root = " --root " + hooks.ShellQuote(opts.root)
+		}
+		fmt.Fprintf(io.out, "attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`\n", root, root)
 		return nil
 	}
 	return attach(opts.socket, opts.session)

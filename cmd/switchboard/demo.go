@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/hooks"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// DefaultDemoPause is the time between the demo's steps: enough to read
+// what each pane shows.
+const DefaultDemoPause = 3 * time.Second
+
+// prepareDemo makes a new workspace for the demo: the default team, each
+// agent a shell, so that nothing needs installing and every command the
+// demo types can be seen and typed again by hand.
+func prepareDemo(dir string) (string, error) {
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "switchboard-demo-"); err != nil {
+			return "", fmt.Errorf("make the demo folder: %w", err)
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("make the demo folder: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("demo folder: %w", err)
+	}
+	if _, err := agents.WriteDefaultTeam(abs, false); err != nil {
+		return "", fmt.Errorf("%w (give --demo-dir an empty folder)", err)
+	}
+	shell := agents.UserShell()
+	if bash, err := exec.LookPath("bash"); err == nil {
+		shell = bash // its prompt hook shows the box
+	}
+	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
+		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", agents.DisplayName(name), strconv.Quote(shell))
+		if err := os.WriteFile(filepath.Join(abs, agents.Dir, name+".yaml"), []byte(profile), 0o644); err != nil {
+			return "", fmt.Errorf("write the demo team: %w", err)
+		}
+	}
+	return abs, nil
+}
+
+// startDirector opens the narrator pane along the bottom of the agents
+// window; it plays the demo, then leaves a shell there for the person.
+func startDirector(ctx context.Context, client *tmux.Client, session, root string, pause time.Duration) error {
+	bin := filepath.Join(mailbox.NewStore(root).Dir, ".bin", "switchboard")
+	script := fmt.Sprintf(`%s demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(bin), pause)
+	_, err := client.Command(ctx, "split-window", "-d", "-f", "-v", "-l", "12", "-t", "="+session+":agents",
+		"-c", root, "-e", "SWITCHBOARD_ROOT="+root, "-e", "SWITCHBOARD_AGENT=operator",
+		"/bin/sh", "-c", script)
+	if err != nil {
+		return fmt.Errorf("start the demo: %w", err)
+	}
+	return nil
+}
+
+func newDemoPlayCmd(io *streams, g *globals) *cobra.Command {
+	var pause time.Duration
+	cmd := &cobra.Command{
+		Use:    "demo-play",
+		Short:  "Play the demo in a team started by up --demo",
+		Hidden: true,
+		Args:   args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ws, err := openWorkspace(g)
+			if err != nil {
+				return err
+			}
+			session, ok, err := agents.LoadSession(ws.store)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return agents.ErrNotUp
+			}
+			d := &director{ctx: cmd.Context(), out: io.out, store: ws.store, session: session,
+				client: tmux.NewClient(session.Socket, nil), pause: pause, root: ws.root}
+			return d.play()
+		},
+	}
+	cmd.Flags().DurationVar(&pause, "pause", DefaultDemoPause, "time between steps")
+	return cmd
+}

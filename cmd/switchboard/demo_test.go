@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// TestDemoPlaysTheFlows runs up --demo at full speed and checks that the
+// demo did what it narrates: the flows in the log, the blocked attempt,
+// the ask answered, and the summary on screen.
+func TestDemoPlaysTheFlows(t *testing.T) {
+	if !tmux.Installed() {
+		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the demo test")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("the demo's shells are bash")
+	}
+	dir := t.TempDir()
+	tm := &team{t: t, root: dir, socket: "sbdemo-" + strings.ReplaceAll(t.Name(), "/", "-"), store: mailbox.NewStore(dir)}
+	t.Cleanup(func() {
+		tm.switchboard("down", "--root", dir)
+		exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
+	})
+	out := tm.must("up", "--demo", "--demo-dir", dir, "-d", "--demo-pause", "10ms", "--socket", tm.socket)
+	if !strings.Contains(out, "attach --root "+dir) {
+		t.Errorf("up --demo does not say how to attach to the demo's folder:\n%s", out)
+	}
+	var recs []mailbox.Record
+	tm.waitFor("the answer to the last ask", func() bool {
+		recs, _, _ = mailbox.ReadLog(tm.store.LogPath(), 0)
+		return len(recs) > 0 && recs[len(recs)-1].Message.Title == "Re: May I merge the login feature?"
+	})
+	var titles []string
+	blocked := 0
+	for _, r := range recs {
+		titles = append(titles, r.Message.From+": "+r.Message.Title)
+		if r.Status == mailbox.StatusBlocked {
+			blocked++
+		}
+	}
+	log := strings.Join(titles, "\n")
+	for _, want := range []string{
+		"developer_agent: Code review request for login feature",
+		"reviewer_agent: Re: Code review request for login feature",
+		"master_agent: Password reset is next",
+		"tester_agent: Found a bug in the login form",
+		"master_agent: Stop: the build on main is red",
+		"developer_agent: May I merge the login feature?",
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log lacks %q:\n%s", want, log)
+		}
+	}
+	if blocked != 1 {
+		t.Errorf("%d blocked messages; want the tester's one:\n%s", blocked, log)
+	}
+	session, _, _ := agents.LoadSession(tm.store)
+	tm.waitFor("yes in the developer's pane and the summary", func() bool {
+		dev, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", session.Agents["developer_agent"].Pane).Output()
+		narrator, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()
+		return strings.Contains(string(dev), "\nyes\n") && strings.Contains(string(narrator), "Done: 10 messages routed, 1 blocked")
+	})
+}

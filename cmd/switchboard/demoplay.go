@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// director plays the demo: it narrates in its own pane and types each
+// command into the pane of the agent that runs it, as a person would.
+type director struct {
+	ctx     context.Context
+	out     io.Writer
+	store   *mailbox.Store
+	session *agents.Session
+	client  *tmux.Client
+	pause   time.Duration
+	root    string
+}
+
+func (d *director) play() error {
+	d.say("switchboard demo: four agents, each a shell in its own pane. Watch the panes; every command typed here you can type yourself.")
+	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
+		if err := d.waitIdle(name, time.Time{}); err != nil {
+			return err
+		}
+	}
+	d.rest()
+
+	d.step(1, "The normal flow: the developer asks the reviewer for a review.")
+	d.run("developer_agent", `switchboard send --to reviewer_agent --title "Code review request for login feature" --type request --content "Please review auth.go"`)
+	review := d.idOf("reviewer_agent", "Code review request for login feature")
+	d.run("reviewer_agent", "switchboard inbox")
+	d.run("reviewer_agent", "switchboard read "+short(review))
+	d.run("reviewer_agent", "switchboard reply "+short(review)+` --content "Looks good; add a test for expired tokens"`)
+	d.say("The developer hands the change to the tester.")
+	d.run("developer_agent", `switchboard send --to tester_agent --title "Please test the login feature" --type instruction`)
+
+	d.step(2, "A direct message: the master agent tells the developer what comes next.")
+	d.run("master_agent", `switchboard send --to developer_agent --title "Password reset is next" --type instruction`)
+
+	d.step(3, "The forbidden attempt: the tester writes straight to the reviewer. The rules refuse it (exit 3), and tell the tester why.")
+	d.run("tester_agent", `switchboard send --to reviewer_agent --title "Found a bug in the login form"`)
+	d.idOf("tester_agent", "BLOCKED: tester_agent → reviewer_agent")
+	d.run("tester_agent", "switchboard inbox")
+	d.say("The notice says: go through the developer. The tester does, and the developer passes it on.")
+	d.run("tester_agent", `switchboard send --to developer_agent --title "Found a bug in the login form" --content "Empty passwords are accepted"`)
+	d.idOf("developer_agent", "Found a bug in the login form")
+	d.run("developer_agent", `switchboard send --to reviewer_agent --title "Bug from testing: empty passwords accepted" --content "Fixing it now"`)
+
+	d.step(4, "Oversight: the master agent reads the log, and messages 5 to 8 in full.")
+	d.run("master_agent", "switchboard log")
+	d.run("master_agent", "switchboard show 5-8")
+
+	d.step(5, "An interrupt: the master agent stops the developer. A shell is never typed at: the notice shows on its screen and at its next prompt.")
+	d.run("master_agent", `switchboard interrupt developer_agent --reason "Stop: the build on main is red"`)
+	d.run("developer_agent", "switchboard inbox")
+
+	d.step(6, "A question that needs an answer: the developer asks the master agent and waits; deny is the safe answer if none comes.")
+	asked := time.Now()
+	d.type_("developer_agent", `switchboard ask --to master_agent --title "May I merge the login feature?" --options yes,no --timeout 5m`)
+	question := d.idOf("master_agent", "May I merge the login feature?")
+	d.run("master_agent", "switchboard reply "+short(question)+" --option yes")
+	if err := d.waitIdle("developer_agent", asked); err != nil {
+		return err
+	}
+	return d.summary()
+}
+
+func (d *director) summary() error {
+	recs, _, err := mailbox.ReadLog(d.store.LogPath(), 0)
+	if err != nil {
+		return err
+	}
+	blocked := 0
+	for _, r := range recs {
+		if r.Status == mailbox.StatusBlocked {
+			blocked++
+		}
+	}
+	d.say(fmt.Sprintf("Done: %d messages routed, %d blocked by the rules, every one in the log.", len(recs), blocked))
+	fmt.Fprintf(d.out, `
+Try next, in this pane (you are the operator) or in any agent's pane:
+  switchboard log                         every message, numbered
+  switchboard rules explain tester_agent reviewer_agent
+  switchboard ask --to developer_agent --title "Ready?" --options yes,no   (answer in its pane: switchboard reply ID --option yes)
+  switchboard spawn --profile reviewer_agent --task "Review auth.go"       (then: switchboard wait reviewer_agent-1)
+  switchboard rules graph
+The workspace is %s; stop the team with: switchboard down --root %s
+`, d.root, d.root)
+	return nil
+}
+
+func (d *director) say(text string) {
+	fmt.Fprintf(d.out, "%s %s\n", time.Now().Format("15:04:05"), text)
+}
+
+func (d *director) step(n int, text string) {
+	d.rest()
+	fmt.Fprintln(d.out)
+	d.say(fmt.Sprintf("%d/6 %s", n, text))
+}
+
+func (d *director) rest() {
+	select {
+	case <-d.ctx.Done():
+	case <-time.After(d.pause):
+	}
+}
+
+// run types a command into the agent's pane and waits until its prompt is
+// back.
+func (d *director) run(agent, command string) {
+	typed := time.Now()
+	d.type_(agent, command)
+	if err := d.waitIdle(agent, typed); err != nil {
+		d.say(err.Error())
+	}
+	d.rest()
+}
+
+// type_ types a command line into the agent's pane, as a person would.
+func (d *director) type_(agent, command string) {
+	seat, ok := d.session.Agents[agent]
+	if !ok {
+		d.say(agent + " has no pane")
+		return
+	}
+	_, err := d.client.Command(d.ctx, "send-keys", "-t", seat.Pane, "-l", command, ";", "send-keys", "-t", seat.Pane, "Enter")
+	if err != nil {
+		d.say(fmt.Sprintf("cannot type into %s: %v", agent, err))
+	}
+}
+
+// waitIdle waits until the agent's prompt hook says it is idle again after
+// since; a shell without hooks gets a fixed time.
+func (d *director) waitIdle(agent string, since time.Time) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, ok, _ := d.store.ReadState(agent)
+		if ok && st.Source == mailbox.SourceHook && st.State == mailbox.StateIdle && st.Since.After(since) {
+			return nil
+		}
+		if (!ok || st.Source != mailbox.SourceHook) && time.Since(since) > 3*time.Second && !since.IsZero() {
+			return nil // no hooks in this shell: its prompt cannot be seen
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not come back to its prompt within 30s", agent)
+		}
+		select {
+		case <-d.ctx.Done():
+			return d.ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// idOf waits for a message with the title (or a title starting with it)
+// in the agent's inbox and returns its id.
+func (d *director) idOf(agent, title string) string {
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		entries, _ := d.store.List(agent, mailbox.All)
+		for i := len(entries) - 1; i >= 0; i-- {
+			if m, err := mailbox.Load(entries[i].Path); err == nil && strings.HasPrefix(m.Title, title) {
+				return m.ID
+			}
+		}
+		select {
+		case <-d.ctx.Done():
+			return ""
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	d.say(fmt.Sprintf("%q never reached %s", title, agent))
+	return ""
+}
+
+// short is the id prefix a person would type.
+func short(id string) string {
+	if len(id) > 13 {
+		return id[:13]
+	}
+	return id
+}
