@@ -342,6 +342,16 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 			p.m.logf("#%d cannot interrupt %s: %v", a.seq, agent, err)
 			continue
 		}
+		// Claude Code runs no hook when its turn is cut short by ESC, so
+		// what its hooks said last (busy) is over: until its next hook
+		// speaks, the agent is interrupted, and then its screen decides.
+		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
+		if err := p.store.WriteState(agent, st); err != nil {
+			p.m.logf("cannot write the state of %s: %v", agent, err)
+		}
+		p.mu.Lock()
+		p.viewOf(agent).state = st
+		p.mu.Unlock()
 		p.report(agent, []announcement{a}, "interrupted with ESC, then", line, c, ctx, seat)
 	}
 	if len(notices) == 0 {
