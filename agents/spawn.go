@@ -87,15 +87,16 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 	if err != nil {
 		return nil, "", err
 	}
+	// A name used before may have "exited" on record from its last life;
+	// written before the pane starts, so that its first hook has the last word.
+	if err := store.WriteState(p.Name, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+		return nil, "", err
+	}
 	pane, err := client.NewWindow(ctx, session.Name, p.Name, spec)
 	if err != nil {
 		return nil, "", fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	seat := &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: opts.Parent}
-	// A name used before may have "exited" on record from its last life.
-	if err := store.WriteState(p.Name, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
-		return nil, "", err
-	}
 	_, err = client.Command(ctx, "set-option", "-p", "-t", pane, "@agent", p.Name, ";",
 		"set-option", "-p", "-t", pane, "@sb_title", p.DisplayName+" · starting")
 	if err == nil {
@@ -147,18 +148,22 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 		return nil, fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: stop the whole team with `switchboard down`", agent)
 	}
 	order := append(Descendants(spawned, agent), agent)
+	// The records go first: an agent no longer recorded is not started
+	// again by up, whatever happens to its pane below.
+	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+		for _, name := range order {
+			delete(all, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
 	session, up, err := LoadSession(store)
 	if err != nil {
 		return nil, err
 	}
 	if up {
-		client := tmux.NewClient(session.Socket, nil)
-		for _, name := range order {
-			if seat, ok := session.Agents[name]; ok {
-				// A pane already gone is as good as closed.
-				_, _ = client.Command(ctx, "kill-pane", "-t", seat.Pane)
-			}
-		}
 		err := UpdateSession(store, func(s *Session) error {
 			for _, name := range order {
 				delete(s.Agents, name)
@@ -168,15 +173,16 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 		if err != nil && !errors.Is(err, ErrNotUp) {
 			return nil, err
 		}
-	}
-	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+		client := tmux.NewClient(session.Socket, nil)
 		for _, name := range order {
-			delete(all, name)
+			seat, ok := session.Agents[name]
+			if !ok {
+				continue
+			}
+			if _, err := client.Command(context.WithoutCancel(ctx), "kill-pane", "-t", seat.Pane); err != nil && !strings.Contains(err.Error(), "can't find pane") {
+				return nil, fmt.Errorf("close %s: %w", name, err)
+			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	for _, name := range order {
 		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})

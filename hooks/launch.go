@@ -48,13 +48,24 @@ func WriteWiring(store *mailbox.Store, w Wiring, kind string) (string, error) {
 		config = append([]byte("# written by switchboard: the user's ~/.bashrc, then the hooks\n[ -f ~/.bashrc ] && . ~/.bashrc\n"), config...)
 	case WireZsh:
 		// ZDOTDIR points here, so zsh reads this folder's start-up files
-		// instead of the user's: each one reads the user's first.
-		home := `${SWITCHBOARD_USER_ZDOTDIR:-$HOME}`
-		env := "# written by switchboard\n[ -f \"" + home + "/.zshenv\" ] && . \"" + home + "/.zshenv\"\n"
+		// instead of the user's. Each runs the user's own with ZDOTDIR as the
+		// user has it (their .zshenv may set it), and .zshenv points zsh back
+		// here for .zshrc, which hands ZDOTDIR back to the user for good.
+		env := `# written by switchboard
+__sb_zdot=$ZDOTDIR
+ZDOTDIR=${SWITCHBOARD_USER_ZDOTDIR:-$HOME}
+[ -f "$ZDOTDIR/.zshenv" ] && . "$ZDOTDIR/.zshenv"
+export SWITCHBOARD_USER_ZDOTDIR=$ZDOTDIR
+ZDOTDIR=$__sb_zdot
+unset __sb_zdot
+`
 		if err := writeFile(filepath.Join(filepath.Dir(path), ".zshenv"), []byte(env)); err != nil {
 			return "", err
 		}
-		config = append([]byte("# written by switchboard: the user's .zshrc, then the hooks\n[ -f \""+home+"/.zshrc\" ] && . \""+home+"/.zshrc\"\n"), config...)
+		config = append([]byte(`# written by switchboard: the user's .zshrc, then the hooks
+ZDOTDIR=${SWITCHBOARD_USER_ZDOTDIR:-$HOME}
+[ -f "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"
+`), config...)
 	}
 	return path, writeFile(path, config)
 }

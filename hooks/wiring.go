@@ -137,8 +137,9 @@ func (w Wiring) GeminiSettings() []byte {
 func (w Wiring) BashSnippet() string {
 	return fmt.Sprintf(`# switchboard: mailbox and bulletin before each prompt; busy while a command runs
 __switchboard_prompt() { local s=$?; %s; return $s; }
+__switchboard_preexec() { %s >/dev/null 2>&1; }
 case ";${PROMPT_COMMAND:-};" in *";__switchboard_prompt;"*) ;; *) PROMPT_COMMAND="__switchboard_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;; esac
-case "${PS0:-}" in *"hook preexec"*) ;; *) PS0='$(%s >/dev/null 2>&1)'"${PS0:-}" ;; esac
+case "${PS0:-}" in *"__switchboard_preexec"*) ;; *) PS0='$(__switchboard_preexec)'"${PS0:-}" ;; esac
 `, w.command("hook", "prompt"), w.command("hook", "preexec"))
 }
 

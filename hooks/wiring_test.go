@@ -120,3 +120,33 @@ func TestWireLaunchByKind(t *testing.T) {
 		t.Errorf("a generic program must run as it is: %q, %v", got.Command, err)
 	}
 }
+
+// TestBashSnippetWithAQuotedPath runs the snippet in bash for a workspace
+// whose path needs quoting: PS0 must call the hook, not split the path.
+func TestBashSnippetWithAQuotedPath(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash is not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "my team's ws")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "switchboard")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"$@\" >> \"$(dirname \"$0\")/calls\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w := Wiring{Binary: bin, Workspace: dir, Agent: "tester_agent"}
+	rc := filepath.Join(dir, "rc")
+	if err := os.WriteFile(rc, []byte(w.BashSnippet()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("bash", "-c", `. "$1" && __switchboard_prompt && echo "ps0=${PS0@P}"`, "bash", rc).CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	calls, _ := os.ReadFile(filepath.Join(dir, "calls"))
+	want := "--root " + dir + " --as tester_agent hook prompt\n--root " + dir + " --as tester_agent hook preexec\n"
+	if string(calls) != want || strings.TrimSpace(string(out)) != "ps0=" {
+		t.Errorf("the hooks ran as %q (bash said %q); want %q", calls, out, want)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -109,9 +108,7 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 		return "", false, fmt.Errorf("list mail of %s: %w", agent, err)
 	}
 	stamp = strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(info.Size(), 10)
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		stamp += " " + strconv.FormatUint(st.Ino, 10) + " " + strconv.FormatInt(st.Ctim.Nano(), 10)
-	}
+	stamp += inodeAndChange(info)
 	// A folder changed within the racy window is listed every time.
 	window := racyWindow
 	if info.ModTime().Nanosecond() == 0 {

@@ -242,7 +242,10 @@ func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
 	}
 	to := filepath.Join(s.ReadDir(agent), e.Name)
 	if err := Move(e.Path, to, s.Durable); err != nil {
-		return e, fmt.Errorf("mark %s read: %w", e.ID, err)
+		// Read meanwhile by another command of the same agent: done.
+		if _, statErr := os.Stat(to); !errors.Is(err, fs.ErrNotExist) || statErr != nil {
+			return e, fmt.Errorf("mark %s read: %w", e.ID, err)
+		}
 	}
 	e.Path, e.Read = to, true
 	return e, nil

@@ -362,3 +362,18 @@ func TestFind(t *testing.T) {
 		})
 	}
 }
+
+func TestMarkReadTwiceIsDone(t *testing.T) {
+	s := testStore(t)
+	if _, err := s.Deliver("rev", testMessage("0193a7c2-0001", time.Now(), PriorityNormal)); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := s.List("rev", Unread)
+	if _, err := s.MarkRead("rev", entries[0]); err != nil {
+		t.Fatal(err)
+	}
+	// The same entry, read meanwhile by another command of the agent.
+	if e, err := s.MarkRead("rev", entries[0]); err != nil || !e.Read {
+		t.Errorf("marking a read message read again: %+v, %v; want done", e, err)
+	}
+}

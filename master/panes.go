@@ -224,6 +224,8 @@ func changed(old, next mailbox.AgentState) bool {
 func (p *panes) screenState(v *view, screen uint64) mailbox.AgentState {
 	st := mailbox.AgentState{Source: mailbox.SourcePane, Since: v.state.Since}
 	switch {
+	case !v.seen && v.state.State == mailbox.StateInterrupted:
+		st.State = mailbox.StateInterrupted // a hooked agent after ESC: its first screen is the reference
 	case !v.seen:
 		st.State = mailbox.StateStarting
 	case screen == v.screen:

@@ -173,7 +173,9 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 			outcome = fmt.Errorf("%s answered %q, which is none of %s: taking the safe answer, %s", reply.From, answer, strings.Join(opts.options, ", "), safeAnswer)
 		}
 	}
-	if forwarded != nil {
+	if forwarded != nil && (err == nil || res.TimedOut) {
+		// A wait stopped by the person (Ctrl-C) decides nothing for the
+		// agent below: it keeps waiting for an answer, or its own deny.
 		if err := answerForwarded(io, ws, forwarded, forwardedEntry, res.Answer); err != nil {
 			return err
 		}

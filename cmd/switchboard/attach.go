@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -27,6 +29,9 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 			}
 			if ok {
 				if up, _ := tmux.NewClient(session.Socket, nil).HasSession(cmd.Context(), session.Name); up {
+					if !isTerminal(os.Stdin) {
+						return fmt.Errorf("attach needs a terminal; from a script, look with: tmux -L %s capture-pane -p -t %s", session.Socket, session.Name)
+					}
 					return attach(session.Socket, session.Name)
 				}
 			}

@@ -53,6 +53,7 @@ func (d *director) play() error {
 	d.run("tester_agent", `switchboard send --to developer_agent --title "Found a bug in the login form" --content "Empty passwords are accepted"`)
 	d.idOf("developer_agent", "Found a bug in the login form")
 	d.run("developer_agent", `switchboard send --to reviewer_agent --title "Bug from testing: empty passwords accepted" --content "Fixing it now"`)
+	d.run("developer_agent", `switchboard send --to tester_agent --title "Thanks: fixing empty passwords" --type response`)
 
 	d.step(4, "Oversight: the master agent reads the log, and messages 5 to 8 in full.")
 	d.run("master_agent", "switchboard log")
@@ -68,6 +69,9 @@ func (d *director) play() error {
 	question := d.idOf("master_agent", "May I merge the login feature?")
 	d.run("master_agent", "switchboard reply "+short(question)+" --option yes")
 	if err := d.waitIdle("developer_agent", asked); err != nil {
+		return err
+	}
+	if err := d.ctx.Err(); err != nil {
 		return err
 	}
 	return d.summary()
@@ -125,14 +129,19 @@ func (d *director) run(agent, command string) {
 	d.rest()
 }
 
-// type_ types a command line into the agent's pane, as a person would.
+// type_ types a command line into the agent's pane, as a person would,
+// out of copy mode first, where keys would be taken as its commands.
 func (d *director) type_(agent, command string) {
+	if d.ctx.Err() != nil {
+		return // stopped: type nothing more
+	}
 	seat, ok := d.session.Agents[agent]
 	if !ok {
 		d.say(agent + " has no pane")
 		return
 	}
-	_, err := d.client.Command(d.ctx, "send-keys", "-t", seat.Pane, "-l", command, ";", "send-keys", "-t", seat.Pane, "Enter")
+	_, err := d.client.Command(d.ctx, "if-shell", "-F", "-t", seat.Pane, "#{pane_in_mode}", "send-keys -X -t "+seat.Pane+" cancel", ";",
+		"send-keys", "-t", seat.Pane, "-l", command, ";", "send-keys", "-t", seat.Pane, "Enter")
 	if err != nil {
 		d.say(fmt.Sprintf("cannot type into %s: %v", agent, err))
 	}
@@ -141,13 +150,14 @@ func (d *director) type_(agent, command string) {
 // waitIdle waits until the agent's prompt hook says it is idle again after
 // since; a shell without hooks gets a fixed time.
 func (d *director) waitIdle(agent string, since time.Time) error {
-	deadline := time.Now().Add(30 * time.Second)
+	began := time.Now()
+	deadline := began.Add(30 * time.Second)
 	for {
 		st, ok, _ := d.store.ReadState(agent)
 		if ok && st.Source == mailbox.SourceHook && st.State == mailbox.StateIdle && st.Since.After(since) {
 			return nil
 		}
-		if (!ok || st.Source != mailbox.SourceHook) && time.Since(since) > 3*time.Second && !since.IsZero() {
+		if (!ok || st.Source != mailbox.SourceHook) && time.Since(began) > 3*time.Second {
 			return nil // no hooks in this shell: its prompt cannot be seen
 		}
 		if time.Now().After(deadline) {

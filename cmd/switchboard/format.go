@@ -29,6 +29,12 @@ func localTime(t time.Time) string {
 // printMessage writes a message as a person reads it: headers, a blank
 // line, the content.
 func printMessage(w io.Writer, m *mailbox.Message) {
+	printRouted(w, m, nil)
+}
+
+// printRouted prints a logged message with what routing did with it: to
+// whom it was delivered, and for whom it was blocked and why.
+func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 	if m.Seq > 0 {
 		fmt.Fprintf(w, "#%d  ", m.Seq)
 	}
@@ -41,7 +47,16 @@ func printMessage(w io.Writer, m *mailbox.Message) {
 	header("From", m.From)
 	header("To", strings.Join(m.To, ", "))
 	header("Sent", localTime(m.Timestamp))
-	if !m.DeliveredAt.IsZero() {
+	if rec != nil {
+		header("Routed", localTime(rec.Time))
+		header("Delivered to", strings.Join(rec.Delivered, ", "))
+		for _, b := range rec.Blocked {
+			header("BLOCKED", b.To+": "+b.Reason)
+		}
+		for _, n := range rec.Notes {
+			header("Note", n)
+		}
+	} else if !m.DeliveredAt.IsZero() {
 		header("Delivered", localTime(m.DeliveredAt))
 	}
 	header("Priority", m.Priority)
@@ -50,7 +65,11 @@ func printMessage(w io.Writer, m *mailbox.Message) {
 	header("Correlation", m.CorrelationID)
 	header("In reply to", m.InReplyTo)
 	if m.RequiresResponse {
-		header("Response", fmt.Sprintf("requested: switchboard reply %s --content ...", m.ID))
+		how := "--content ..."
+		if _, ok := m.Extra["options"]; ok {
+			how = "--option ..."
+		}
+		header("Response", fmt.Sprintf("requested: switchboard reply %s %s", m.ID, how))
 	}
 	if m.Content != "" {
 		fmt.Fprintf(w, "\n%s", m.Content)

@@ -42,7 +42,7 @@ SWITCHBOARD_ROOT and SWITCHBOARD_AGENT when they run (switchboard up sets both).
 switchboard up does the same for every agent, and never touches your own files.`,
 		Example: `  switchboard hooks install --kind claude --agent developer_agent > dev-settings.json
   claude --settings dev-settings.json
-  switchboard hooks install --kind bash --agent tester_agent >> ~/.bashrc
+  switchboard hooks install --kind bash >> ~/.bashrc     # acts in panes where SWITCHBOARD_AGENT is set
   switchboard hooks install --kind claude --agent developer_agent --write`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {

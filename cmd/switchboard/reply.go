@@ -70,6 +70,9 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 		return err
 	}
 	var extra map[string]json.RawMessage
+	if options := optionsOf(orig); len(options) > 0 && opts.option == "" {
+		return usageError("this request is answered with --option, one of: %s (--content may add a note)", strings.Join(options, ", "))
+	}
 	if opts.option != "" {
 		if options := optionsOf(orig); len(options) > 0 && !slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(o, opts.option) }) {
 			return usageError("--option %q is none of the options of this request: %s", opts.option, strings.Join(options, ", "))

@@ -88,7 +88,7 @@ func cmdWaitLog(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // latestid AGENT VAR: set VAR to the id of the newest unread message of
-// AGENT in the workspace in $WORK.
+// AGENT in the workspace in $WORK, and VAR_CORR to its correlation id.
 func cmdLatestID(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: latestid AGENT VAR")
@@ -98,7 +98,10 @@ func cmdLatestID(ts *testscript.TestScript, neg bool, args []string) {
 	if len(entries) == 0 {
 		ts.Fatalf("%s has no unread message", args[0])
 	}
-	ts.Setenv(args[1], entries[len(entries)-1].ID)
+	m, err := mailbox.Load(entries[len(entries)-1].Path)
+	ts.Check(err)
+	ts.Setenv(args[1], m.ID)
+	ts.Setenv(args[1]+"_CORR", m.CorrelationID)
 }
 
 // waitfile PATH: wait until PATH exists (a pattern with * matches any file).

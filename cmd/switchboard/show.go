@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -48,6 +50,7 @@ func runShow(io *streams, g *globals, selectors []string) error {
 		chosen = append(chosen, found...)
 	}
 	var shown []*mailbox.Message
+	var routed []*mailbox.Record
 	var refused []string
 	for i := range chosen {
 		rec := &chosen[i]
@@ -56,8 +59,21 @@ func runShow(io *streams, g *globals, selectors []string) error {
 			continue
 		}
 		m := *rec.Message
-		m.Seq, m.DeliveredAt = rec.Seq, rec.Time
+		m.Seq = rec.Seq
+		if len(rec.Delivered) > 0 {
+			m.DeliveredAt = rec.Time
+		}
+		// Scripts see what routing did too.
+		m.Extra = maps.Clone(m.Extra)
+		if m.Extra == nil {
+			m.Extra = map[string]json.RawMessage{}
+		}
+		m.Extra["status"], _ = json.Marshal(rec.Status)
+		if len(rec.Blocked) > 0 {
+			m.Extra["blocked"], _ = json.Marshal(rec.Blocked)
+		}
 		shown = append(shown, &m)
+		routed = append(routed, rec)
 	}
 	if g.json {
 		if err := writeJSON(io.out, nonNil(shown)); err != nil {
@@ -68,7 +84,7 @@ func runShow(io *streams, g *globals, selectors []string) error {
 			if i > 0 {
 				fmt.Fprintln(io.out, strings.Repeat("─", 60))
 			}
-			printMessage(io.out, m)
+			printRouted(io.out, m, routed[i])
 		}
 	}
 	if len(refused) > 0 {

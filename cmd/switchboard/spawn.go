@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -74,6 +75,9 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	if err := checkProfile(ws, opts.profile); err != nil {
 		return err
 	}
+	if (ws.rules.IsOverseer(opts.profile) || ws.rules.MayInterrupt(opts.profile)) && !ws.rules.IsOverseer(ws.agent) {
+		return refusedError(fmt.Errorf("%s may not spawn from profile %s: its agents oversee or interrupt the team, which %s may not", ws.agent, opts.profile, ws.agent))
+	}
 	parent := opts.parent
 	if parent == "" {
 		parent = ws.agent
@@ -120,7 +124,11 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	}
 	fmt.Fprintf(io.out, "spawned %s (profile %s, parent %s) in pane %s, window %q\n", name, opts.profile, parent, seat.Pane, name)
 	if res.Task != "" {
-		fmt.Fprintf(io.out, "its task is message %s; collect the answer with: switchboard wait %s\n", res.Task, name)
+		as := ""
+		if parent != ws.agent {
+			as = " --as " + parent
+		}
+		fmt.Fprintf(io.out, "its task is message %s; its answer goes to %s: switchboard wait %s%s\n", res.Task, parent, name, as)
 	}
 	return nil
 }
@@ -137,14 +145,15 @@ func checkProfile(ws *workspace, profile string) error {
 	return fmt.Errorf("no profile %q: give one of agents/ (%s) or an agent of the rules", profile, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
 }
 
-// freeName is the first of P-1, P-2, ... that no agent has.
+// freeName is the first of P-1, P-2, ... that no agent has, now or before:
+// a closed agent's mailbox stays, and a new agent must not inherit it.
 func freeName(ws *workspace, profile string) string {
 	for i := 1; ; i++ {
 		name := profile + "-" + strconv.Itoa(i)
 		if len(name) > 63 {
 			name = profile[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
 		}
-		if !ws.rules.Knows(name) {
+		if _, err := os.Stat(ws.store.AgentDir(name)); !ws.rules.Knows(name) && err != nil {
 			return name
 		}
 	}
