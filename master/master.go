@@ -37,6 +37,9 @@ type Options struct {
 	Typing tmux.TypeOptions
 }
 
+// rulesRetry is when a rules file that failed to load is read once more.
+const rulesRetry = 300 * time.Millisecond
+
 // Defaults for Options.
 const (
 	DefaultSettle    = 2 * time.Second
@@ -52,9 +55,11 @@ type Master struct {
 	rules *rules.Rules
 	// started is when Run began.
 	started time.Time
-	// rulesStamp tells a rules file that changed from one that did not.
-	rulesStamp string
-	now        func() time.Time
+	// rulesStamp tells a rules file that changed from one that did not;
+	// failedStamp is the last one that did not load, tried once more.
+	rulesStamp  string
+	failedStamp string
+	now         func() time.Time
 
 	watched   map[string]bool      // agents whose outbox is known
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
@@ -203,6 +208,13 @@ func (m *Master) reloadRules(watch *watcher) {
 	r, err := agents.LoadRules(m.root)
 	if err != nil {
 		m.logf("rules not reloaded, keeping the old ones: %v", err)
+		// An editor or cp may have been caught halfway (an empty file):
+		// look once more shortly, whatever events come or do not.
+		if stamp != m.failedStamp {
+			m.failedStamp = stamp
+			m.rulesStamp = ""
+			time.AfterFunc(rulesRetry, m.work.markRules)
+		}
 		return
 	}
 	before := len(m.watched)
