@@ -340,7 +340,7 @@ func readOutboxFile(path string) (data []byte, stamp string, err error) {
 		return nil, "", err
 	}
 	if len(data) > mailbox.MaxFileSize {
-		return nil, "", refusal(fmt.Sprintf("refused unread: the file is over %d bytes", mailbox.MaxFileSize))
+		return nil, "", refusal(fmt.Sprintf("refused unread: the file is over the limit of %d bytes", mailbox.MaxFileSize))
 	}
 	return data, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
 }
