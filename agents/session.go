@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"switchboard/mailbox"
@@ -61,14 +60,10 @@ func SaveSession(store *mailbox.Store, s *Session) error {
 // UpdateSession changes the session file under a lock, so that agents
 // spawned at once do not lose each other's seats.
 func UpdateSession(store *mailbox.Store, change func(*Session) error) error {
-	lock, err := os.OpenFile(filepath.Join(store.Dir, ".session.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("update session: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock session: %w", err)
-	}
+	return mailbox.WithLock(filepath.Join(store.Dir, ".session.lock"), func() error { return updateSession(store, change) })
+}
+
+func updateSession(store *mailbox.Store, change func(*Session) error) error {
 	s, ok, err := LoadSession(store)
 	if err != nil {
 		return err

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"switchboard/mailbox"
@@ -45,17 +44,10 @@ func LoadSpawned(store *mailbox.Store) (map[string]Spawned, error) {
 // UpdateSpawned changes the registry under a lock, so that agents spawning
 // at once do not lose each other, and publishes it atomically.
 func UpdateSpawned(store *mailbox.Store, change func(map[string]Spawned) error) error {
-	if err := os.MkdirAll(store.Dir, 0o700); err != nil {
-		return fmt.Errorf("update spawned agents: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(store.Dir, ".spawned.lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("update spawned agents: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock spawned agents: %w", err)
-	}
+	return mailbox.WithLock(filepath.Join(store.Dir, ".spawned.lock"), func() error { return updateSpawned(store, change) })
+}
+
+func updateSpawned(store *mailbox.Store, change func(map[string]Spawned) error) error {
 	spawned, err := LoadSpawned(store)
 	if err != nil {
 		return err

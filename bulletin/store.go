@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"switchboard/mailbox"
 )
 
 // Store is the bulletin of one workspace.
@@ -46,17 +47,10 @@ func (s *Store) Read() (*Bulletin, error) {
 // document, lets change edit it, and publishes the result atomically. When
 // change returns an error nothing is written and the error is returned.
 func (s *Store) Update(change func(*Bulletin) error) error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("create bulletin folder: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(s.dir, ".lock"), os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("open bulletin lock: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("lock bulletin: %w", err)
-	}
+	return mailbox.WithLock(filepath.Join(s.dir, ".lock"), func() error { return s.update(change) })
+}
+
+func (s *Store) update(change func(*Bulletin) error) error {
 	b, err := s.Read()
 	if err != nil {
 		return err
