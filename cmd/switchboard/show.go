@@ -44,7 +44,10 @@ func runShow(io *streams, g *globals, selectors []string) error {
 	var chosen []mailbox.Record
 	for _, sel := range selectors {
 		found, err := selectRecords(records, sel)
-		if err != nil {
+		var partial *partialRange
+		if errors.As(err, &partial) {
+			fmt.Fprintln(io.errOut, "note: "+partial.Error())
+		} else if err != nil {
 			return err
 		}
 		chosen = append(chosen, found...)
@@ -107,6 +110,17 @@ func overseers(ws *workspace) string {
 
 var errNoSuchSeq = errors.New("not in the log")
 
+// partialRange says a range ran past the end of the log: what exists is
+// shown, with a note.
+type partialRange struct {
+	sel  string
+	last int64
+}
+
+func (p *partialRange) Error() string {
+	return fmt.Sprintf("the log ends at message %d: %s is shown as far as it goes", p.last, p.sel)
+}
+
 // selectRecords finds the records a selector names: "5", "5-8", or an id.
 func selectRecords(records []mailbox.Record, sel string) ([]mailbox.Record, error) {
 	if from, to, isRange := strings.Cut(sel, "-"); isRange && isNumber(from) && isNumber(to) {
@@ -123,6 +137,9 @@ func selectRecords(records []mailbox.Record, sel string) ([]mailbox.Record, erro
 		}
 		if len(out) == 0 {
 			return nil, fmt.Errorf("messages %s: %w (it has %d)", sel, errNoSuchSeq, len(records))
+		}
+		if last := out[len(out)-1].Seq; last < hi {
+			return out, &partialRange{sel: sel, last: last}
 		}
 		return out, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,9 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 		return err
 	}
 	if !ws.rules.Knows(agent) {
+		if _, err := os.Stat(ws.store.AgentDir(agent)); err == nil {
+			return fmt.Errorf("%s is no longer an agent of this team (closed?); its mail stays in %s", agent, ws.store.AgentDir(agent))
+		}
 		return fmt.Errorf("%s is not an agent of this team", agent)
 	}
 	if timeout > 0 {
@@ -53,6 +57,11 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go watchExit(ctx, ws.store, agent, stop)
+	wait := "for as long as it takes"
+	if timeout > 0 {
+		wait = "up to " + timeout.String()
+	}
+	fmt.Fprintf(io.errOut, "waiting %s for the response of %s to %s\n", wait, agent, ws.agent)
 
 	entry, msg, err := ws.store.WaitFor(ctx, ws.agent, func(m *mailbox.Message) bool {
 		return m.From == agent && m.Type == mailbox.TypeResponse
