@@ -158,7 +158,10 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 		dirty, rulesChanged, all := m.work.take()
 		if rulesChanged {
 			m.reloadRules(watch)
-			dirty, _, all = m.work.take() // a reload marks every outbox
+			// A reload marks every outbox; what was taken before stays due.
+			more, _, moreAll := m.work.take()
+			maps.Copy(dirty, more)
+			all = all || moreAll
 		}
 		if all {
 			dirty = maps.Clone(m.watched)
