@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/proctree"
 	"switchboard/tmux"
 )
 
@@ -87,9 +88,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 	if err != nil {
 		return nil, "", err
 	}
-	// A name used before may have "exited" on record from its last life;
-	// written before the pane starts, so that its first hook has the last word.
-	if err := store.WriteState(p.Name, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+	if err := newConversation(store, p.Name); err != nil {
 		return nil, "", err
 	}
 	pane, err := client.NewWindow(ctx, session.Name, p.Name, spec)
@@ -174,6 +173,13 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 			return nil, err
 		}
 		client := tmux.NewClient(session.Socket, nil)
+		var panes []string
+		for _, name := range order {
+			if seat, ok := session.Agents[name]; ok {
+				panes = append(panes, seat.Pane)
+			}
+		}
+		procs := paneProcesses(ctx, client, panes)
 		for _, name := range order {
 			seat, ok := session.Agents[name]
 			if !ok {
@@ -183,6 +189,7 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 				return nil, fmt.Errorf("close %s: %w", name, err)
 			}
 		}
+		proctree.End(context.WithoutCancel(ctx), procs, paneGrace)
 	}
 	for _, name := range order {
 		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})

@@ -67,6 +67,9 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err := store.Ensure(p.Name); err != nil {
 			return nil, nil, err
 		}
+		if err := newConversation(store, p.Name); err != nil {
+			return nil, nil, err
+		}
 		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir, opts.Wire)
 		if err != nil {
 			return nil, nil, err
@@ -113,6 +116,17 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		return nil, nil, err
 	}
 	return session, notes, nil
+}
+
+// newConversation readies an agent's records for a pane started afresh: a
+// name used before may have "exited" or "idle" on record from its last life,
+// and its new conversation has been shown nothing. Written before the pane
+// starts, so that its first hook has the last word.
+func newConversation(store *mailbox.Store, agent string) error {
+	if err := store.WriteState(agent, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+		return err
+	}
+	return store.ResetShown(agent)
 }
 
 // paneFor builds the pane of one agent.

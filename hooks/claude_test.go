@@ -158,6 +158,9 @@ func TestNotificationsAndSessionEndSetState(t *testing.T) {
 	for _, tt := range []struct{ input, state string }{
 		{`{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, mailbox.StateWaiting},
 		{`{"hook_event_name":"Notification","notification_type":"idle_prompt"}`, mailbox.StateIdle},
+		{`{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Allow execution?"}`, mailbox.StateWaiting},
+		{`{"hook_event_name":"Interrupt"}`, mailbox.StateInterrupted},
+		{`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, mailbox.StateWaiting},
 		{`{"hook_event_name":"SessionEnd","reason":"exit"}`, mailbox.StateExited},
 	} {
 		if res := runHook(t, env, tt.input); len(res) != 0 {
@@ -175,5 +178,42 @@ func TestBadInputAlwaysGetsValidJSON(t *testing.T) {
 		if res := runHook(t, env, input); len(res) != 0 {
 			t.Errorf("input %q answered %v; want {}", input, res)
 		}
+	}
+}
+
+func TestMailTypedByTheMasterIsNotShownAgain(t *testing.T) {
+	env := team(t)
+	names, err := env.Store.InboxIndex(env.Agent)
+	if err != nil || len(names) != 3 {
+		t.Fatalf("inbox %q, %v; want three messages", names, err)
+	}
+	// The master typed a notice of the first message as the prompt.
+	if _, err := env.Store.ClaimShown(env.Agent, names[:1], ""); err != nil {
+		t.Fatal(err)
+	}
+	ctx := runHook(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"[FROM: Reviewer Agent] Part 1 needs tests"}`)["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
+	if strings.Contains(ctx, "Part 1 needs tests") {
+		t.Errorf("the prompt's hook listed the message the notice had typed:\n%s", ctx)
+	}
+	if !strings.Contains(ctx, "Stop: the API changed") || !strings.Contains(ctx, "Mailbox: 3 new (1 urgent)") {
+		t.Errorf("the prompt's hook lost the other mail or the counts:\n%s", ctx)
+	}
+	// Everything was shown now, by one channel or the other: Stop lets go.
+	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {
+		t.Errorf("Stop answered %v; want {}: every message was shown once", res)
+	}
+}
+
+func TestStopLeavesMailShownElsewhereAlone(t *testing.T) {
+	env := team(t)
+	names, _ := env.Store.InboxIndex(env.Agent)
+	if _, err := env.Store.ClaimShown(env.Agent, names, ""); err != nil {
+		t.Fatal(err)
+	}
+	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {
+		t.Errorf("Stop answered %v for mail already typed as notices; want {}", res)
+	}
+	if stateOf(t, env) != mailbox.StateIdle {
+		t.Errorf("state %q; want idle", stateOf(t, env))
 	}
 }

@@ -5,7 +5,13 @@
 // Gemini CLI's names for the same events; and prints the status box for bash
 // and zsh prompts.
 //
-// What a hook has shown is remembered per agent as high-water marks over the
-// inbox's file names, which sort by delivery time: nothing is shown twice,
-// and a hook lists names, it does not parse every unread file.
+// What a conversation has been shown is one record per agent
+// (mailbox.Shown), kept by the hooks and by the master's typed notices
+// alike: a message enters the conversation once, by whichever channel
+// claims it first. A hook lists names, it does not parse every unread file.
+//
+// It also writes each client's wiring: Claude Code's settings file, and for
+// Codex CLI and Gemini CLI a home folder of the agent's own made from the
+// user's, with the hooks trusted and the agent's switchboard commands
+// allowed without a prompt.
 package hooks

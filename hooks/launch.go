@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
@@ -17,36 +18,51 @@ func WiringDir(store *mailbox.Store, agent string) string {
 	return filepath.Join(store.AgentDir(agent), "hooks")
 }
 
-// WiringFile is the file `hooks install --write` and `up` write for a kind.
-func WiringFile(store *mailbox.Store, agent, kind string) string {
-	switch kind {
-	case WireClaude:
-		return filepath.Join(WiringDir(store, agent), "claude-settings.json")
-	case WireCodex:
-		return filepath.Join(WiringDir(store, agent), "codex-hooks.json")
-	case WireGemini:
-		return filepath.Join(WiringDir(store, agent), "gemini-settings.json")
-	case WireBash:
-		return filepath.Join(WiringDir(store, agent), "bashrc")
-	case WireZsh:
-		return filepath.Join(WiringDir(store, agent), "zsh", ".zshrc")
-	}
-	return ""
+// Wired is a wiring written to disk, and what it asks of the command line
+// of the agent's client.
+type Wired struct {
+	Path string            // the file, or the client's home folder, written
+	Env  map[string]string // to set in the client's environment
+	Args []string          // to put right after the client's program
 }
 
-// WriteWiring writes the file of a kind for w.Agent and returns its path.
+// Command is how to start the client with the wiring, as a person would
+// type it.
+func (wd Wired) Command(kind string) string {
+	var words []string
+	for k, v := range wd.Env {
+		words = append(words, k+"="+ShellQuote(v))
+	}
+	slices.Sort(words)
+	words = append(words, programOf[kind])
+	for _, a := range wd.Args {
+		words = append(words, ShellQuote(a))
+	}
+	return strings.Join(words, " ")
+}
+
+var programOf = map[string]string{WireClaude: "claude", WireCodex: "codex", WireGemini: "gemini", WireBash: "bash", WireZsh: "zsh"}
+
+// WriteWiring writes the wiring of a kind for w.Agent under its hooks
+// folder: a settings file, an rc file, or a home folder for the client.
 // Shell files source the user's own start-up file first, so that a pane
 // keeps the user's prompt, aliases and PATH.
-func WriteWiring(store *mailbox.Store, w Wiring, kind string) (string, error) {
-	config, err := w.Config(kind)
-	if err != nil {
-		return "", err
-	}
-	path := WiringFile(store, w.Agent, kind)
+func WriteWiring(store *mailbox.Store, w Wiring, kind string) (Wired, error) {
+	dir := WiringDir(store, w.Agent)
 	switch kind {
+	case WireClaude:
+		path := filepath.Join(dir, "claude-settings.json")
+		return Wired{Path: path, Args: []string{"--settings", path}}, writeFile(path, w.ClaudeSettings())
+	case WireCodex:
+		return writeCodexHome(filepath.Join(dir, "codex"), w)
+	case WireGemini:
+		return writeGeminiHome(filepath.Join(dir, "gemini"), w)
 	case WireBash:
-		config = append([]byte("# written by switchboard: the user's ~/.bashrc, then the hooks\n[ -f ~/.bashrc ] && . ~/.bashrc\n"), config...)
+		path := filepath.Join(dir, "bashrc")
+		rc := "# written by switchboard: the user's ~/.bashrc, then the hooks\n[ -f ~/.bashrc ] && . ~/.bashrc\n" + w.BashSnippet()
+		return Wired{Path: path, Args: []string{"--rcfile", path, "-i"}}, writeFile(path, []byte(rc))
 	case WireZsh:
+		zdot := filepath.Join(dir, "zsh")
 		// ZDOTDIR points here, so zsh reads this folder's start-up files
 		// instead of the user's. Each runs the user's own with ZDOTDIR as the
 		// user has it (their .zshenv may set it), and .zshenv points zsh back
@@ -59,15 +75,21 @@ export SWITCHBOARD_USER_ZDOTDIR=$ZDOTDIR
 ZDOTDIR=$__sb_zdot
 unset __sb_zdot
 `
-		if err := writeFile(filepath.Join(filepath.Dir(path), ".zshenv"), []byte(env)); err != nil {
-			return "", err
+		if err := writeFile(filepath.Join(zdot, ".zshenv"), []byte(env)); err != nil {
+			return Wired{}, err
 		}
-		config = append([]byte(`# written by switchboard: the user's .zshrc, then the hooks
+		rc := `# written by switchboard: the user's .zshrc, then the hooks
 ZDOTDIR=${SWITCHBOARD_USER_ZDOTDIR:-$HOME}
 [ -f "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"
-`), config...)
+` + w.ZshSnippet()
+		path := filepath.Join(zdot, ".zshrc")
+		wired := Wired{Path: path, Env: map[string]string{"ZDOTDIR": zdot}}
+		if user := os.Getenv("ZDOTDIR"); user != "" {
+			wired.Env["SWITCHBOARD_USER_ZDOTDIR"] = user
+		}
+		return wired, writeFile(path, []byte(rc))
 	}
-	return path, writeFile(path, config)
+	return Wired{}, fmt.Errorf("no hook wiring for kind %q: choose one of %s", kind, strings.Join(WireKinds, ", "))
 }
 
 func writeFile(path string, data []byte) error {
@@ -81,64 +103,82 @@ func writeFile(path string, data []byte) error {
 	return nil
 }
 
-// WireLaunch wires an agent's hooks into what its pane runs, by kind:
-// Claude Code gets --settings with a generated file and its profile's
-// system instructions and model; Codex CLI gets -c overrides; Gemini CLI a
-// system settings file through its environment; bash an --rcfile and zsh a
-// ZDOTDIR, each reading the user's own file first. Other programs run as
-// they are. It returns the launch to run.
+// wireKind is the wiring an agent's launch takes, "" for none.
+func wireKind(launch agents.Launch) string {
+	switch launch.Kind {
+	case agents.KindClaude:
+		return WireClaude
+	case agents.KindCodex:
+		return WireCodex
+	case agents.KindGemini:
+		return WireGemini
+	case agents.KindShell:
+		switch filepath.Base(launch.Command[0]) {
+		case "bash":
+			return WireBash
+		case "zsh":
+			return WireZsh
+		}
+	}
+	return ""
+}
+
+// WireLaunch wires an agent's hooks into what its pane runs, by kind (see
+// WriteWiring), and adds its profile's system instructions and model where
+// the client takes them. Other programs run as they are. It returns the
+// launch to run.
 func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
 	if len(launch.Command) == 0 {
 		return launch, nil
 	}
-	w := Wiring{Binary: binary, Workspace: filepath.Dir(store.Dir), Agent: p.Name}
-	program, rest := launch.Command[0], launch.Command[1:]
-	var extra []string
-	switch launch.Kind {
-	case agents.KindClaude:
-		path, err := WriteWiring(store, w, WireClaude)
-		if err != nil {
-			return launch, err
+	kind := wireKind(launch)
+	if kind == "" {
+		return launch, nil
+	}
+	workspace := filepath.Dir(store.Dir)
+	w := Wiring{Binary: binary, Workspace: workspace, Agent: p.Name, Dir: p.Cwd}
+	if w.Dir == "" {
+		w.Dir = workspace
+	}
+	if r, err := agents.LoadRules(workspace); err == nil {
+		w.Allowed = AllowedCommands(r, p.Name)
+	}
+	// A profile that names the client's home names the user's settings.
+	switch kind {
+	case WireCodex:
+		w.ClientHome = p.Env["CODEX_HOME"]
+	case WireGemini:
+		if home := p.Env["GEMINI_CLI_HOME"]; home != "" {
+			w.ClientHome = filepath.Join(home, ".gemini")
 		}
-		extra = []string{"--settings", path}
+	}
+	wired, err := WriteWiring(store, w, kind)
+	if err != nil {
+		return launch, err
+	}
+	program, rest := launch.Command[0], launch.Command[1:]
+	extra := wired.Args
+	hasModel := slices.Contains(rest, "--model") || (kind != WireClaude && slices.Contains(rest, "-m"))
+	switch kind {
+	case WireClaude:
 		if p.SystemInstructions != "" {
 			extra = append(extra, "--append-system-prompt", p.SystemInstructions)
 		}
-		if p.Model != "" && !slices.Contains(rest, "--model") {
+		fallthrough
+	case WireCodex, WireGemini:
+		if p.Model != "" && !hasModel {
 			extra = append(extra, "--model", p.Model)
 		}
-	case agents.KindCodex:
-		extra = w.CodexOverrides()
-		if p.Model != "" && !slices.Contains(rest, "--model") && !slices.Contains(rest, "-m") {
-			extra = append(extra, "--model", p.Model)
+	}
+	if len(wired.Env) > 0 {
+		env := make(map[string]string, len(launch.Env)+len(wired.Env))
+		for k, v := range launch.Env {
+			env[k] = v
 		}
-	case agents.KindGemini:
-		path, err := WriteWiring(store, w, WireGemini)
-		if err != nil {
-			return launch, err
+		for k, v := range wired.Env {
+			env[k] = v
 		}
-		launch.Env = map[string]string{"GEMINI_CLI_SYSTEM_SETTINGS_PATH": path}
-		if p.Model != "" && !slices.Contains(rest, "--model") && !slices.Contains(rest, "-m") {
-			extra = append(extra, "--model", p.Model)
-		}
-	case agents.KindShell:
-		switch filepath.Base(program) {
-		case "bash":
-			path, err := WriteWiring(store, w, WireBash)
-			if err != nil {
-				return launch, err
-			}
-			extra = []string{"--rcfile", path, "-i"}
-		case "zsh":
-			path, err := WriteWiring(store, w, WireZsh)
-			if err != nil {
-				return launch, err
-			}
-			launch.Env = map[string]string{"ZDOTDIR": filepath.Dir(path)}
-			if user := os.Getenv("ZDOTDIR"); user != "" {
-				launch.Env["SWITCHBOARD_USER_ZDOTDIR"] = user
-			}
-		}
+		launch.Env = env
 	}
 	launch.Command = append(append([]string{program}, extra...), rest...)
 	return launch, nil

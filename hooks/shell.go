@@ -14,10 +14,14 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if err := setState(env, mailbox.StateIdle); err != nil {
 		return err
 	}
-	m := readMarks(env.Store, env.Agent)
-	sum, items, err := newMail(env.Store, env.Agent, m, false)
+	sum, items, err := newMail(env.Store, env.Agent, false)
 	if err != nil {
 		return err
+	}
+	if len(items) > 0 {
+		if items, err = claim(env.Store, env.Agent, sum, items, true); err != nil {
+			return err
+		}
 	}
 	st, err := statusOf(env.Store, env.Agent, sum)
 	if err != nil {
@@ -41,8 +45,7 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if len(items) > len(shown) {
 		fmt.Fprintf(out, "  and %d more: switchboard inbox\n", len(items)-len(shown))
 	}
-	m.all = items[len(items)-1].Name
-	return writeMarks(env.Store, env.Agent, m)
+	return nil
 }
 
 // Preexec is `hook preexec`, run before each command: the agent is busy.

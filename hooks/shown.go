@@ -1,49 +1,22 @@
 package hooks
 
 import (
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-
 	"switchboard/mailbox"
 )
 
-// marks are the high-water marks of what an agent has been shown: every
-// message up to all, and urgent messages up to urgent (PostToolUse shows
-// urgent ones alone, ahead of the rest).
-type marks struct {
-	all    string
-	urgent string
-}
-
-func marksPath(store *mailbox.Store, agent string) string {
-	return filepath.Join(store.AgentDir(agent), "shown")
-}
-
-func readMarks(store *mailbox.Store, agent string) marks {
-	data, _ := os.ReadFile(marksPath(store, agent))
-	// Two lines, either of which may be empty: split before trimming.
-	all, urgent, _ := strings.Cut(string(data), "\n")
-	return marks{all: strings.TrimSpace(all), urgent: strings.TrimSpace(urgent)}
-}
-
-func writeMarks(store *mailbox.Store, agent string, m marks) error {
-	return mailbox.Replace(store.TmpDir(agent), store.AgentDir(agent), "shown", []byte(m.all+"\n"+m.urgent+"\n"), false)
-}
-
-// newMail returns the agent's inbox summary and the messages it has not
-// been shown, oldest first (with urgentOnly, the urgent ones alone). The
-// names are read only when the summary says something is new: before most
-// prompts nothing is.
-func newMail(store *mailbox.Store, agent string, m marks, urgentOnly bool) (mailbox.InboxSummary, []mailbox.FileInfo, error) {
+// newMail returns the agent's inbox summary and the messages its
+// conversation has not been shown, oldest first (with urgentOnly, the
+// urgent ones alone). The names are read only when the summary says
+// something may be new: before most prompts nothing is.
+func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.InboxSummary, []mailbox.FileInfo, error) {
 	sum, err := store.InboxSummary(agent)
 	if err != nil {
 		return sum, nil, err
 	}
-	fresh := sum.Newest > m.all
+	shown := store.ReadShown(agent)
+	fresh := sum.Newest > shown.Upto
 	if urgentOnly {
-		fresh = sum.NewestUrgent > m.all && sum.NewestUrgent > m.urgent
+		fresh = sum.NewestUrgent != "" && !shown.Has(sum.NewestUrgent)
 	}
 	if !fresh {
 		return sum, nil, nil
@@ -52,28 +25,45 @@ func newMail(store *mailbox.Store, agent string, m marks, urgentOnly bool) (mail
 	if err != nil {
 		return sum, nil, err
 	}
-	return sum, unshown(names, m, urgentOnly), nil
+	var items []mailbox.FileInfo
+	for _, name := range shown.Unshown(names) {
+		priority, ok := mailbox.NamePriority(name)
+		if !ok || (urgentOnly && priority != mailbox.PriorityUrgent) {
+			continue
+		}
+		items = append(items, mailbox.FileInfo{Name: name, Priority: priority})
+	}
+	if len(items) == 0 && !urgentOnly {
+		// Everything was shown, some of it ahead of the rest: say so in the
+		// record, so that the next hook needs no listing.
+		_, err = store.ClaimShown(agent, nil, sum.Newest)
+	}
+	return sum, items, err
 }
 
-// unshown picks, from the sorted names of an agent's inbox, the messages
-// not yet shown, oldest first. With urgentOnly, only urgent ones. Names up
-// to the mark are skipped by a binary search.
-func unshown(sorted []string, m marks, urgentOnly bool) []mailbox.FileInfo {
-	start, found := slices.BinarySearch(sorted, m.all)
-	if found {
-		start++
+// claim records items as shown to the agent and returns those no other
+// channel (the master typing a notice meanwhile) showed first. With whole,
+// the hook shows the whole inbox: everything up to its newest message
+// counts as shown, including what another channel had shown already.
+func claim(store *mailbox.Store, agent string, sum mailbox.InboxSummary, items []mailbox.FileInfo, whole bool) ([]mailbox.FileInfo, error) {
+	names := make([]string, len(items))
+	for i, it := range items {
+		names[i] = it.Name
 	}
+	upto := ""
+	if whole {
+		upto = sum.Newest
+	}
+	claimed, err := store.ClaimShown(agent, names, upto)
+	if err != nil {
+		return nil, err
+	}
+	// claimed keeps the order of items.
 	var out []mailbox.FileInfo
-	for _, name := range sorted[start:] {
-		priority, ok := mailbox.NamePriority(name)
-		if !ok {
-			continue
+	for _, it := range items {
+		if len(out) < len(claimed) && claimed[len(out)] == it.Name {
+			out = append(out, it)
 		}
-		urgent := priority == mailbox.PriorityUrgent
-		if (urgentOnly && !urgent) || (urgent && name <= m.urgent) {
-			continue
-		}
-		out = append(out, mailbox.FileInfo{Name: name, Priority: priority})
 	}
-	return out
+	return out, nil
 }

@@ -29,6 +29,15 @@ type Wiring struct {
 	// SWITCHBOARD_AGENT at run time, as the panes of `switchboard up` set them.
 	Workspace string
 	Agent     string
+	// Allowed are the switchboard subcommands the agent's client may run
+	// without a prompt (AllowedCommands); nil means those of any agent.
+	Allowed []string
+	// Dir is the folder the agent works in, which Codex is told to trust.
+	Dir string
+	// ClientHome is the user's own home of the client (Codex's CODEX_HOME,
+	// Gemini CLI's .gemini folder) that the agent's home is made from;
+	// "" for where the client looks by default.
+	ClientHome string
 }
 
 // command is the shell command line of one switchboard subcommand.
@@ -46,6 +55,14 @@ func (w Wiring) command(args ...string) string {
 		quoted[i] = ShellQuote(word)
 	}
 	return strings.Join(quoted, " ")
+}
+
+// allowed is Allowed, or what every agent may run.
+func (w Wiring) allowed() []string {
+	if w.Allowed == nil {
+		return agentCommands
+	}
+	return w.Allowed
 }
 
 // ShellQuote quotes a word for sh, leaving plain words as they are.
@@ -71,12 +88,15 @@ type hookGroup struct {
 	Hooks   []hookHandler `json:"hooks"`
 }
 
-// hookTable runs `hook claude` on each of events, with the matcher given
-// for the event, if any.
-func (w Wiring) hookTable(events []string, matchers map[string]string, timeout int) map[string][]hookGroup {
+// hookTable runs `hook claude` on each of events, with the matcher and the
+// timeout given for the event, if any, else timeout.
+func (w Wiring) hookTable(events []string, matchers map[string]string, timeouts map[string]int, timeout int) map[string][]hookGroup {
 	table := make(map[string][]hookGroup, len(events))
-	handler := hookHandler{Type: "command", Command: w.command("hook", "claude"), Timeout: timeout}
 	for _, ev := range events {
+		handler := hookHandler{Type: "command", Command: w.command("hook", "claude"), Timeout: timeout}
+		if t, ok := timeouts[ev]; ok {
+			handler.Timeout = t
+		}
 		table[ev] = []hookGroup{{Matcher: matchers[ev], Hooks: []hookHandler{handler}}}
 	}
 	return table
@@ -84,52 +104,26 @@ func (w Wiring) hookTable(events []string, matchers map[string]string, timeout i
 
 var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "Notification", "SessionEnd"}
 
-// ClaudeSettings is a Claude Code settings file: every hook of section 9
-// and the status line. Load it with `claude --settings FILE`, or merge it
-// into .claude/settings.json.
+// ClaudeSettings is a Claude Code settings file: every hook of section 9,
+// the status line, and the permission to run the agent's switchboard
+// commands without a prompt. Load it with `claude --settings FILE`, or merge
+// it into .claude/settings.json.
 func (w Wiring) ClaudeSettings() []byte {
+	var allow []string
+	for _, cmd := range w.allowed() {
+		// Claude Code matches the command line's prefix, at a word's end.
+		allow = append(allow, "Bash(switchboard "+cmd+":*)")
+	}
 	doc := map[string]any{
-		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*"}, hookTimeout),
+		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*"}, nil, hookTimeout),
 		"statusLine": map[string]any{
 			"type":    "command",
 			"command": w.command("status", "--format", "line"),
 			"padding": 0,
 		},
+		"permissions": map[string]any{"allow": allow},
 	}
 	return encodeIndented(doc)
-}
-
-var codexEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}
-
-// CodexHooks is a Codex CLI hooks.json (~/.codex/hooks.json or
-// <repo>/.codex/hooks.json); Codex shares Claude Code's events and answers.
-func (w Wiring) CodexHooks() []byte {
-	return encodeIndented(map[string]any{"hooks": w.hookTable(codexEvents, nil, hookTimeout)})
-}
-
-// CodexOverrides are `codex -c` options that enable the same hooks for one
-// process without a file: the feature flag and the hooks table inline.
-func (w Wiring) CodexOverrides() []string {
-	var groups []string
-	for _, ev := range codexEvents {
-		groups = append(groups, fmt.Sprintf("%s=[{hooks=[{type=%q,command=%s,timeout=%d}]}]",
-			ev, "command", tomlString(w.command("hook", "claude")), hookTimeout))
-	}
-	return []string{"-c", "features.codex_hooks=true", "-c", "hooks={" + strings.Join(groups, ",") + "}"}
-}
-
-// tomlString is a TOML basic string; JSON's escapes are a subset of TOML's.
-func tomlString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
-var geminiHookEvents = []string{"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "SessionEnd"}
-
-// GeminiSettings is a Gemini CLI settings file (.gemini/settings.json);
-// Gemini counts hook timeouts in milliseconds.
-func (w Wiring) GeminiSettings() []byte {
-	return encodeIndented(map[string]any{"hooks": w.hookTable(geminiHookEvents, map[string]string{"AfterTool": "*"}, hookTimeout*1000)})
 }
 
 // BashSnippet goes into a .bashrc: the box before each prompt (idle), and
@@ -154,7 +148,8 @@ add-zsh-hook preexec __switchboard_preexec
 `, w.command("hook", "prompt"), w.command("hook", "preexec"))
 }
 
-// Config is what `hooks install` prints for a kind.
+// Config is what `hooks install` prints for a kind: the settings file or
+// hooks.json of a client, the lines for a shell's rc file.
 func (w Wiring) Config(kind string) ([]byte, error) {
 	switch kind {
 	case WireClaude:
@@ -169,6 +164,20 @@ func (w Wiring) Config(kind string) ([]byte, error) {
 		return []byte(w.ZshSnippet()), nil
 	}
 	return nil, fmt.Errorf("no hook wiring for kind %q: choose one of %s", kind, strings.Join(WireKinds, ", "))
+}
+
+// Permissions is the file of a kind's client that lets the agent run its
+// switchboard commands without a prompt, when the client keeps it apart
+// from the hooks: Codex's rules, Gemini CLI's policy. Claude Code has its
+// rules in its settings file; shells ask nobody.
+func (w Wiring) Permissions(kind string) ([]byte, bool) {
+	switch kind {
+	case WireCodex:
+		return w.CodexRules(), true
+	case WireGemini:
+		return w.GeminiPolicy(), true
+	}
+	return nil, false
 }
 
 // ValidWireKind reports whether kind has a wiring.

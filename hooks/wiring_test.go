@@ -2,6 +2,7 @@ package hooks
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,7 +69,8 @@ func TestWireLaunchByKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	settings := WiringFile(store, "developer_agent", WireClaude)
+	wiring := WiringDir(store, "developer_agent")
+	settings := filepath.Join(wiring, "claude-settings.json")
 	want := []string{"claude", "--settings", settings, "--append-system-prompt", "You develop.", "--model", "sonnet", "--verbose"}
 	if !slices.Equal(got.Command, want) {
 		t.Errorf("claude launch = %q; want %q", got.Command, want)
@@ -86,7 +88,7 @@ func TestWireLaunchByKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := WiringFile(store, "developer_agent", WireBash)
+	rc := filepath.Join(wiring, "bashrc")
 	if want := []string{"/bin/bash", "--rcfile", rc, "-i"}; !slices.Equal(got.Command, want) {
 		t.Errorf("bash launch = %q; want %q", got.Command, want)
 	}
@@ -100,7 +102,7 @@ func TestWireLaunchByKind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	zdot := filepath.Dir(WiringFile(store, "developer_agent", WireZsh))
+	zdot := filepath.Join(wiring, "zsh")
 	if got.Env["ZDOTDIR"] != zdot {
 		t.Errorf("zsh env = %v; want ZDOTDIR=%s", got.Env, zdot)
 	}
@@ -110,9 +112,20 @@ func TestWireLaunchByKind(t *testing.T) {
 		}
 	}
 
-	got, err = WireLaunch(store, "/bin/switchboard", p, agents.Launch{Kind: agents.KindCodex, Command: []string{"codex"}})
-	if err != nil || len(got.Command) < 5 || got.Command[1] != "-c" || got.Command[2] != "features.codex_hooks=true" || !strings.Contains(got.Command[4], "UserPromptSubmit=") {
-		t.Errorf("codex launch = %q, %v; want the hooks feature and table as -c overrides", got.Command, err)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("CODEX_HOME", "")
+	t.Setenv("GEMINI_CLI_HOME", "")
+	got, err = WireLaunch(store, "/bin/switchboard", p, agents.Launch{Kind: agents.KindCodex, Command: []string{"codex", "resume"}})
+	codexHome := filepath.Join(wiring, "codex")
+	if want := []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--model", "sonnet", "resume"}; err != nil || !slices.Equal(got.Command, want) || got.Env["CODEX_HOME"] != codexHome {
+		t.Errorf("codex launch = %q %v, %v; want %q with CODEX_HOME=%s", got.Command, got.Env, err, want, codexHome)
+	}
+
+	got, err = WireLaunch(store, "/bin/switchboard", p, agents.Launch{Kind: agents.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}})
+	geminiHome := filepath.Join(wiring, "gemini")
+	policy := filepath.Join(geminiHome, "switchboard-policy.toml")
+	if want := []string{"gemini", "--skip-trust", "--policy", policy, "-m", "gemini-2.5-pro"}; err != nil || !slices.Equal(got.Command, want) || got.Env["GEMINI_CLI_HOME"] != geminiHome {
+		t.Errorf("gemini launch = %q %v, %v; want %q with GEMINI_CLI_HOME=%s", got.Command, got.Env, err, want, geminiHome)
 	}
 
 	got, err = WireLaunch(store, "/bin/switchboard", p, agents.Launch{Kind: agents.KindGeneric, Command: []string{"aider"}})
@@ -149,4 +162,178 @@ func TestBashSnippetWithAQuotedPath(t *testing.T) {
 	if string(calls) != want || strings.TrimSpace(string(out)) != "ps0=" {
 		t.Errorf("the hooks ran as %q (bash said %q); want %q", calls, out, want)
 	}
+}
+
+func TestClaudeSettingsAllowTheAgentsSwitchboardCommands(t *testing.T) {
+	w := Wiring{Binary: "switchboard", Allowed: []string{"send", "reply", "log"}}
+	var doc struct {
+		Permissions struct {
+			Allow []string `json:"allow"`
+		} `json:"permissions"`
+	}
+	if err := json.Unmarshal(w.ClaudeSettings(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Bash(switchboard send:*)", "Bash(switchboard reply:*)", "Bash(switchboard log:*)"}
+	if !slices.Equal(doc.Permissions.Allow, want) {
+		t.Errorf("permissions.allow = %q; want %q", doc.Permissions.Allow, want)
+	}
+}
+
+func TestAllowedCommandsFollowTheRules(t *testing.T) {
+	root := t.TempDir()
+	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	r, err := agents.LoadRules(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, master := AllowedCommands(r, "developer_agent"), AllowedCommands(r, "master_agent")
+	for _, cmd := range []string{"send", "reply", "read", "inbox", "ask", "wait", "status", "lock", "unlock", "state", "bulletin", "spawn", "close"} {
+		if !slices.Contains(dev, cmd) {
+			t.Errorf("developer_agent may not run switchboard %s without a prompt", cmd)
+		}
+	}
+	for _, cmd := range []string{"log", "show", "interrupt"} {
+		if slices.Contains(dev, cmd) || !slices.Contains(master, cmd) {
+			t.Errorf("switchboard %s: developer_agent %v, master_agent %v; want the overseer alone", cmd, slices.Contains(dev, cmd), slices.Contains(master, cmd))
+		}
+	}
+	for _, cmd := range []string{"down", "up", "master", "hooks", "init"} {
+		if slices.Contains(master, cmd) {
+			t.Errorf("switchboard %s is allowed without a prompt; only talking and coordinating is", cmd)
+		}
+	}
+}
+
+// TestCodexTrustHashIsCodexs pins the hash against one that Codex CLI 0.169
+// accepted (its hooks ran without review) for the same hook.
+func TestCodexTrustHashIsCodexs(t *testing.T) {
+	w := Wiring{Binary: "/tmp/sbbin/switchboard", Workspace: "/tmp/ws", Agent: "developer_agent"}
+	want := `[hooks.state."/tmp/cx/home/hooks.json:session_start:0:0"]
+trusted_hash = "sha256:6d67abac7be1b24066f80a770348302babb81a885bd7c5a707db3930a31f1898"
+`
+	if got := w.codexTrust("/tmp/cx/home/hooks.json"); !strings.Contains(got, want) {
+		t.Errorf("trust tables:\n%s\nwant them to hold\n%s", got, want)
+	}
+}
+
+func TestCodexHomeIsMadeFromTheUsersAndLeavesItAlone(t *testing.T) {
+	user := filepath.Join(t.TempDir(), "codex")
+	writeFiles(t, user, map[string]string{
+		"config.toml":      "model = \"gpt-5\"\n[model_providers.corp]\nname = \"corp\"\n",
+		"auth.json":        `{"OPENAI_API_KEY":"sk-user"}`,
+		"hooks.json":       `{"hooks":{}}`,
+		"rules/mine.rules": `prefix_rule(pattern=["git", "status"], decision="allow")`,
+	})
+	before := snapshot(t, user)
+	dir := filepath.Join(t.TempDir(), "agent-home")
+	w := Wiring{Binary: "/bin/switchboard", Workspace: "/w", Agent: "developer_agent", Dir: "/w/src", ClientHome: user}
+	for range 2 { // up after up
+		wired, err := writeCodexHome(dir, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wired.Env["CODEX_HOME"] != dir {
+			t.Errorf("env = %v; want CODEX_HOME=%s", wired.Env, dir)
+		}
+	}
+	config, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
+	for _, part := range []string{"model = \"gpt-5\"\n[model_providers.corp]", `[hooks.state."` + dir + `/hooks.json:user_prompt_submit:0:0"]`, "[projects.\"/w/src\"]\ntrust_level = \"trusted\"\n"} {
+		if !strings.Contains(string(config), part) {
+			t.Errorf("config.toml lacks %q:\n%s", part, config)
+		}
+	}
+	if strings.Count(string(config), "[projects.") != 1 {
+		t.Errorf("config.toml trusts the folder more than once:\n%s", config)
+	}
+	for _, name := range []string{"auth.json", "rules/mine.rules"} {
+		if target, err := os.Readlink(filepath.Join(dir, name)); err != nil || target != filepath.Join(user, name) {
+			t.Errorf("%s: link to %q, %v; want a link to the user's", name, target, err)
+		}
+	}
+	if rules, _ := os.ReadFile(filepath.Join(dir, "rules", "switchboard.rules")); !strings.Contains(string(rules), `prefix_rule(pattern=["switchboard", ["send", `) {
+		t.Errorf("switchboard.rules = %q", rules)
+	}
+	if hooks, _ := os.ReadFile(filepath.Join(dir, "hooks.json")); !strings.Contains(string(hooks), "UserPromptSubmit") {
+		t.Errorf("hooks.json is not switchboard's: %s", hooks)
+	}
+	if after := snapshot(t, user); !maps.Equal(before, after) {
+		t.Errorf("the user's Codex home changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+func TestGeminiHomeKeepsTheUsersSettingsAndHooks(t *testing.T) {
+	user := filepath.Join(t.TempDir(), ".gemini")
+	writeFiles(t, user, map[string]string{
+		"settings.json": `{
+  // the user's own
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo 'mine // not a comment'"}]}]}, /* theirs */
+  "ui": {"theme": "GitHub"}
+}`,
+		"oauth_creds.json": `{}`,
+	})
+	before := snapshot(t, user)
+	dir := filepath.Join(t.TempDir(), "agent-home")
+	w := Wiring{Binary: "/bin/switchboard", Workspace: "/w", Agent: "developer_agent", ClientHome: user}
+	wired, err := writeGeminiHome(dir, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var settings struct {
+		Security map[string]any `json:"security"`
+		UI       map[string]any `json:"ui"`
+		Hooks    map[string][]struct {
+			Hooks []struct{ Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, ".gemini", "settings.json"))
+	if err := json.Unmarshal(data, &settings); err != nil {
+		t.Fatalf("settings: %v\n%s", err, data)
+	}
+	before0 := settings.Hooks["BeforeAgent"]
+	if len(before0) != 2 || before0[0].Hooks[0].Command != "echo 'mine // not a comment'" || !strings.HasSuffix(before0[1].Hooks[0].Command, "hook claude") {
+		t.Errorf("BeforeAgent hooks = %+v; want the user's, then switchboard's", before0)
+	}
+	if settings.Security == nil || settings.UI["theme"] != "GitHub" || len(settings.Hooks["AfterAgent"]) != 1 {
+		t.Errorf("settings lost the user's keys or switchboard's hooks:\n%s", data)
+	}
+	if target, err := os.Readlink(filepath.Join(dir, ".gemini", "oauth_creds.json")); err != nil || target != filepath.Join(user, "oauth_creds.json") {
+		t.Errorf("oauth_creds.json: link to %q, %v; want a link to the user's", target, err)
+	}
+	if wired.Env["GEMINI_CLI_HOME"] != dir || !slices.Contains(wired.Args, "--skip-trust") {
+		t.Errorf("wired = %+v", wired)
+	}
+	if after := snapshot(t, user); !maps.Equal(before, after) {
+		t.Errorf("the user's Gemini CLI folder changed")
+	}
+}
+
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// snapshot is every file under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			data, _ := os.ReadFile(path)
+			files[path] = string(data)
+		}
+		return nil
+	})
+	return files
 }

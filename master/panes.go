@@ -354,22 +354,58 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		p.mu.Lock()
 		p.viewOf(agent).state = st
 		p.mu.Unlock()
+		p.claim(agent, []announcement{a}) // typed even when shown: it says why the turn stopped
 		p.report(agent, []announcement{a}, "interrupted with ESC, then", line, c, ctx, seat)
 	}
 	if len(notices) == 0 {
 		return
 	}
-	line := noticeLine(notices, p.displayName)
 	if shell {
-		p.display(ctx, c, seat.Pane, line)
+		// A person reads the display for a few seconds; the prompt hook
+		// lists the message too, so it is not claimed as shown.
+		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
 		p.m.logf("#%d notice shown to %s on its screen (a shell is never typed at)", notices[0].seq, agent)
 		return
 	}
-	p.report(agent, notices, "", line, c, ctx, seat)
+	if notices = p.claim(agent, notices); len(notices) == 0 {
+		return // its hooks showed them already
+	}
+	p.report(agent, notices, "", noticeLine(notices, p.displayName), c, ctx, seat)
+}
+
+// claim records announcements as shown to the agent before they are typed,
+// so that its hooks do not show them again, and drops those its hooks have
+// shown already: a message enters the conversation once.
+func (p *panes) claim(agent string, items []announcement) []announcement {
+	names := make([]string, len(items))
+	for i, a := range items {
+		names[i] = a.file
+	}
+	claimed, err := p.store.ClaimShown(agent, names, "")
+	if err != nil {
+		p.m.logf("cannot record what %s was shown: %v", agent, err)
+		return items
+	}
+	var out []announcement
+	for _, a := range items {
+		if len(out) < len(claimed) && claimed[len(out)] == a.file {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func (p *panes) report(agent string, items []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
+	if err != nil {
+		names := make([]string, len(items))
+		for i, a := range items {
+			names[i] = a.file
+		}
+		if ferr := p.store.ForgetShown(agent, names); ferr != nil {
+			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
+		}
+	}
 	seqs := make([]string, len(items))
 	for i, a := range items {
 		seqs[i] = fmt.Sprintf("#%d", a.seq)

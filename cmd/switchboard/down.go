@@ -57,7 +57,7 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 	if ok {
 		client := tmux.NewClient(session.Socket, nil)
 		if up, _ := client.HasSession(ctx, session.Name); up {
-			if err := client.KillServer(ctx); err != nil {
+			if err := agents.StopTeam(ctx, client); err != nil {
 				var runErr *tmux.RunError
 				if !errors.As(err, &runErr) {
 					return err

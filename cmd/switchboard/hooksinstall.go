@@ -14,9 +14,10 @@ import (
 )
 
 type hooksInstallOptions struct {
-	kind  string
-	agent string
-	write bool
+	kind        string
+	agent       string
+	write       bool
+	permissions bool
 }
 
 func newHooksCmd(io *streams, g *globals) *cobra.Command {
@@ -28,22 +29,28 @@ func newHooksCmd(io *streams, g *globals) *cobra.Command {
 	install := &cobra.Command{
 		Use:   "install --kind claude|codex|gemini|bash|zsh [--agent A] [--write]",
 		Short: "Print (or with --write, write) the hook wiring for one kind of agent",
-		Long: `Print the wiring that makes an agent show its mailbox and the team's bulletin:
-  claude   a Claude Code settings file: load it with claude --settings FILE,
-           or merge its "hooks" and "statusLine" into .claude/settings.json
-  codex    a Codex CLI hooks.json (~/.codex/hooks.json or <repo>/.codex/hooks.json;
-           hooks need features.codex_hooks = true in config.toml)
-  gemini   a Gemini CLI settings file (.gemini/settings.json)
+		Long: `Print the wiring that makes an agent show its mailbox and the team's bulletin,
+and run its switchboard commands without a permission prompt:
+  claude   a Claude Code settings file (hooks, status line, permissions.allow):
+           load it with claude --settings FILE, or merge it into .claude/settings.json
+  codex    a Codex CLI hooks.json (~/.codex/hooks.json); --permissions prints the
+           rules file that goes in ~/.codex/rules/. Codex runs hooks it trusts:
+           review them once with /hooks, or use --write
+  gemini   a Gemini CLI settings file (~/.gemini/settings.json); --permissions
+           prints the policy file to load with gemini --policy FILE
   bash     lines for ~/.bashrc: PROMPT_COMMAND shows the box, PS0 marks the agent busy
   zsh      lines for ~/.zshrc: precmd and preexec
 With --agent the hooks name the workspace and agent; without, they read
 SWITCHBOARD_ROOT and SWITCHBOARD_AGENT when they run (switchboard up sets both).
---write puts the file under mailboxes/<agent>/hooks/ and prints its path:
-switchboard up does the same for every agent, and never touches your own files.`,
+--write puts the wiring under mailboxes/<agent>/hooks/ and prints its path and
+how to start the agent with it: for Codex and Gemini CLI a home folder of the
+agent's own, made from yours (your files are linked, never changed), with the
+hooks trusted. switchboard up does the same for every agent.`,
 		Example: `  switchboard hooks install --kind claude --agent developer_agent > dev-settings.json
   claude --settings dev-settings.json
+  switchboard hooks install --kind codex --permissions > ~/.codex/rules/switchboard.rules
   switchboard hooks install --kind bash >> ~/.bashrc     # acts in panes where SWITCHBOARD_AGENT is set
-  switchboard hooks install --kind claude --agent developer_agent --write`,
+  switchboard hooks install --kind gemini --agent reviewer_agent --write`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHooksInstall(io, g, opts)
@@ -51,7 +58,8 @@ switchboard up does the same for every agent, and never touches your own files.`
 	}
 	install.Flags().StringVar(&opts.kind, "kind", "", "claude, codex, gemini, bash or zsh")
 	install.Flags().StringVar(&opts.agent, "agent", "", "the agent the hooks run for (default: read at run time from SWITCHBOARD_AGENT)")
-	install.Flags().BoolVar(&opts.write, "write", false, "write the file under mailboxes/<agent>/hooks/ instead of printing it")
+	install.Flags().BoolVar(&opts.write, "write", false, "write the wiring under mailboxes/<agent>/hooks/ instead of printing it")
+	install.Flags().BoolVar(&opts.permissions, "permissions", false, "print the file that lets the agent run its switchboard commands without a prompt (codex, gemini)")
 	cmd.AddCommand(install)
 	return cmd
 }
@@ -76,20 +84,29 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 		if err != nil {
 			return err
 		}
-		w.Workspace, store = ws.root, ws.store
+		w.Workspace, w.Dir, store = ws.root, ws.root, ws.store
+		w.Allowed = hooks.AllowedCommands(ws.rules, opts.agent)
 	}
 	binary, err := hookBinary(store)
 	if err != nil {
 		return err
 	}
 	w.Binary = binary
-	if opts.write {
-		path, err := hooks.WriteWiring(store, w, opts.kind)
+	switch {
+	case opts.permissions:
+		perms, ok := w.Permissions(opts.kind)
+		if !ok {
+			return usageError("--permissions is for codex and gemini: Claude Code's are in its settings, and shells ask nobody")
+		}
+		_, err = io.out.Write(perms)
+		return err
+	case opts.write:
+		wired, err := hooks.WriteWiring(store, w, opts.kind)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(io.out, path)
-		fmt.Fprintln(io.errOut, installHint(opts.kind, path))
+		fmt.Fprintln(io.out, wired.Path)
+		fmt.Fprintln(io.errOut, "start the agent with: "+wired.Command(opts.kind))
 		return nil
 	}
 	config, err := w.Config(opts.kind)
@@ -119,20 +136,4 @@ func hookBinary(store *mailbox.Store) (string, error) {
 		return filepath.Join(dir, "switchboard"), nil
 	}
 	return "switchboard", nil
-}
-
-func installHint(kind, path string) string {
-	switch kind {
-	case hooks.WireClaude:
-		return "start Claude Code with: claude --settings " + hooks.ShellQuote(path)
-	case hooks.WireCodex:
-		return "copy it to ~/.codex/hooks.json or <repo>/.codex/hooks.json, with features.codex_hooks = true in config.toml"
-	case hooks.WireGemini:
-		return "merge it into .gemini/settings.json, or start Gemini CLI with GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + hooks.ShellQuote(path)
-	case hooks.WireBash:
-		return "start bash with: bash --rcfile " + hooks.ShellQuote(path)
-	case hooks.WireZsh:
-		return "start zsh with: ZDOTDIR=" + hooks.ShellQuote(filepath.Dir(path)) + " zsh"
-	}
-	return ""
 }

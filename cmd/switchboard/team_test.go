@@ -32,6 +32,7 @@ type team struct {
 	root   string
 	socket string
 	store  *mailbox.Store
+	env    []string // the environment of switchboard commands, and so of the panes; nil for the test's
 }
 
 func newTeam(t testing.TB) *team {
@@ -67,7 +68,11 @@ func writeTestFile(t testing.TB, path, text string) {
 func (tm *team) switchboard(args ...string) (string, int) {
 	cmd := exec.Command("switchboard", args...)
 	cmd.Dir = tm.root
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
+	env := tm.env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Env = append(env, "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()

@@ -109,7 +109,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		},
 	})
 	if err != nil {
-		client.KillServer(context.WithoutCancel(ctx))
+		agents.StopTeam(context.WithoutCancel(ctx), client)
 		return err
 	}
 	for _, note := range notes {

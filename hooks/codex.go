@@ -1,0 +1,160 @@
+package hooks
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Codex CLI reads its hooks, its rules and the trust it gives them from its
+// home folder (CODEX_HOME), so an agent gets a home of its own, made from
+// the user's: the user's files are linked, never changed.
+
+var codexEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "PermissionRequest", "Interrupt", "SessionEnd"}
+
+// Codex clamps the timeout of these hooks to 3 seconds, and computes their
+// trust with the clamped value.
+var codexShortHooks = map[string]int{"Interrupt": 3, "SessionEnd": 3}
+
+func (w Wiring) codexTable() map[string][]hookGroup {
+	return w.hookTable(codexEvents, nil, codexShortHooks, hookTimeout)
+}
+
+// CodexHooks is a Codex CLI hooks.json; Codex shares Claude Code's events and
+// answers, and adds PermissionRequest and Interrupt.
+func (w Wiring) CodexHooks() []byte {
+	return encodeIndented(map[string]any{"hooks": w.codexTable()})
+}
+
+// CodexRules is a Codex rules file that lets the agent run its switchboard
+// commands without a prompt, and outside Codex's sandbox, which would refuse
+// their writes to the mailboxes. Codex matches every word of the prefix, and
+// each part of a compound command (&&, |) must match a rule of its own.
+func (w Wiring) CodexRules() []byte {
+	words := make([]string, len(w.allowed()))
+	for i, cmd := range w.allowed() {
+		words[i] = fmt.Sprintf("%q", cmd)
+	}
+	return fmt.Appendf(nil, "# written by switchboard: the agent's switchboard commands run without a prompt\nprefix_rule(pattern=[\"switchboard\", [%s]], decision=\"allow\")\n", strings.Join(words, ", "))
+}
+
+// codexTrust is the part of config.toml that trusts the hooks of the
+// hooks.json at path, as the "review hooks" dialog would: one table per hook,
+// holding the hash of the hook as Codex computes it (sha256 of its compact
+// JSON with sorted keys). Without it the TUI opens on that dialog and
+// `codex exec` skips the hooks.
+func (w Wiring) codexTrust(path string) string {
+	var b strings.Builder
+	table := w.codexTable()
+	events := make([]string, 0, len(table))
+	for ev := range table {
+		events = append(events, ev)
+	}
+	sort.Strings(events)
+	for _, ev := range events {
+		for gi, group := range table[ev] {
+			for hi, h := range group.Hooks {
+				entry := map[string]any{
+					"event_name": snakeCase(ev),
+					"hooks":      []any{map[string]any{"async": false, "command": h.Command, "timeout": h.Timeout, "type": h.Type}},
+				}
+				if group.Matcher != "" {
+					entry["matcher"] = group.Matcher
+				}
+				var js bytes.Buffer
+				enc := json.NewEncoder(&js)
+				enc.SetEscapeHTML(false)
+				_ = enc.Encode(entry) // strings and numbers always encode
+				sum := sha256.Sum256(bytes.TrimSpace(js.Bytes()))
+				fmt.Fprintf(&b, "[hooks.state.%s]\ntrusted_hash = \"sha256:%s\"\n",
+					tomlString(fmt.Sprintf("%s:%s:%d:%d", path, snakeCase(ev), gi, hi)), hex.EncodeToString(sum[:]))
+			}
+		}
+	}
+	return b.String()
+}
+
+// snakeCase turns an event name into Codex's key: UserPromptSubmit is
+// user_prompt_submit.
+func snakeCase(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// tomlString is a TOML basic string; JSON's escapes are a subset of TOML's.
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// codexArgs go after `codex` in a pane: no shared background server (it
+// would run the hooks with its own environment, not the agent's), and
+// commands in a plain shell (a login shell resets PATH and loses the
+// switchboard of the pane).
+var codexArgs = []string{"--no-daemon", "-c", "allow_login_shell=false"}
+
+// writeCodexHome makes dir the Codex home of the agent: the entries of the
+// user's home linked (login, sessions, skills, the user's own rules), and
+// switchboard's hooks.json, rules and config.toml, the last being the user's
+// with the trust of the hooks and of the agent's working folder added.
+func writeCodexHome(dir string, w Wiring) (Wired, error) {
+	user := w.ClientHome
+	if user == "" {
+		user = os.Getenv("CODEX_HOME")
+	}
+	if user == "" {
+		home, _ := os.UserHomeDir()
+		user = filepath.Join(home, ".codex")
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o700); err != nil {
+		return Wired{}, fmt.Errorf("write the Codex home: %w", err)
+	}
+	own := map[string]bool{"config.toml": true, "hooks.json": true, "rules": true}
+	if err := linkEntries(user, dir, func(name string) bool { return !own[name] }); err != nil {
+		return Wired{}, err
+	}
+	if err := linkEntries(filepath.Join(user, "rules"), filepath.Join(dir, "rules"), func(name string) bool {
+		return strings.HasSuffix(name, ".rules") && name != "switchboard.rules"
+	}); err != nil {
+		return Wired{}, err
+	}
+	if err := writeFile(filepath.Join(dir, "rules", "switchboard.rules"), w.CodexRules()); err != nil {
+		return Wired{}, err
+	}
+	hooksPath := filepath.Join(dir, "hooks.json")
+	if err := writeFile(hooksPath, w.CodexHooks()); err != nil {
+		return Wired{}, err
+	}
+	config, err := os.ReadFile(filepath.Join(user, "config.toml"))
+	if err != nil && !os.IsNotExist(err) {
+		return Wired{}, fmt.Errorf("read your Codex config: %w", err)
+	}
+	config = bytes.TrimRight(config, "\n")
+	config = append(config, "\n\n# added by switchboard: trust in its hooks and in the agent's folder\n"...)
+	config = append(config, w.codexTrust(hooksPath)...)
+	if w.Dir != "" {
+		project := "[projects." + tomlString(w.Dir) + "]"
+		if !bytes.Contains(config, []byte(project)) {
+			config = append(config, project+"\ntrust_level = \"trusted\"\n"...)
+		}
+	}
+	if err := writeFile(filepath.Join(dir, "config.toml"), config); err != nil {
+		return Wired{}, err
+	}
+	return Wired{Path: dir, Env: map[string]string{"CODEX_HOME": dir}, Args: codexArgs}, nil
+}

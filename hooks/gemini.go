@@ -1,0 +1,152 @@
+package hooks
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Gemini CLI skips a system settings file unless root owns it and every
+// folder above it, and loads a workspace's .gemini/settings.json only in a
+// trusted folder; so an agent gets a home of its own (GEMINI_CLI_HOME), made
+// from the user's: the user's files are linked, their settings copied with
+// switchboard's hooks added. The permission to run switchboard commands is
+// a policy file given with --policy.
+
+var geminiHookEvents = []string{"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
+
+// geminiHooks is the "hooks" object of a Gemini CLI settings file; Gemini
+// counts hook timeouts in milliseconds.
+func (w Wiring) geminiHooks() map[string][]hookGroup {
+	return w.hookTable(geminiHookEvents, map[string]string{"AfterTool": "*"}, nil, hookTimeout*1000)
+}
+
+// GeminiSettings is a Gemini CLI settings file (.gemini/settings.json) with
+// switchboard's hooks.
+func (w Wiring) GeminiSettings() []byte {
+	return encodeIndented(map[string]any{"hooks": w.geminiHooks()})
+}
+
+// GeminiPolicy is a Gemini CLI policy file that lets the agent run its
+// switchboard commands without a prompt. Gemini matches each prefix at a
+// word's end, and refuses compound commands (&&, ;, |) and redirections to
+// it.
+func (w Wiring) GeminiPolicy() []byte {
+	prefixes := make([]string, len(w.allowed()))
+	for i, cmd := range w.allowed() {
+		prefixes[i] = fmt.Sprintf("%q", "switchboard "+cmd)
+	}
+	return fmt.Appendf(nil, `# written by switchboard: the agent's switchboard commands run without a prompt
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = [%s]
+decision = "allow"
+priority = 100
+`, strings.Join(prefixes, ", "))
+}
+
+// writeGeminiHome makes dir the Gemini CLI home of the agent (dir/.gemini):
+// the entries of the user's .gemini folder linked (login, memory, their own
+// policies), their settings.json copied with switchboard's hooks added, and
+// the policy file beside it. The agent's folder is trusted for its session
+// (--skip-trust): Gemini CLI runs hooks only in a trusted folder.
+func writeGeminiHome(dir string, w Wiring) (Wired, error) {
+	user := w.ClientHome
+	if user == "" {
+		if home := os.Getenv("GEMINI_CLI_HOME"); home != "" {
+			user = filepath.Join(home, ".gemini")
+		} else {
+			home, _ := os.UserHomeDir()
+			user = filepath.Join(home, ".gemini")
+		}
+	}
+	gemini := filepath.Join(dir, ".gemini")
+	if err := os.MkdirAll(gemini, 0o700); err != nil {
+		return Wired{}, fmt.Errorf("write the Gemini CLI home: %w", err)
+	}
+	if err := linkEntries(user, gemini, func(name string) bool { return name != "settings.json" }); err != nil {
+		return Wired{}, err
+	}
+	settings, err := mergeGeminiSettings(filepath.Join(user, "settings.json"), w.geminiHooks())
+	if err != nil {
+		return Wired{}, err
+	}
+	if err := writeFile(filepath.Join(gemini, "settings.json"), settings); err != nil {
+		return Wired{}, err
+	}
+	policy := filepath.Join(dir, "switchboard-policy.toml")
+	if err := writeFile(policy, w.GeminiPolicy()); err != nil {
+		return Wired{}, err
+	}
+	return Wired{Path: dir, Env: map[string]string{"GEMINI_CLI_HOME": dir}, Args: []string{"--skip-trust", "--policy", policy}}, nil
+}
+
+// mergeGeminiSettings is the user's settings file with the hooks added after
+// the user's own, event by event.
+func mergeGeminiSettings(path string, hooks map[string][]hookGroup) ([]byte, error) {
+	settings := map[string]any{}
+	data, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("read your Gemini CLI settings: %w", err)
+	default:
+		if err := json.Unmarshal(stripJSONComments(data), &settings); err != nil {
+			return nil, fmt.Errorf("read your Gemini CLI settings %s: %w", path, err)
+		}
+	}
+	table, _ := settings["hooks"].(map[string]any)
+	if table == nil {
+		table = map[string]any{}
+	}
+	for ev, groups := range hooks {
+		list, _ := table[ev].([]any)
+		for _, g := range groups {
+			list = append(list, g)
+		}
+		table[ev] = list
+	}
+	settings["hooks"] = table
+	return encodeIndented(settings), nil
+}
+
+// stripJSONComments blanks the // and /* */ comments Gemini CLI allows in
+// its settings, leaving strings alone.
+func stripJSONComments(data []byte) []byte {
+	out := make([]byte, 0, len(data))
+	inString, escaped := false, false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '/' && i+1 < len(data) && data[i+1] == '/':
+			for i < len(data) && data[i] != '\n' {
+				i++
+			}
+			c = '\n'
+		case c == '/' && i+1 < len(data) && data[i+1] == '*':
+			end := strings.Index(string(data[i+2:]), "*/")
+			if end < 0 {
+				return out
+			}
+			i += end + 3
+			c = ' '
+		}
+		out = append(out, c)
+	}
+	return out
+}

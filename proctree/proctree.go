@@ -1,0 +1,127 @@
+package proctree
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Session returns the processes of the session led by leader, the leader
+// first when it still runs. Where /proc is missing it returns the leader
+// alone.
+func Session(leader int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		if Alive(leader) {
+			return []int{leader}
+		}
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if st, ok := readStat(pid); ok && st.session == leader && st.state != 'Z' {
+			if pid == leader {
+				pids = append([]int{pid}, pids...)
+			} else {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+type stat struct {
+	state   byte
+	session int
+}
+
+// readStat reads a process's state and session from /proc/PID/stat. The
+// command name, in parentheses, may hold spaces and parentheses itself: the
+// fields start after the last ")".
+func readStat(pid int) (stat, bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return stat{}, false
+	}
+	end := strings.LastIndexByte(string(data), ')')
+	if end < 0 {
+		return stat{}, false
+	}
+	// state ppid pgrp session ...
+	f := strings.Fields(string(data[end+1:]))
+	if len(f) < 4 || len(f[0]) != 1 {
+		return stat{}, false
+	}
+	session, err := strconv.Atoi(f[3])
+	if err != nil {
+		return stat{}, false
+	}
+	return stat{state: f[0][0], session: session}, true
+}
+
+// Alive reports whether the process runs: it exists and is not a zombie
+// waiting for a parent to collect it.
+func Alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	if st, ok := readStat(pid); ok {
+		return st.state != 'Z'
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// End stops the processes: SIGHUP, as a terminal that goes away sends; then
+// SIGTERM to those still running after grace; then SIGKILL to those still
+// running after another. It returns once all are gone or ctx is done, with
+// the processes that still ran.
+func End(ctx context.Context, pids []int, grace time.Duration) []int {
+	left := pids
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
+		for _, pid := range left {
+			_ = syscall.Kill(pid, sig) // gone already, or not ours: nothing to do
+		}
+		if left = waitGone(ctx, left, grace); len(left) == 0 {
+			return nil
+		}
+	}
+	return left
+}
+
+// waitGone waits up to d for the processes to end and returns those that
+// still run.
+func waitGone(ctx context.Context, pids []int, d time.Duration) []int {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var alive []int
+		for _, pid := range pids {
+			if Alive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if len(alive) == 0 {
+			return nil
+		}
+		pids = alive
+		select {
+		case <-ctx.Done():
+			return alive
+		case <-deadline.C:
+			return alive
+		case <-tick.C:
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package realclient
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// MessagesAPI stands in for Anthropic's Messages API, which Claude Code
+// calls: POST /v1/messages, answered as a stream of events. A command is
+// asked for as a call of Claude Code's Bash tool.
+type MessagesAPI struct{ api }
+
+// NewMessagesAPI starts a stand-in that answers every request with a text
+// until told otherwise.
+func NewMessagesAPI(t testing.TB) *MessagesAPI {
+	a := &MessagesAPI{}
+	a.start(t, a.serve)
+	return a
+}
+
+func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/messages" {
+		http.NotFound(w, r)
+		return
+	}
+	req, ans, err := a.take(r, anthropicToolOutput)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var in struct {
+		Model  string `json:"model"`
+		Stream bool   `json:"stream"`
+	}
+	json.Unmarshal(req.Body, &in)
+	id := fmt.Sprintf("msg_%d", req.N)
+	block, stopReason := map[string]any{"type": "text", "text": ans.Text}, "end_turn"
+	if ans.Command != "" {
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", req.N), "name": "Bash",
+			"input": map[string]any{"command": ans.Command, "description": "Run a switchboard command"}}
+		stopReason = "tool_use"
+	}
+	usage := map[string]int{"input_tokens": 10, "output_tokens": 5}
+	if !in.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"id": id, "type": "message", "role": "assistant", "model": in.Model,
+			"content": []any{block}, "stop_reason": stopReason, "stop_sequence": nil, "usage": usage,
+		})
+		return
+	}
+	s := newSSE(w)
+	s.event("message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		"id": id, "type": "message", "role": "assistant", "model": in.Model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
+	}})
+	if ans.Command != "" {
+		input, _ := json.Marshal(block["input"])
+		start := map[string]any{"type": "tool_use", "id": block["id"], "name": "Bash", "input": map[string]any{}}
+		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
+		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
+	} else {
+		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
+			"delta": map[string]any{"type": "text_delta", "text": ans.Text}})
+	}
+	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	s.event("message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}})
+	s.event("message_stop", map[string]any{"type": "message_stop"})
+}
+
+// anthropicToolOutput finds a tool_result block in the last message.
+func anthropicToolOutput(doc any) (string, bool) {
+	body, _ := doc.(map[string]any)
+	last := lastOf(body["messages"])
+	if last == nil || last["role"] != "user" {
+		return "", false
+	}
+	blocks, _ := last["content"].([]any)
+	for _, b := range blocks {
+		block, _ := b.(map[string]any)
+		if block["type"] == "tool_result" {
+			return textOf(block["content"]), true
+		}
+	}
+	return "", false
+}

@@ -1,0 +1,73 @@
+package realclient
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// ResponsesAPI stands in for OpenAI's Responses API, which Codex CLI calls
+// through a custom provider: POST /v1/responses, answered as a stream of
+// events. A command is asked for as a call of Codex's exec_command tool.
+type ResponsesAPI struct{ api }
+
+// NewResponsesAPI starts a stand-in that answers every request with a text
+// until told otherwise.
+func NewResponsesAPI(t testing.TB) *ResponsesAPI {
+	a := &ResponsesAPI{}
+	a.start(t, a.serve)
+	return a
+}
+
+func (a *ResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
+		http.NotFound(w, r)
+		return
+	}
+	req, ans, err := a.take(r, openaiToolOutput)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	var in struct {
+		Model string `json:"model"`
+	}
+	json.Unmarshal(req.Body, &in)
+	respID := fmt.Sprintf("resp_%d", req.N)
+	response := func(status string, output []any) map[string]any {
+		return map[string]any{"id": respID, "object": "response", "created_at": 1700000000, "status": status,
+			"model": in.Model, "output": output,
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
+				"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
+	}
+	s := newSSE(w)
+	s.event("response.created", map[string]any{"type": "response.created", "response": response("in_progress", []any{})})
+	var item map[string]any
+	if ans.Command != "" {
+		args, _ := json.Marshal(map[string]string{"cmd": ans.Command})
+		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", req.N), "call_id": fmt.Sprintf("call_%d", req.N),
+			"name": "exec_command", "arguments": string(args), "status": "completed"}
+		s.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
+	} else {
+		itemID := fmt.Sprintf("msg_%d", req.N)
+		s.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0,
+			"item": map[string]any{"type": "message", "id": itemID, "status": "in_progress", "role": "assistant", "content": []any{}}})
+		s.event("response.output_text.delta", map[string]any{"type": "response.output_text.delta", "item_id": itemID,
+			"output_index": 0, "content_index": 0, "delta": ans.Text})
+		item = map[string]any{"type": "message", "id": itemID, "status": "completed", "role": "assistant",
+			"content": []any{map[string]any{"type": "output_text", "text": ans.Text, "annotations": []any{}}}}
+	}
+	s.event("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item})
+	s.event("response.completed", map[string]any{"type": "response.completed", "response": response("completed", []any{item})})
+}
+
+// openaiToolOutput finds a function_call_output as the last input item.
+func openaiToolOutput(doc any) (string, bool) {
+	body, _ := doc.(map[string]any)
+	last := lastOf(body["input"])
+	if last == nil || last["type"] != "function_call_output" {
+		return "", false
+	}
+	return textOf(last["output"]), true
+}
