@@ -25,6 +25,8 @@ type event struct {
 	StopHookActive   bool   `json:"stop_hook_active"`
 	NotificationType string `json:"notification_type"`
 	Source           string `json:"source"`
+	// TurnID is a Codex extension: Codex sends it, Claude Code does not.
+	TurnID string `json:"turn_id"`
 }
 
 // Gemini CLI names the same moments differently.
@@ -169,11 +171,16 @@ func stop(ev event, env Env, gemini bool) (output, error) {
 	}
 	reason := describe(env.Store, env.Agent, items, heading(len(items), "new")) +
 		"Handle them (read, answer, or decide they need nothing) before you stop.\n"
-	decision := "block"
-	if gemini {
-		decision = "deny"
+	switch {
+	case gemini:
+		return output{Decision: "deny", Reason: reason}, nil
+	case ev.TurnID != "": // Codex
+		return output{Decision: "block", Reason: reason}, nil
 	}
-	return output{Decision: decision, Reason: reason}, nil
+	// Claude Code puts a blocking reason into the conversation twice (as
+	// "Stop hook feedback" and as a note of the block); its context, once.
+	return output{Decision: "block", Reason: "switchboard: new mail arrived while you worked; it follows. Handle it before you stop.",
+		HookSpecificOutput: &specificOutput{HookEventName: "Stop", AdditionalContext: reason}}, nil
 }
 
 // anyTyped reports whether one of items is of a priority worth a turn.

@@ -138,6 +138,14 @@ func TestStopBlocksOnceForUnseenMail(t *testing.T) {
 	}
 }
 
+func TestCodexStopCarriesTheMailInItsReason(t *testing.T) {
+	env := team(t)
+	res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false,"turn_id":"t1","model":"gpt-5"}`)
+	if res["decision"] != "block" || !strings.Contains(res["reason"].(string), "Part 1 needs tests") || res["hookSpecificOutput"] != nil {
+		t.Errorf("Codex Stop = %v; want block with the mail in the reason, which Codex hands the model", res)
+	}
+}
+
 func TestStopDoesNotLoopWhenTheHookIsActive(t *testing.T) {
 	env := team(t)
 	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":true}`); len(res) != 0 {

@@ -55,7 +55,11 @@ type view struct {
 	state   mailbox.AgentState
 	screen  uint64 // hash of the pane's text at the last look
 	seen    bool
-	pending []announcement
+	// ready: the pane's program reads what is typed (see readyAfter).
+	ready      bool
+	quiet      uint64    // the screen last seen while not ready
+	quietSince time.Time // since when it has looked so
+	pending    []announcement
 	typing  bool
 	border  string
 }
@@ -135,13 +139,20 @@ func (p *panes) look(ctx context.Context) {
 	for _, pane := range list {
 		alive[pane.ID] = pane
 	}
+	p.mu.Lock()
+	notReady := make(map[string]bool)
+	for name := range session.Agents {
+		notReady[name] = !p.viewOf(name).ready
+	}
+	p.mu.Unlock()
 	var watchScreens []string
 	hooked := make(map[string]mailbox.AgentState)
 	for name, seat := range session.Agents {
 		st, ok, _ := p.store.ReadState(name)
 		if ok && st.Source == mailbox.SourceHook {
 			hooked[name] = st
-		} else if pane, ok := alive[seat.Pane]; ok && !pane.Dead {
+		}
+		if pane, ok := alive[seat.Pane]; ok && !pane.Dead && (hooked[name].State == "" || notReady[name]) {
 			watchScreens = append(watchScreens, seat.Pane)
 		}
 	}
@@ -166,7 +177,10 @@ func (p *panes) look(ctx context.Context) {
 		case hooked[name].State != "":
 			next = hooked[name]
 		default:
-			next = p.screenState(v, screens[seat.Pane])
+			next = p.screenState(v, screens[seat.Pane].hash)
+		}
+		if sc, ok := screens[seat.Pane]; ok && !v.ready {
+			p.settle(v, sc, now)
 		}
 		if changed(v.state, next) {
 			if next.Since.IsZero() {
@@ -240,11 +254,35 @@ func (p *panes) screenState(v *view, screen uint64) mailbox.AgentState {
 	return st
 }
 
+// readyAfter is how long a pane's screen must stand still before the first
+// line is typed into it. A client may run its start-up hook, and so look
+// idle, before it reads its input (Gemini CLI does): a line typed then is
+// lost. A client that draws a screen must have drawn it, too.
+const readyAfter = time.Second
+
+// settle marks a pane ready once its screen has stood still long enough.
+func (p *panes) settle(v *view, sc screen, now time.Time) {
+	switch {
+	case sc.hash != v.quiet || v.quietSince.IsZero():
+		v.quiet, v.quietSince = sc.hash, now
+	case sc.blank && hookedKinds[v.seat.Kind]:
+		// still starting: its screen is not drawn yet
+	case now.Sub(v.quietSince) >= readyAfter:
+		v.ready = true
+	}
+}
+
+// screen is what a look at a pane's text keeps of it.
+type screen struct {
+	hash  uint64
+	blank bool
+}
+
 // captureScreens reads several panes' text in one tmux call and hashes each.
-func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]uint64 {
-	hashes := make(map[string]uint64, len(ids))
+func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]screen {
+	screens := make(map[string]screen, len(ids))
 	if len(ids) == 0 {
-		return hashes
+		return screens
 	}
 	var args []string
 	for _, id := range ids {
@@ -252,18 +290,21 @@ func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string
 	}
 	out, err := c.Command(ctx, args[:len(args)-1]...)
 	if err != nil {
-		return hashes
+		return screens
 	}
 	h := fnv.New64a()
+	blank := true
 	for _, line := range strings.SplitAfter(out, "\n") {
 		if id, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "\x1fswitchboard-end "); ok {
-			hashes[id] = h.Sum64()
+			screens[id] = screen{hash: h.Sum64(), blank: blank}
 			h.Reset()
+			blank = true
 			continue
 		}
 		h.Write([]byte(line))
+		blank = blank && strings.TrimSpace(line) == ""
 	}
-	return hashes
+	return screens
 }
 
 // borderOf is the pane border: name, state, and unread mail.
@@ -291,7 +332,7 @@ func (p *panes) maybeType(ctx context.Context, c *tmux.Client, name string, v *v
 	for _, a := range v.pending {
 		interrupting = interrupting || a.interrupt
 	}
-	if !interrupting && v.state.State != mailbox.StateIdle {
+	if !interrupting && (v.state.State != mailbox.StateIdle || !v.ready) {
 		return // a busy agent hears at its next checkpoint, or when idle
 	}
 	items := p.stillUnread(name, v.pending)
@@ -396,7 +437,12 @@ func (p *panes) claim(agent string, items []announcement) []announcement {
 }
 
 func (p *panes) report(agent string, items []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
+	began := time.Now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
+	confirmed := false
+	if err == nil && !typed.Verified && hookedKinds[seat.Kind] {
+		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
+	}
 	if err != nil {
 		names := make([]string, len(items))
 		for i, a := range items {
@@ -416,8 +462,59 @@ func (p *panes) report(agent string, items []announcement, prefix, line string, 
 		p.m.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
 	case typed.Verified:
 		p.m.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
+	case confirmed:
+		p.m.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
 	default:
 		p.m.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
+	}
+}
+
+// hookConfirm is how long a hooked agent's hook gets to say that a typed
+// prompt reached the agent, before the line is submitted again.
+const hookConfirm = 3 * time.Second
+
+// hookedKinds are the kinds of agent whose prompt hook runs when a typed
+// line is submitted, so that their hook can confirm it.
+var hookedKinds = map[string]bool{agents.KindClaude: true, agents.KindCodex: true, agents.KindGemini: true}
+
+// confirmByHook checks a line typed into a program that draws its own input
+// box, where the cursor is not (Gemini CLI): the screen cannot say whether
+// it was taken, but the agent's prompt hook can, by writing its state. When
+// no hook speaks in time the line is submitted again, twice at most: a
+// client that ran its start-up hook may not read its input yet.
+func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
+	for try := 0; ; try++ {
+		if p.heardSince(ctx, agent, since) {
+			return true, typed, nil
+		}
+		if try == 2 {
+			return false, typed, fmt.Errorf("no hook of %s ran after %d Enter presses: %w", agent, typed.Enters, tmux.ErrNotSubmitted)
+		}
+		var err error
+		if typed, err = c.Resubmit(ctx, pane, typed, p.typer); err != nil {
+			return false, typed, err
+		}
+	}
+}
+
+// heardSince waits up to hookConfirm for a hook of the agent to write its
+// state after since.
+func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
+	deadline := time.NewTimer(hookConfirm)
+	defer deadline.Stop()
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if st, ok, _ := p.store.ReadState(agent); ok && st.Source == mailbox.SourceHook && st.Since.After(since) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return false
+		case <-tick.C:
+		}
 	}
 }
 

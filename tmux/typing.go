@@ -163,3 +163,33 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// inputRows is how far up from the last drawn row an agent TUI's input box
+// may reach, with the hints and status lines below it.
+const inputRows = 12
+
+// Resubmit finishes a line SendLine typed into a program that gave no sign
+// of taking it: when the line still shows near the bottom of the screen (in
+// an input box the cursor is not on), Enter again; when it does not, the
+// paste was lost (a program not yet reading its input), so it is typed
+// again.
+func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts TypeOptions) (Typed, error) {
+	opts = opts.withDefaults()
+	screen, err := c.Command(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	if err != nil {
+		return typed, err
+	}
+	rows := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	bottom := strings.Join(rows[max(0, len(rows)-inputRows):], "\n")
+	if strings.Contains(bottom, tailOf(typed.Text, 24)) {
+		p := c.pane(pane)
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		_, err := c.Command(ctx, "send-keys", "-t", pane, "Enter")
+		typed.Enters++
+		return typed, err
+	}
+	again, err := c.SendLine(ctx, pane, typed.Text, opts)
+	again.Enters += typed.Enters
+	return again, err
+}

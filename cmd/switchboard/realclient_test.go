@@ -205,11 +205,16 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 
 	// A message from a teammate: typed as the prompt, answered by the model.
+	// Another arrives while the model works: the end of the turn shows it,
+	// and the master, finding the agent idle after, must not type it again.
+	var idMid string
 	u.API.BeforeNextAnswer(func() error {
 		mu.Lock()
-		defer mu.Unlock()
 		busy = append(busy, tm.state(agent).State)
-		return nil
+		mu.Unlock()
+		var err error
+		idMid, err = send("switchboard", tm.root, "master_agent", agent, "Also check the session timeout")
+		return err
 	})
 	mark := u.API.Mark()
 	id1 := tm.sendAs("reviewer_agent", agent, "Review the login change")
@@ -226,8 +231,9 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	waitUntil(t, time.Minute, agent+" to be idle again", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 	reqs := u.API.Since(mark)
 	last := reqs[len(reqs)-1].Text
-	for _, id := range []string{id1, id2} {
+	for _, id := range []string{id1, idMid, id2} {
 		if n := listings(last, id); n != 1 {
+			os.WriteFile("/tmp/lastreq.json", reqs[len(reqs)-1].Body, 0o644)
 			t.Errorf("message %s reached the conversation %d times; want once\n%s", id, n, dumpRequests(reqs))
 		}
 	}
@@ -395,9 +401,9 @@ func dumpRequests(reqs []realclient.Request) string {
 	var b strings.Builder
 	for _, r := range reqs {
 		fmt.Fprintf(&b, "---- request %d %s (after a tool: %v) ----\n", r.N, r.Path, r.AfterTool)
-		for _, s := range strings.Split(r.Text, realclient.Sep) {
-			if strings.Contains(s, "switchboard") || strings.Contains(s, "stand-in") {
-				b.WriteString(s + "\n")
+		for _, line := range strings.Split(strings.ReplaceAll(r.Text, realclient.Sep, "\n"), "\n") {
+			if strings.Contains(line, "switchboard") || strings.Contains(line, "stand-in") || strings.Contains(line, "[FROM: ") {
+				b.WriteString(line + "\n")
 			}
 		}
 	}
