@@ -51,17 +51,17 @@ type panes struct {
 
 // view is what the master knows of one agent in its pane.
 type view struct {
-	seat    *agents.Seat
-	state   mailbox.AgentState
-	screen  uint64 // hash of the pane's text at the last look
-	seen    bool
+	seat   *agents.Seat
+	state  mailbox.AgentState
+	screen uint64 // hash of the pane's text at the last look
+	seen   bool
 	// ready: the pane's program reads what is typed (see readyAfter).
 	ready      bool
 	quiet      uint64    // the screen last seen while not ready
 	quietSince time.Time // since when it has looked so
 	pending    []announcement
-	typing  bool
-	border  string
+	typing     bool
+	border     string
 }
 
 func newPanes(m *Master) *panes {
@@ -187,7 +187,10 @@ func (p *panes) look(ctx context.Context) {
 				next.Since = now
 			}
 			if next.Source == mailbox.SourcePane {
-				if err := p.store.WriteState(name, next); err != nil {
+				// A hook that spoke since the look began has the last word.
+				if cur, ok, _ := p.store.ReadState(name); ok && cur.Source == mailbox.SourceHook && next.State != mailbox.StateExited {
+					next = cur
+				} else if err := p.store.WriteState(name, next); err != nil {
 					p.m.logf("cannot write the state of %s: %v", name, err)
 				}
 			}
@@ -278,31 +281,18 @@ type screen struct {
 	blank bool
 }
 
-// captureScreens reads several panes' text in one tmux call and hashes each.
+// captureScreens reads several panes' text in one tmux call and keeps a
+// hash of each.
 func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]screen {
-	screens := make(map[string]screen, len(ids))
-	if len(ids) == 0 {
-		return screens
-	}
-	var args []string
-	for _, id := range ids {
-		args = append(args, "capture-pane", "-p", "-t", id, ";", "display-message", "-p", "\x1fswitchboard-end "+id, ";")
-	}
-	out, err := c.Command(ctx, args[:len(args)-1]...)
+	texts, err := c.Screens(ctx, ids)
+	screens := make(map[string]screen, len(texts))
 	if err != nil {
 		return screens
 	}
-	h := fnv.New64a()
-	blank := true
-	for _, line := range strings.SplitAfter(out, "\n") {
-		if id, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), "\x1fswitchboard-end "); ok {
-			screens[id] = screen{hash: h.Sum64(), blank: blank}
-			h.Reset()
-			blank = true
-			continue
-		}
-		h.Write([]byte(line))
-		blank = blank && strings.TrimSpace(line) == ""
+	for id, text := range texts {
+		h := fnv.New64a()
+		h.Write([]byte(text))
+		screens[id] = screen{hash: h.Sum64(), blank: strings.TrimSpace(text) == ""}
 	}
 	return screens
 }

@@ -78,3 +78,35 @@ func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMod
 	rows := strings.Split(strings.TrimSuffix(screen, "\n"), "\n") // one row per line; the cursor row may be empty
 	return rows[len(rows)-1], mode == 1, nil
 }
+
+// screenEnd ends each pane's text in the output of Screens; no screen holds
+// the unit separator.
+const screenEnd = "\x1fswitchboard-end "
+
+// Screens reads the text of several panes in one tmux call.
+func (c *Client) Screens(ctx context.Context, ids []string) (map[string]string, error) {
+	screens := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return screens, nil
+	}
+	var args []string
+	for _, id := range ids {
+		// The id comes back from tmux's own format: a literal "%3" in a
+		// message is padded by tmux's time expansion.
+		args = append(args, "capture-pane", "-p", "-t", id, ";", "display-message", "-p", "-t", id, screenEnd+"#{pane_id}", ";")
+	}
+	out, err := c.Command(ctx, args[:len(args)-1]...)
+	if err != nil {
+		return nil, err
+	}
+	var text strings.Builder
+	for _, line := range strings.SplitAfter(out, "\n") {
+		if id, ok := strings.CutPrefix(strings.TrimSuffix(line, "\n"), screenEnd); ok {
+			screens[id] = text.String()
+			text.Reset()
+			continue
+		}
+		text.WriteString(line)
+	}
+	return screens, nil
+}

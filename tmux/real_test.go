@@ -186,3 +186,43 @@ func waitForCommand(t *testing.T, c *Client, pane, command string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestScreensKeepsEveryPane reads a dozen panes at once: each comes back
+// under its own id, also those whose number tmux pads when it is written
+// literally in a message (%3, %10).
+func TestScreensKeepsEveryPane(t *testing.T) {
+	c, first := newServer(t, "sh", "-c", "echo pane-zero; exec sleep 600")
+	ctx := context.Background()
+	ids := []string{first}
+	for i := 1; i <= 11; i++ {
+		out, err := c.Command(ctx, "new-window", "-d", "-t", "=test:", "-P", "-F", "#{pane_id}", "sh", "-c", fmt.Sprintf("echo pane-%d; exec sleep 600", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, strings.TrimSpace(out))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		screens, err := c.Screens(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		missing := 0
+		for i, id := range ids {
+			want := fmt.Sprintf("pane-%d", i)
+			if i == 0 {
+				want = "pane-zero"
+			}
+			if !strings.Contains(screens[id], want) {
+				missing++
+				if time.Now().After(deadline) {
+					t.Errorf("screen of %s = %q; want it to show %s", id, screens[id], want)
+				}
+			}
+		}
+		if missing == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

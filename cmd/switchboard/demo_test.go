@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -22,6 +23,9 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 	}
 	dir := t.TempDir()
 	tm := &team{t: t, root: dir, socket: "sbdemo-" + strings.ReplaceAll(t.Name(), "/", "-"), store: mailbox.NewStore(dir)}
+	// The demo's shells read the user's ~/.bashrc: a home of the test's own
+	// keeps the machine's start-up files (and their locks) out of it.
+	tm.env = append(os.Environ(), "HOME="+t.TempDir())
 	t.Cleanup(func() {
 		tm.switchboard("down", "--root", dir)
 		exec.Command("tmux", "-L", tm.socket, "kill-server").Run()

@@ -1,0 +1,41 @@
+package master
+
+import (
+	"testing"
+	"time"
+
+	"switchboard/agents"
+)
+
+// TestFirstNoticeWaitsForAScreenThatStandsStill: a client may look idle
+// (its start-up hook ran) before it reads its input; the pane is ready
+// once its screen has stood still a second, and for an agent client, once
+// it has drawn anything at all.
+func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
+	p := &panes{}
+	t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		kind  string
+		looks []screen
+		ready bool
+	}{
+		{agents.KindGemini, []screen{{1, true}, {1, true}, {1, true}}, false},              // not drawn yet
+		{agents.KindGemini, []screen{{1, true}, {2, false}, {3, false}}, false},            // still drawing
+		{agents.KindGemini, []screen{{1, true}, {2, false}, {2, false}, {2, false}}, true}, // drawn, then still
+		{agents.KindGeneric, []screen{{1, true}, {1, true}}, true},                         // a program that draws nothing
+	} {
+		v := &view{seat: &agents.Seat{Kind: tt.kind}}
+		for i, sc := range tt.looks {
+			p.settle(v, sc, t0.Add(time.Duration(i)*time.Second))
+		}
+		if v.ready != tt.ready {
+			t.Errorf("%s after looks %v: ready %v; want %v", tt.kind, tt.looks, v.ready, tt.ready)
+		}
+	}
+	v := &view{seat: &agents.Seat{Kind: agents.KindClaude}}
+	p.settle(v, screen{7, false}, t0)
+	p.settle(v, screen{7, false}, t0.Add(300*time.Millisecond))
+	if v.ready {
+		t.Error("ready after 300 ms of a still screen; want a second")
+	}
+}
