@@ -1,6 +1,8 @@
 package hooks
 
 import (
+	"slices"
+
 	"switchboard/mailbox"
 )
 
@@ -25,8 +27,9 @@ func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.Inbox
 	if err != nil {
 		return sum, nil, err
 	}
-	var items []mailbox.FileInfo
-	for _, name := range shown.Unshown(names) {
+	unshown := shown.Unshown(names)
+	items := make([]mailbox.FileInfo, 0, len(unshown))
+	for _, name := range unshown {
 		priority, ok := mailbox.NamePriority(name)
 		if !ok || (urgentOnly && priority != mailbox.PriorityUrgent) {
 			continue
@@ -54,16 +57,9 @@ func claim(store *mailbox.Store, agent string, sum mailbox.InboxSummary, items [
 	if whole {
 		upto = sum.Newest
 	}
-	claimed, err := store.ClaimShown(agent, names, upto)
-	if err != nil {
-		return nil, err
+	taken, err := store.ClaimShown(agent, names, upto)
+	if err != nil || len(taken) == 0 {
+		return items, err
 	}
-	// claimed keeps the order of items.
-	var out []mailbox.FileInfo
-	for _, it := range items {
-		if len(out) < len(claimed) && claimed[len(out)] == it.Name {
-			out = append(out, it)
-		}
-	}
-	return out, nil
+	return slices.DeleteFunc(items, func(it mailbox.FileInfo) bool { return slices.Contains(taken, it.Name) }), nil
 }

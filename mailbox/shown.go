@@ -36,7 +36,7 @@ func (s Shown) Unshown(sorted []string) []string {
 	if found {
 		start++
 	}
-	var out []string
+	out := make([]string, 0, len(sorted)-start)
 	for _, name := range sorted[start:] {
 		if !s.Has(name) {
 			out = append(out, name)
@@ -99,22 +99,25 @@ func (s *Store) ReadShown(agent string) Shown {
 	return decodeShown(data)
 }
 
-// ClaimShown records as shown those of names (inbox file names) that were
-// not, and returns them: the caller shows them, and no other channel will.
-// With upto set, every message up to it counts as shown afterwards too (the
-// caller showed the whole inbox).
-func (s *Store) ClaimShown(agent string, names []string, upto string) ([]string, error) {
-	var claimed []string
-	err := s.updateShown(agent, func(sh *Shown) {
+// ClaimShown records names (inbox file names) as shown and returns those
+// of them that were shown already, by another channel: the caller shows the
+// rest, and no other channel will. With upto set, every message up to it
+// counts as shown afterwards too (the caller showed the whole inbox).
+func (s *Store) ClaimShown(agent string, names []string, upto string) (taken []string, err error) {
+	err = s.updateShown(agent, func(sh *Shown) {
+		var beyond []string // not covered by upto
 		for _, name := range names {
-			if !sh.Has(name) {
-				claimed = append(claimed, name)
+			switch {
+			case sh.Has(name):
+				taken = append(taken, name)
+			case name > upto:
+				beyond = append(beyond, name)
 			}
 		}
-		sh.Add(claimed...)
 		sh.Advance(upto)
+		sh.Add(beyond...)
 	})
-	return claimed, err
+	return taken, err
 }
 
 // ForgetShown takes back a claim: the messages were not shown after all.

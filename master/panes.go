@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -412,18 +413,12 @@ func (p *panes) claim(agent string, items []announcement) []announcement {
 	for i, a := range items {
 		names[i] = a.file
 	}
-	claimed, err := p.store.ClaimShown(agent, names, "")
+	taken, err := p.store.ClaimShown(agent, names, "")
 	if err != nil {
 		p.m.logf("cannot record what %s was shown: %v", agent, err)
 		return items
 	}
-	var out []announcement
-	for _, a := range items {
-		if len(out) < len(claimed) && claimed[len(out)] == a.file {
-			out = append(out, a)
-		}
-	}
-	return out
+	return slices.DeleteFunc(items, func(a announcement) bool { return slices.Contains(taken, a.file) })
 }
 
 func (p *panes) report(agent string, items []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
