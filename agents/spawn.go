@@ -179,7 +179,7 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 				panes = append(panes, seat.Pane)
 			}
 		}
-		procs := paneProcesses(ctx, client, panes)
+		leaders := paneLeaders(ctx, client, panes)
 		for _, name := range order {
 			seat, ok := session.Agents[name]
 			if !ok {
@@ -189,7 +189,7 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 				return nil, fmt.Errorf("close %s: %w", name, err)
 			}
 		}
-		proctree.End(context.WithoutCancel(ctx), procs, paneGrace)
+		proctree.End(context.WithoutCancel(ctx), leaders, paneGrace)
 	}
 	for _, name := range order {
 		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})

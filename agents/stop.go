@@ -16,27 +16,25 @@ const paneGrace = time.Second
 // StopTeam stops the team's tmux server and every process its panes
 // started, also those that outlive the hangup tmux sends (see proctree).
 func StopTeam(ctx context.Context, client *tmux.Client) error {
-	procs := paneProcesses(ctx, client, nil)
+	leaders := paneLeaders(ctx, client, nil)
 	err := client.KillServer(ctx)
-	proctree.End(context.WithoutCancel(ctx), procs, paneGrace)
+	proctree.End(context.WithoutCancel(ctx), leaders, paneGrace)
 	return err
 }
 
-// paneProcesses lists the processes of the panes named (every pane when
-// panes is nil), read before the panes go: afterwards only they knew.
-func paneProcesses(ctx context.Context, client *tmux.Client, panes []string) []int {
+// paneLeaders lists the first processes of the panes named (every pane when
+// panes is nil), each the leader of the session of all its pane runs; read
+// before the panes go: afterwards only tmux knew them.
+func paneLeaders(ctx context.Context, client *tmux.Client, panes []string) []int {
 	list, err := client.ListPanes(ctx)
 	if err != nil {
 		return nil // no server: no panes
 	}
-	var procs []int
+	var leaders []int
 	for _, p := range list {
-		if panes != nil && !slices.Contains(panes, p.ID) {
-			continue
-		}
-		if !p.Dead {
-			procs = append(procs, proctree.Session(p.PID)...)
+		if !p.Dead && (panes == nil || slices.Contains(panes, p.ID)) {
+			leaders = append(leaders, p.PID)
 		}
 	}
-	return procs
+	return leaders
 }

@@ -35,13 +35,19 @@ func (w Wiring) CodexHooks() []byte {
 // CodexRules is a Codex rules file that lets the agent run its switchboard
 // commands without a prompt, and outside Codex's sandbox, which would refuse
 // their writes to the mailboxes. Codex matches every word of the prefix, and
-// each part of a compound command (&&, |) must match a rule of its own.
+// each part of a compound command (&&, |) must match a rule of its own. It
+// also matches a program named switchboard given by its path, unless the
+// rules name the paths that count: the binary the hooks run, alone.
 func (w Wiring) CodexRules() []byte {
 	words := make([]string, len(w.allowed()))
 	for i, cmd := range w.allowed() {
 		words[i] = fmt.Sprintf("%q", cmd)
 	}
-	return fmt.Appendf(nil, "# written by switchboard: the agent's switchboard commands run without a prompt\nprefix_rule(pattern=[\"switchboard\", [%s]], decision=\"allow\")\n", strings.Join(words, ", "))
+	rules := []byte("# written by switchboard: the agent's switchboard commands run without a prompt\n")
+	if filepath.IsAbs(w.Binary) {
+		rules = fmt.Appendf(rules, "host_executable(name=\"switchboard\", paths=[%q])\n", w.Binary)
+	}
+	return fmt.Appendf(rules, "prefix_rule(pattern=[\"switchboard\", [%s]], decision=\"allow\")\n", strings.Join(words, ", "))
 }
 
 // codexTrust is the part of config.toml that trusts the hooks of the
@@ -108,27 +114,41 @@ func tomlString(s string) string {
 // switchboard of the pane).
 var codexArgs = []string{"--no-daemon", "-c", "allow_login_shell=false"}
 
+// userCodexHome is where the user's own Codex home is: the profile's or the
+// caller's CODEX_HOME, unless that is an agent's home made here (a spawn run
+// from a Codex agent's pane inherits it), else ~/.codex.
+func userCodexHome(w Wiring) string {
+	for _, home := range []string{w.ClientHome, os.Getenv(userCodexHomeVar), os.Getenv("CODEX_HOME")} {
+		if home != "" && !isAgentHome(home) {
+			return home
+		}
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".codex")
+}
+
+// userCodexHomeVar carries the user's Codex home into an agent's pane, whose
+// CODEX_HOME is the agent's own.
+const userCodexHomeVar = "SWITCHBOARD_USER_CODEX_HOME"
+
 // writeCodexHome makes dir the Codex home of the agent: the entries of the
-// user's home linked (login, sessions, skills, the user's own rules), and
+// user's home linked (login, sessions, skills), the user's rules copied (so
+// that an "always allow" given in an agent's pane stays with that agent), and
 // switchboard's hooks.json, rules and config.toml, the last being the user's
 // with the trust of the hooks and of the agent's working folder added.
 func writeCodexHome(dir string, w Wiring) (Wired, error) {
-	user := w.ClientHome
-	if user == "" {
-		user = os.Getenv("CODEX_HOME")
-	}
-	if user == "" {
-		home, _ := os.UserHomeDir()
-		user = filepath.Join(home, ".codex")
-	}
+	user := userCodexHome(w)
 	if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o700); err != nil {
 		return Wired{}, fmt.Errorf("write the Codex home: %w", err)
 	}
-	own := map[string]bool{"config.toml": true, "hooks.json": true, "rules": true}
+	if err := markAgentHome(dir); err != nil {
+		return Wired{}, err
+	}
+	own := map[string]bool{"config.toml": true, "hooks.json": true, "rules": true, agentHomeMark: true}
 	if err := linkEntries(user, dir, func(name string) bool { return !own[name] }); err != nil {
 		return Wired{}, err
 	}
-	if err := linkEntries(filepath.Join(user, "rules"), filepath.Join(dir, "rules"), func(name string) bool {
+	if err := copyEntries(filepath.Join(user, "rules"), filepath.Join(dir, "rules"), func(name string) bool {
 		return strings.HasSuffix(name, ".rules") && name != "switchboard.rules"
 	}); err != nil {
 		return Wired{}, err
@@ -144,17 +164,52 @@ func writeCodexHome(dir string, w Wiring) (Wired, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return Wired{}, fmt.Errorf("read your Codex config: %w", err)
 	}
-	config = bytes.TrimRight(config, "\n")
-	config = append(config, "\n\n# added by switchboard: trust in its hooks and in the agent's folder\n"...)
-	config = append(config, w.codexTrust(hooksPath)...)
-	if w.Dir != "" {
-		project := "[projects." + tomlString(w.Dir) + "]"
-		if !bytes.Contains(config, []byte(project)) {
-			config = append(config, project+"\ntrust_level = \"trusted\"\n"...)
-		}
-	}
-	if err := writeFile(filepath.Join(dir, "config.toml"), config); err != nil {
+	if err := writeFile(filepath.Join(dir, "config.toml"), w.codexConfig(config, hooksPath)); err != nil {
 		return Wired{}, err
 	}
-	return Wired{Path: dir, Env: map[string]string{"CODEX_HOME": dir}, Args: codexArgs}, nil
+	env := map[string]string{"CODEX_HOME": dir, userCodexHomeVar: user}
+	return Wired{Path: dir, Env: env, Args: codexArgs}, nil
+}
+
+// codexConfig is the user's config.toml with the trust of the hooks and of
+// the agent's folder added as tables at its end. Codex takes neither from
+// -c. Where the user's file already has what a table would redefine (its
+// own entry for the folder, an inline hooks or projects table), that table
+// is left out rather than make the file invalid: Codex then asks.
+func (w Wiring) codexConfig(user []byte, hooksPath string) []byte {
+	config := append(bytes.TrimRight(user, "\n"), "\n\n# added by switchboard: trust in its hooks and in the agent's folder\n"...)
+	if !definesInline(user, "hooks") {
+		config = append(config, w.codexTrust(hooksPath)...)
+	}
+	if w.Dir != "" && !definesInline(user, "projects") && !mentionsProject(user, w.Dir) {
+		config = append(config, "[projects."+tomlString(w.Dir)+"]\ntrust_level = \"trusted\"\n"...)
+	}
+	return config
+}
+
+// definesInline reports whether a TOML file sets key at its top level
+// ("hooks = {...}", before any table), after which no [key.x] table may
+// be added.
+func definesInline(config []byte, key string) bool {
+	for _, line := range strings.Split(string(config), "\n") {
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "[") {
+			return false
+		}
+		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsProject reports whether a projects table of the file names dir,
+// however it is quoted.
+func mentionsProject(config []byte, dir string) bool {
+	for _, line := range strings.Split(string(config), "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "[projects") && strings.Contains(t, dir) {
+			return true
+		}
+	}
+	return false
 }

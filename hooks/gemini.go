@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -49,26 +50,47 @@ priority = 100
 `, strings.Join(prefixes, ", "))
 }
 
-// writeGeminiHome makes dir the Gemini CLI home of the agent (dir/.gemini):
-// the entries of the user's .gemini folder linked (login, memory, their own
-// policies), their settings.json copied with switchboard's hooks added, and
-// the policy file beside it. The agent's folder is trusted for its session
-// (--skip-trust): Gemini CLI runs hooks only in a trusted folder.
-func writeGeminiHome(dir string, w Wiring) (Wired, error) {
-	user := w.ClientHome
-	if user == "" {
-		if home := os.Getenv("GEMINI_CLI_HOME"); home != "" {
-			user = filepath.Join(home, ".gemini")
-		} else {
-			home, _ := os.UserHomeDir()
-			user = filepath.Join(home, ".gemini")
-		}
+// userGeminiDir is the user's own .gemini folder: the profile's, or the one
+// under the caller's GEMINI_CLI_HOME unless that is an agent's home made
+// here (a spawn run from a Gemini CLI agent's pane inherits it), else
+// ~/.gemini.
+func userGeminiDir(w Wiring) string {
+	if w.ClientHome != "" {
+		return w.ClientHome
 	}
+	if dir := os.Getenv(userGeminiDirVar); dir != "" {
+		return dir
+	}
+	if home := os.Getenv("GEMINI_CLI_HOME"); home != "" && !isAgentHome(home) {
+		return filepath.Join(home, ".gemini")
+	}
+	home, _ := os.UserHomeDir()
+	return filepath.Join(home, ".gemini")
+}
+
+// userGeminiDirVar carries the user's .gemini folder into an agent's pane,
+// whose GEMINI_CLI_HOME is the agent's own.
+const userGeminiDirVar = "SWITCHBOARD_USER_GEMINI_DIR"
+
+// writeGeminiHome makes dir the Gemini CLI home of the agent (dir/.gemini):
+// the entries of the user's .gemini folder linked (login, memory,
+// extensions), their policies copied (approvals saved in an agent's pane
+// stay with it), their settings.json copied with switchboard's hooks added,
+// and the policy file beside it. The agent's folder is trusted for its
+// session (--skip-trust): Gemini CLI runs hooks only in a trusted folder.
+func writeGeminiHome(dir string, w Wiring) (Wired, error) {
+	user := userGeminiDir(w)
 	gemini := filepath.Join(dir, ".gemini")
-	if err := os.MkdirAll(gemini, 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Join(gemini, "policies"), 0o700); err != nil {
 		return Wired{}, fmt.Errorf("write the Gemini CLI home: %w", err)
 	}
-	if err := linkEntries(user, gemini, func(name string) bool { return name != "settings.json" }); err != nil {
+	if err := markAgentHome(dir); err != nil {
+		return Wired{}, err
+	}
+	if err := linkEntries(user, gemini, func(name string) bool { return name != "settings.json" && name != "policies" }); err != nil {
+		return Wired{}, err
+	}
+	if err := copyEntries(filepath.Join(user, "policies"), filepath.Join(gemini, "policies"), func(string) bool { return true }); err != nil {
 		return Wired{}, err
 	}
 	settings, err := mergeGeminiSettings(filepath.Join(user, "settings.json"), w.geminiHooks())
@@ -82,7 +104,8 @@ func writeGeminiHome(dir string, w Wiring) (Wired, error) {
 	if err := writeFile(policy, w.GeminiPolicy()); err != nil {
 		return Wired{}, err
 	}
-	return Wired{Path: dir, Env: map[string]string{"GEMINI_CLI_HOME": dir}, Args: []string{"--skip-trust", "--policy", policy}}, nil
+	env := map[string]string{"GEMINI_CLI_HOME": dir, userGeminiDirVar: user}
+	return Wired{Path: dir, Env: env, Args: []string{"--skip-trust", "--policy", policy}}, nil
 }
 
 // mergeGeminiSettings is the user's settings file with the hooks added after
@@ -95,7 +118,9 @@ func mergeGeminiSettings(path string, hooks map[string][]hookGroup) ([]byte, err
 	case err != nil:
 		return nil, fmt.Errorf("read your Gemini CLI settings: %w", err)
 	default:
-		if err := json.Unmarshal(stripJSONComments(data), &settings); err != nil {
+		dec := json.NewDecoder(bytes.NewReader(stripJSONComments(data)))
+		dec.UseNumber() // numbers come back as written
+		if err := dec.Decode(&settings); err != nil {
 			return nil, fmt.Errorf("read your Gemini CLI settings %s: %w", path, err)
 		}
 	}

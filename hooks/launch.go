@@ -89,7 +89,7 @@ ZDOTDIR=${SWITCHBOARD_USER_ZDOTDIR:-$HOME}
 		}
 		return wired, writeFile(path, []byte(rc))
 	}
-	return Wired{}, fmt.Errorf("no hook wiring for kind %q: choose one of %s", kind, strings.Join(WireKinds, ", "))
+	return Wired{}, errNoWiring(kind)
 }
 
 func writeFile(path string, data []byte) error {
@@ -181,5 +181,14 @@ func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch a
 		launch.Env = env
 	}
 	launch.Command = append(append([]string{program}, extra...), rest...)
+	if kind == WireCodex && within(workspace, w.Dir) {
+		launch.Note = fmt.Sprintf("%s runs Codex in the workspace, which Codex's sandbox lets it write without a prompt: the team's rules, profiles and wiring too. Give it a cwd outside the workspace to keep them out of its reach.", p.Name)
+	}
 	return launch, nil
+}
+
+// within reports whether dir is folder or lies under it.
+func within(folder, dir string) bool {
+	rel, err := filepath.Rel(folder, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

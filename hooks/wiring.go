@@ -163,7 +163,11 @@ func (w Wiring) Config(kind string) ([]byte, error) {
 	case WireZsh:
 		return []byte(w.ZshSnippet()), nil
 	}
-	return nil, fmt.Errorf("no hook wiring for kind %q: choose one of %s", kind, strings.Join(WireKinds, ", "))
+	return nil, errNoWiring(kind)
+}
+
+func errNoWiring(kind string) error {
+	return fmt.Errorf("no hook wiring for kind %q: choose one of %s", kind, strings.Join(WireKinds, ", "))
 }
 
 // Permissions is the file of a kind's client that lets the agent run its

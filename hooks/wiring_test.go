@@ -120,6 +120,14 @@ func TestWireLaunchByKind(t *testing.T) {
 	if want := []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--model", "sonnet", "resume"}; err != nil || !slices.Equal(got.Command, want) || got.Env["CODEX_HOME"] != codexHome {
 		t.Errorf("codex launch = %q %v, %v; want %q with CODEX_HOME=%s", got.Command, got.Env, err, want, codexHome)
 	}
+	if !strings.Contains(got.Note, "Give it a cwd outside the workspace") {
+		t.Errorf("a Codex agent working in the workspace is not warned: note %q", got.Note)
+	}
+	outside := *p
+	outside.Cwd = t.TempDir()
+	if got, err := WireLaunch(store, "/bin/switchboard", &outside, agents.Launch{Kind: agents.KindCodex, Command: []string{"codex"}}); err != nil || got.Note != "" {
+		t.Errorf("a Codex agent working outside the workspace: note %q, %v; want none", got.Note, err)
+	}
 
 	got, err = WireLaunch(store, "/bin/switchboard", p, agents.Launch{Kind: agents.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}})
 	geminiHome := filepath.Join(wiring, "gemini")
@@ -227,17 +235,29 @@ func TestCodexHomeIsMadeFromTheUsersAndLeavesItAlone(t *testing.T) {
 		"hooks.json":       `{"hooks":{}}`,
 		"rules/mine.rules": `prefix_rule(pattern=["git", "status"], decision="allow")`,
 	})
+	writeFiles(t, user, map[string]string{"skills/x.md": "x"})
 	before := snapshot(t, user)
 	dir := filepath.Join(t.TempDir(), "agent-home")
 	w := Wiring{Binary: "/bin/switchboard", Workspace: "/w", Agent: "developer_agent", Dir: "/w/src", ClientHome: user}
-	for range 2 { // up after up
+	for i := range 2 { // up after up
 		wired, err := writeCodexHome(dir, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if wired.Env["CODEX_HOME"] != dir {
-			t.Errorf("env = %v; want CODEX_HOME=%s", wired.Env, dir)
+		if wired.Env["CODEX_HOME"] != dir || wired.Env[userCodexHomeVar] != user {
+			t.Errorf("env = %v; want CODEX_HOME=%s and the user's home beside it", wired.Env, dir)
 		}
+		if i == 0 {
+			// Between two starts: Codex replaced the link to the login by
+			// a file of its own, and the user removed a folder.
+			os.Remove(filepath.Join(dir, "auth.json"))
+			writeFiles(t, dir, map[string]string{"auth.json": "stale"})
+			os.RemoveAll(filepath.Join(user, "skills"))
+			before = snapshot(t, user)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "skills")); err == nil {
+		t.Error("the link to a folder the user removed is still there")
 	}
 	config, _ := os.ReadFile(filepath.Join(dir, "config.toml"))
 	for _, part := range []string{"model = \"gpt-5\"\n[model_providers.corp]", `[hooks.state."` + dir + `/hooks.json:user_prompt_submit:0:0"]`, "[projects.\"/w/src\"]\ntrust_level = \"trusted\"\n"} {
@@ -248,13 +268,31 @@ func TestCodexHomeIsMadeFromTheUsersAndLeavesItAlone(t *testing.T) {
 	if strings.Count(string(config), "[projects.") != 1 {
 		t.Errorf("config.toml trusts the folder more than once:\n%s", config)
 	}
-	for _, name := range []string{"auth.json", "rules/mine.rules"} {
-		if target, err := os.Readlink(filepath.Join(dir, name)); err != nil || target != filepath.Join(user, name) {
-			t.Errorf("%s: link to %q, %v; want a link to the user's", name, target, err)
+	if target, err := os.Readlink(filepath.Join(dir, "auth.json")); err != nil || target != filepath.Join(user, "auth.json") {
+		t.Errorf("auth.json: link to %q, %v; want a link to the user's", target, err)
+	}
+	// Rules are copied: an "always allow" given in the agent's pane is
+	// written to the agent's copy, not to the user's file.
+	if info, err := os.Lstat(filepath.Join(dir, "rules", "mine.rules")); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("rules/mine.rules: %v, %v; want a copy of the user's", info, err)
+	}
+	rules, _ := os.ReadFile(filepath.Join(dir, "rules", "switchboard.rules"))
+	for _, part := range []string{`host_executable(name="switchboard", paths=["/bin/switchboard"])`, `prefix_rule(pattern=["switchboard", ["send", `} {
+		if !strings.Contains(string(rules), part) {
+			t.Errorf("switchboard.rules lacks %q:\n%s", part, rules)
 		}
 	}
-	if rules, _ := os.ReadFile(filepath.Join(dir, "rules", "switchboard.rules")); !strings.Contains(string(rules), `prefix_rule(pattern=["switchboard", ["send", `) {
-		t.Errorf("switchboard.rules = %q", rules)
+	// A spawn run from the agent's pane inherits its CODEX_HOME: the new
+	// agent's home is made from the user's, not from this one.
+	t.Setenv("CODEX_HOME", dir)
+	t.Setenv(userCodexHomeVar, "")
+	t.Setenv("HOME", t.TempDir())
+	if got := userCodexHome(Wiring{}); got == dir {
+		t.Errorf("an agent's home was taken for the user's")
+	}
+	t.Setenv(userCodexHomeVar, user)
+	if got := userCodexHome(Wiring{}); got != user {
+		t.Errorf("user's Codex home = %q; want %q, carried in the pane's environment", got, user)
 	}
 	if hooks, _ := os.ReadFile(filepath.Join(dir, "hooks.json")); !strings.Contains(string(hooks), "UserPromptSubmit") {
 		t.Errorf("hooks.json is not switchboard's: %s", hooks)
@@ -271,9 +309,11 @@ func TestGeminiHomeKeepsTheUsersSettingsAndHooks(t *testing.T) {
   // the user's own
   "security": {"auth": {"selectedType": "gemini-api-key"}},
   "hooks": {"BeforeAgent": [{"hooks": [{"type": "command", "command": "echo 'mine // not a comment'"}]}]}, /* theirs */
-  "ui": {"theme": "GitHub"}
+  "ui": {"theme": "GitHub"},
+  "context": {"fileLimit": 9007199254740993}
 }`,
-		"oauth_creds.json": `{}`,
+		"oauth_creds.json":         `{}`,
+		"policies/auto-saved.toml": "[[rule]]\n",
 	})
 	before := snapshot(t, user)
 	dir := filepath.Join(t.TempDir(), "agent-home")
@@ -303,11 +343,39 @@ func TestGeminiHomeKeepsTheUsersSettingsAndHooks(t *testing.T) {
 	if target, err := os.Readlink(filepath.Join(dir, ".gemini", "oauth_creds.json")); err != nil || target != filepath.Join(user, "oauth_creds.json") {
 		t.Errorf("oauth_creds.json: link to %q, %v; want a link to the user's", target, err)
 	}
+	if !strings.Contains(string(data), "9007199254740993") {
+		t.Errorf("a large number in the user's settings came out changed:\n%s", data)
+	}
+	if info, err := os.Lstat(filepath.Join(dir, ".gemini", "policies", "auto-saved.toml")); err != nil || !info.Mode().IsRegular() {
+		t.Errorf("the user's saved approvals: %v, %v; want a copy", info, err)
+	}
 	if wired.Env["GEMINI_CLI_HOME"] != dir || !slices.Contains(wired.Args, "--skip-trust") {
 		t.Errorf("wired = %+v", wired)
 	}
 	if after := snapshot(t, user); !maps.Equal(before, after) {
 		t.Errorf("the user's Gemini CLI folder changed")
+	}
+}
+
+func TestCodexConfigStaysValidTOML(t *testing.T) {
+	w := Wiring{Binary: "/bin/switchboard", Agent: "developer_agent", Dir: "/w"}
+	for _, tt := range []struct {
+		name, user     string
+		trust, project bool
+	}{
+		{"empty", "", true, true},
+		{"the folder trusted already", "[projects.'/w']\ntrust_level = \"trusted\"\n", true, false},
+		{"inline hooks", "hooks = {}\nmodel = \"o3\"\n", false, true},
+		{"inline projects", "projects = { \"/x\" = { trust_level = \"trusted\" } }\n", true, false},
+		{"hooks in a profile", "[profiles.fast]\nhooks = 1\n", true, true},
+	} {
+		config := string(w.codexConfig([]byte(tt.user), "/h/hooks.json"))
+		if got := strings.Contains(config, "[hooks.state."); got != tt.trust {
+			t.Errorf("%s: hook trust added %v; want %v\n%s", tt.name, got, tt.trust, config)
+		}
+		if got := strings.Contains(config, `[projects."/w"]`); got != tt.project {
+			t.Errorf("%s: project trust added %v; want %v\n%s", tt.name, got, tt.project, config)
+		}
 	}
 }
 

@@ -386,8 +386,8 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		p.mu.Lock()
 		p.viewOf(agent).state = st
 		p.mu.Unlock()
-		p.claim(agent, []announcement{a}) // typed even when shown: it says why the turn stopped
-		p.report(agent, []announcement{a}, "interrupted with ESC, then", line, c, ctx, seat)
+		// Typed even when a hook showed it: it says why the turn stopped.
+		p.report(agent, []announcement{a}, p.claim(agent, []announcement{a}), "interrupted with ESC, then", line, c, ctx, seat)
 	}
 	if len(notices) == 0 {
 		return
@@ -402,38 +402,42 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 	if notices = p.claim(agent, notices); len(notices) == 0 {
 		return // its hooks showed them already
 	}
-	p.report(agent, notices, "", noticeLine(notices, p.displayName), c, ctx, seat)
+	p.report(agent, notices, notices, "", noticeLine(notices, p.displayName), c, ctx, seat)
 }
 
 // claim records announcements as shown to the agent before they are typed,
 // so that its hooks do not show them again, and drops those its hooks have
 // shown already: a message enters the conversation once.
 func (p *panes) claim(agent string, items []announcement) []announcement {
-	names := make([]string, len(items))
-	for i, a := range items {
-		names[i] = a.file
-	}
-	taken, err := p.store.ClaimShown(agent, names, "")
+	taken, err := p.store.ClaimShown(agent, files(items), "")
 	if err != nil {
 		p.m.logf("cannot record what %s was shown: %v", agent, err)
 		return items
 	}
-	return slices.DeleteFunc(items, func(a announcement) bool { return slices.Contains(taken, a.file) })
+	return slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(taken, a.file) })
 }
 
-func (p *panes) report(agent string, items []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
+// files are the delivered file names of announcements.
+func files(items []announcement) []string {
+	names := make([]string, len(items))
+	for i, a := range items {
+		names[i] = a.file
+	}
+	return names
+}
+
+// report types the line that announces items and logs what became of it;
+// when it was not submitted, the messages claimed for it are given back to
+// the hooks.
+func (p *panes) report(agent string, items, claimed []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
 	began := time.Now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
 	if err == nil && !typed.Verified && hookedKinds[seat.Kind] {
 		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
 	}
-	if err != nil {
-		names := make([]string, len(items))
-		for i, a := range items {
-			names[i] = a.file
-		}
-		if ferr := p.store.ForgetShown(agent, names); ferr != nil {
+	if err != nil && len(claimed) > 0 {
+		if ferr := p.store.ForgetShown(agent, files(claimed)); ferr != nil {
 			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
 		}
 	}
@@ -490,7 +494,7 @@ func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) b
 	tick := time.NewTicker(50 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		if st, ok, _ := p.store.ReadState(agent); ok && st.Source == mailbox.SourceHook && st.Since.After(since) {
+		if st, ok, _ := p.store.ReadState(agent); ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State != mailbox.StateInterrupted {
 			return true
 		}
 		select {

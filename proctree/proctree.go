@@ -81,47 +81,53 @@ func Alive(pid int) bool {
 	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
-// End stops the processes: SIGHUP, as a terminal that goes away sends; then
-// SIGTERM to those still running after grace; then SIGKILL to those still
-// running after another. It returns once all are gone or ctx is done, with
-// the processes that still ran.
-func End(ctx context.Context, pids []int, grace time.Duration) []int {
-	left := pids
-	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
-		for _, pid := range left {
-			_ = syscall.Kill(pid, sig) // gone already, or not ours: nothing to do
+// End stops every process of the sessions led by leaders (the leaders may
+// be gone already; their sessions stay): SIGHUP, as a terminal that goes
+// away sends; then SIGTERM to those still running after grace; then SIGKILL
+// to those still running after another. The sessions are listed again
+// before each signal, so a process id used again meanwhile is not hit, and
+// the caller's own session is left alone: it may be a pane of the team. It
+// returns once all are gone or ctx is done, with the processes that still
+// ran.
+func End(ctx context.Context, leaders []int, grace time.Duration) []int {
+	own := -1
+	if st, ok := readStat(os.Getpid()); ok {
+		own = st.session
+	}
+	list := func() []int {
+		var pids []int
+		for _, leader := range leaders {
+			if leader != own {
+				pids = append(pids, Session(leader)...)
+			}
 		}
-		if left = waitGone(ctx, left, grace); len(left) == 0 {
+		return pids
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM, syscall.SIGKILL} {
+		for _, pid := range list() {
+			_ = syscall.Kill(pid, sig) // gone already: nothing to do
+		}
+		if waitGone(ctx, list, grace) {
 			return nil
 		}
 	}
-	return left
+	return list()
 }
 
-// waitGone waits up to d for the processes to end and returns those that
-// still run.
-func waitGone(ctx context.Context, pids []int, d time.Duration) []int {
+// waitGone waits up to d for list to come back empty.
+func waitGone(ctx context.Context, list func() []int, d time.Duration) bool {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	for {
-		var alive []int
-		for _, pid := range pids {
-			if Alive(pid) {
-				alive = append(alive, pid)
-			}
-		}
-		if len(alive) == 0 {
-			return nil
-		}
-		pids = alive
+	for len(list()) > 0 {
 		select {
 		case <-ctx.Done():
-			return alive
+			return false
 		case <-deadline.C:
-			return alive
+			return false
 		case <-tick.C:
 		}
 	}
+	return true
 }

@@ -34,7 +34,7 @@ func TestEndStopsAPaneThatIgnoresHangups(t *testing.T) {
 	if len(pids) < 3 || pids[0] != leader {
 		t.Fatalf("session of %d = %v; want the leader first and its children", leader, pids)
 	}
-	if left := End(context.Background(), pids, 200*time.Millisecond); len(left) != 0 {
+	if left := End(context.Background(), []int{leader}, 200*time.Millisecond); len(left) != 0 {
 		t.Errorf("still running after End: %v", left)
 	}
 	<-done

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -28,6 +29,9 @@ mailboxes/, read or unread; switchboard up brings the team back with it.`,
 }
 
 func runDown(ctx context.Context, io *streams, g *globals) error {
+	// down typed in a pane of the team is hung up on with the rest of the
+	// team; it finishes first.
+	signal.Ignore(syscall.SIGHUP)
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err

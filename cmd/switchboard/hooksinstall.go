@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,6 +106,12 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 		if err != nil {
 			return err
 		}
+		// The model's own switchboard commands act for the agent too.
+		wired.Env = maps.Clone(wired.Env)
+		if wired.Env == nil {
+			wired.Env = map[string]string{}
+		}
+		wired.Env["SWITCHBOARD_AGENT"], wired.Env["SWITCHBOARD_ROOT"] = opts.agent, w.Workspace
 		fmt.Fprintln(io.out, wired.Path)
 		fmt.Fprintln(io.errOut, "start the agent with: "+wired.Command(opts.kind))
 		return nil
