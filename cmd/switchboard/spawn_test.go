@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/proctree"
 )
 
 // TestSpawnWaitCloseTree spawns a three-level tree of agents into a running
@@ -128,4 +131,25 @@ func (tm *team) waitUnread(agent, title string) string {
 		return false
 	})
 	return id
+}
+
+// TestCloseEndsAPaneThatIgnoresHangups closes a spawned agent whose program
+// shrugs off SIGHUP and SIGTERM, as Gemini CLI carries on when its terminal
+// goes: nothing of its pane may be left running.
+func TestCloseEndsAPaneThatIgnoresHangups(t *testing.T) {
+	tm := newTeam(t)
+	writeTestFile(t, filepath.Join(tm.root, "agents", "reviewer_agent.yaml"),
+		"display_name: Reviewer Agent\nkind: generic\ncommand: [\"sh\", \"-c\", \"trap '' HUP TERM; sh -c \\\"trap '' HUP TERM; while :; do sleep 1; done\\\" & while :; do sleep 1; done\"]\n")
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "stubborn")
+	var leader int
+	tm.waitFor("the stubborn agent's pane", func() bool {
+		out, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "-t", paneOf(t, tm, "stubborn"), "#{pane_pid}").Output()
+		leader, _ = strconv.Atoi(strings.TrimSpace(string(out)))
+		return leader > 0 && len(proctree.Session(leader)) >= 3
+	})
+	tm.must("close", "stubborn", "--as", "developer_agent")
+	if left := proctree.Session(leader); len(left) > 0 {
+		t.Errorf("after close, the pane's session still runs %v", left)
+	}
 }
