@@ -60,6 +60,7 @@ type view struct {
 	ready      bool
 	quiet      uint64    // the screen last seen while not ready
 	quietSince time.Time // since when it has looked so
+	firstLook  time.Time // when its screen was first looked at
 	pending    []announcement
 	typing     bool
 	border     string
@@ -264,9 +265,18 @@ func (p *panes) screenState(v *view, screen uint64) mailbox.AgentState {
 // lost. A client that draws a screen must have drawn it, too.
 const readyAfter = time.Second
 
+// readyAtLatest ends the wait for a screen that never stands still (a clock
+// on it, say): the pane counts as ready then.
+const readyAtLatest = 10 * time.Second
+
 // settle marks a pane ready once its screen has stood still long enough.
 func (p *panes) settle(v *view, sc screen, now time.Time) {
+	if v.firstLook.IsZero() {
+		v.firstLook = now
+	}
 	switch {
+	case now.Sub(v.firstLook) >= readyAtLatest:
+		v.ready = true
 	case sc.hash != v.quiet || v.quietSince.IsZero():
 		v.quiet, v.quietSince = sc.hash, now
 	case sc.blank && hookedKinds[v.seat.Kind]:

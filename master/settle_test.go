@@ -32,7 +32,15 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 			t.Errorf("%s after looks %v: ready %v; want %v", tt.kind, tt.looks, v.ready, tt.ready)
 		}
 	}
+	// A screen that never stands still does not hold the notices forever.
 	v := &view{seat: &agents.Seat{Kind: agents.KindClaude}}
+	for i := 0; i <= 10; i++ {
+		p.settle(v, screen{uint64(i), false}, t0.Add(time.Duration(i)*time.Second))
+	}
+	if !v.ready {
+		t.Error("a pane whose screen changes every second is never ready")
+	}
+	v = &view{seat: &agents.Seat{Kind: agents.KindClaude}}
 	p.settle(v, screen{7, false}, t0)
 	p.settle(v, screen{7, false}, t0.Add(300*time.Millisecond))
 	if v.ready {
