@@ -27,7 +27,6 @@ import (
 // message once, answers its mail with its own switchboard command and no
 // person at the pane, runs nothing else unasked, and leaves no process
 // behind.
-var realClients = []realclient.Client{realclient.ClaudeCode, realclient.Codex, realclient.GeminiCLI}
 
 // noticeID finds the ids of the messages a typed notice announces.
 var noticeID = regexp.MustCompile(`\(switchboard read ([0-9a-f-]{36})\)`)
@@ -40,14 +39,12 @@ func listings(text, id string) int {
 	return strings.Count(text, "id "+id+": ") + strings.Count(text, "(switchboard read "+id+")")
 }
 
-// TestRealClientHeadless runs one headless turn of each client (claude -p,
-// codex exec, gemini -p) with the wiring `hooks install --write` prints,
-// started exactly as it says.
-func TestRealClientHeadless(t *testing.T) {
-	for _, c := range realClients {
-		t.Run(c.Kind, func(t *testing.T) { testHeadless(t, c) })
-	}
-}
+// The headless tests run one turn of each client (claude -p, codex exec,
+// gemini -p) with the wiring `hooks install --write` prints, started
+// exactly as it says.
+func TestClaudeCodeHeadless(t *testing.T) { testHeadless(t, realclient.ClaudeCode) }
+func TestCodexHeadless(t *testing.T)      { testHeadless(t, realclient.Codex) }
+func TestGeminiHeadless(t *testing.T)     { testHeadless(t, realclient.GeminiCLI) }
 
 func testHeadless(t *testing.T, c realclient.Client) {
 	program := c.Install(t)
@@ -165,15 +162,13 @@ func testHeadless(t *testing.T, c realclient.Client) {
 	waitState(t, store, agent, mailbox.StateExited)
 }
 
-// TestRealClientInATeam brings up a team whose developer runs the real
-// client in tmux, and sends it mail from a teammate: the master types the
-// notice, the model answers with its own `switchboard reply`, and nobody
-// touches the pane. Then `down` leaves none of the client's processes.
-func TestRealClientInATeam(t *testing.T) {
-	for _, c := range realClients {
-		t.Run(c.Kind, func(t *testing.T) { testInTeam(t, c) })
-	}
-}
+// The team tests bring up a team whose developer runs the real client in
+// tmux, and send it mail from a teammate: the master types the notice, the
+// model answers with its own `switchboard reply`, and nobody touches the
+// pane. Then `down` leaves none of the client's processes.
+func TestClaudeCodeInATeam(t *testing.T) { testInTeam(t, realclient.ClaudeCode) }
+func TestCodexInATeam(t *testing.T)      { testInTeam(t, realclient.Codex) }
+func TestGeminiInATeam(t *testing.T)     { testInTeam(t, realclient.GeminiCLI) }
 
 func testInTeam(t *testing.T, c realclient.Client) {
 	program := c.Install(t)
