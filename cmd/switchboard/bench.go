@@ -127,14 +127,15 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--burst must be at least 1 message")
 	case cfg.Idle < 0:
 		return usageError("--idle must be 0 (skip) or positive, like 10s")
-	case cfg.Idle == 0:
-		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
 	case opts.hooks.Unread < 1:
 		return usageError("--hooks-unread must be at least 1 message")
 	case opts.hooks.Runs < 1:
 		return usageError("--hooks-runs must be at least 1")
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks:
 		return usageError("--only is routing or hooks, not %q", opts.only)
+	}
+	if cfg.Idle == 0 {
+		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
 	}
 	bin, err := os.Executable()
 	if err != nil {
