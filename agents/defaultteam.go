@@ -32,7 +32,7 @@ func WriteDefaultTeam(dir string, force bool) ([]string, error) {
 	if !force {
 		for _, f := range files {
 			if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
-				return nil, fmt.Errorf("%w: %s exists; pass --force to overwrite it", ErrWorkspaceExists, f)
+				return nil, fmt.Errorf("%w: %s exists", ErrWorkspaceExists, f)
 			}
 		}
 	}

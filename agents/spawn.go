@@ -50,11 +50,11 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
 		return nil, "", ErrNotUp
 	}
 	if opts.Taken != nil && opts.Taken(opts.Name) {
-		return nil, "", fmt.Errorf("%w: %s is already an agent of this team; pick another --name", ErrExists, opts.Name)
+		return nil, "", fmt.Errorf("%w: %s is already an agent of this team", ErrExists, opts.Name)
 	}
 	err = UpdateSpawned(store, func(all map[string]Spawned) error {
 		if _, ok := all[opts.Name]; ok {
-			return fmt.Errorf("%w: %s was spawned already; pick another --name", ErrExists, opts.Name)
+			return fmt.Errorf("%w: %s was spawned already", ErrExists, opts.Name)
 		}
 		all[opts.Name] = Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC()}
 		return nil

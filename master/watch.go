@@ -26,6 +26,10 @@ type watcher struct {
 	stopped chan struct{}
 }
 
+// ErrNoInotify is returned when the master cannot watch with inotify:
+// polling works where it does not.
+var ErrNoInotify = errors.New("inotify unavailable")
+
 func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	w := &watcher{outbox: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
@@ -49,7 +53,7 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("start fsnotify (pass --poll 1s where inotify is unavailable): %w", err)
+		return nil, fmt.Errorf("%w: start fsnotify: %w", ErrNoInotify, err)
 	}
 	// The workspace folder is watched rather than the rules file, so that an
 	// editor replacing the file by rename is seen too.
@@ -124,7 +128,7 @@ func (w *watcher) add(dir, agent string) error {
 		return nil
 	}
 	if err := w.fs.Add(dir); err != nil {
-		return fmt.Errorf("watch outbox of %s (raise fs.inotify.max_user_watches, or pass --poll 1s): %w", agent, err)
+		return fmt.Errorf("%w: watch outbox of %s (raise fs.inotify.max_user_watches): %w", ErrNoInotify, agent, err)
 	}
 	return nil
 }

@@ -210,6 +210,10 @@ func (p parser) names(n *yaml.Node, what string, wildcard bool) ([]Name, error) 
 	return names, nil
 }
 
+// ErrNoWorkspace is returned by FindWorkspace when no folder holds a rules
+// file.
+var ErrNoWorkspace = errors.New("no workspace")
+
 // FindWorkspace walks up from dir to the first folder holding a rules file.
 func FindWorkspace(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
@@ -221,7 +225,7 @@ func FindWorkspace(dir string) (string, error) {
 			return d, nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("no %s in %s or any folder above it; run `switchboard init` there, or pass --root", FileName, abs)
+			return "", fmt.Errorf("%w: no %s in %s or any folder above it", ErrNoWorkspace, FileName, abs)
 		}
 	}
 }

@@ -156,7 +156,7 @@ func TestFindWorkspaceWalksUp(t *testing.T) {
 	if got, err := FindWorkspace(deep); err != nil || got != root {
 		t.Errorf("FindWorkspace = %q, %v; want %q", got, err, root)
 	}
-	if _, err := FindWorkspace(t.TempDir()); err == nil || !strings.Contains(err.Error(), "pass --root") {
+	if _, err := FindWorkspace(t.TempDir()); !errors.Is(err, ErrNoWorkspace) || !strings.Contains(err.Error(), "no communication_rules.yaml in") {
 		t.Errorf("FindWorkspace outside a workspace = %v", err)
 	}
 }

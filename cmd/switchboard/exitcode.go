@@ -4,6 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"switchboard/agents"
+	"switchboard/master"
+	"switchboard/rules"
 )
 
 // Exit codes, the same for every command.
@@ -48,4 +52,26 @@ func exitCode(err error) int {
 		return exitUsage
 	}
 	return exitError
+}
+
+// hints say what to do next after a library's error, in the words of this
+// command line: the libraries name no flags.
+var hints = []struct {
+	err  error
+	hint string
+}{
+	{agents.ErrExists, "pick another --name"},
+	{agents.ErrWorkspaceExists, "pass --force to overwrite it"},
+	{rules.ErrNoWorkspace, "run `switchboard init` there, or pass --root"},
+	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
+}
+
+// withHint adds to err what to do next, when a hint knows.
+func withHint(err error) error {
+	for _, h := range hints {
+		if errors.Is(err, h.err) {
+			return fmt.Errorf("%w; %s", err, h.hint)
+		}
+	}
+	return err
 }

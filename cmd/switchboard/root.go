@@ -23,7 +23,7 @@ func run(args []string, io *streams) int {
 	defer stop()
 	cmd := newRootCmd(io)
 	cmd.SetArgs(args)
-	err := cmd.ExecuteContext(ctx)
+	err := withHint(cmd.ExecuteContext(ctx))
 	if err != nil {
 		fmt.Fprintf(io.errOut, "switchboard: %v\n", err)
 	}
