@@ -96,13 +96,12 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 		return nil, "", fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	seat := &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: opts.Parent}
-	_, err = client.Command(ctx, "set-option", "-p", "-t", pane, "@agent", p.Name, ";",
-		"set-option", "-p", "-t", pane, "@sb_title", p.DisplayName+" · starting")
+	err = client.SetLabels(ctx, tmux.Labels{Agent: map[string]string{pane: p.Name}, Title: map[string]string{pane: startingTitle(seat)}})
 	if err == nil {
 		err = UpdateSession(store, func(s *Session) error { s.Agents[p.Name] = seat; return nil })
 	}
 	if err != nil {
-		client.Command(context.WithoutCancel(ctx), "kill-pane", "-t", pane)
+		client.KillPane(context.WithoutCancel(ctx), pane)
 		return nil, "", err
 	}
 	return seat, launch.Note, nil
@@ -185,7 +184,7 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 			if !ok {
 				continue
 			}
-			if _, err := client.Command(context.WithoutCancel(ctx), "kill-pane", "-t", seat.Pane); err != nil && !strings.Contains(err.Error(), "can't find pane") {
+			if err := client.KillPane(context.WithoutCancel(ctx), seat.Pane); err != nil && !errors.Is(err, tmux.ErrNoPane) {
 				return nil, fmt.Errorf("close %s: %w", name, err)
 			}
 		}

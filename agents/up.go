@@ -86,9 +86,9 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 			window = fmt.Sprintf("agents-%d", i/opts.PerWindow+1)
 			pane, err = opts.Client.NewWindow(ctx, opts.Session, window, spec)
 		default:
-			pane, err = opts.Client.SplitWindow(ctx, "="+opts.Session+":"+window, spec)
+			pane, err = opts.Client.SplitWindow(ctx, tmux.Window(opts.Session, window), spec)
 			if err == nil {
-				_, err = opts.Client.Command(ctx, "select-layout", "-t", "="+opts.Session+":"+window, "tiled")
+				err = opts.Client.SelectLayout(ctx, tmux.Window(opts.Session, window), "tiled")
 			}
 		}
 		if err != nil {
@@ -103,7 +103,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		command := append([]string{filepath.Join(binDir, "switchboard")}, opts.Master...)
 		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: opts.Workspace, Env: paneEnv(nil, opts.Workspace, mailbox.Operator, binDir), Command: command})
 		if err == nil {
-			err = opts.Client.SetPaneOption(ctx, pane, "sb_title", "switchboard "+strings.Join(opts.Master, " "))
+			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the master window: %w", err)
@@ -178,19 +178,18 @@ func paneEnv(profileEnv map[string]string, workspace, agent, binDir string) map[
 // decorate sets the pane borders and the status line, which the master keeps
 // current: each border shows the agent's name, state and unread counts.
 func decorate(ctx context.Context, c *tmux.Client, s *Session) error {
-	args := []string{
-		"set-option", "-g", "pane-border-status", "top", ";",
-		"set-option", "-g", "pane-border-format", " #{?#{@sb_title},#{@sb_title},#{pane_title}} ", ";",
-		"set-option", "-g", "status-right-length", "100", ";",
-		"set-option", "-g", "status-right", "#{?#{@sb_status},#{@sb_status},switchboard} ",
+	if err := c.ShowLabels(ctx); err != nil {
+		return err
 	}
+	labels := tmux.Labels{Agent: map[string]string{}, Title: map[string]string{}}
 	for name, seat := range s.Agents {
-		args = append(args, ";", "set-option", "-p", "-t", seat.Pane, "@agent", name,
-			";", "set-option", "-p", "-t", seat.Pane, "@sb_title", seat.DisplayName+" · starting")
+		labels.Agent[seat.Pane], labels.Title[seat.Pane] = name, startingTitle(seat)
 	}
-	_, err := c.Command(ctx, args...)
-	return err
+	return c.SetLabels(ctx, labels)
 }
+
+// startingTitle is the border of a pane whose agent is starting.
+func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting" }
 
 // StageBinary copies the switchboard binary to mailboxes/.bin and returns
 // that folder, which goes first on every pane's PATH. With no binary it

@@ -161,7 +161,7 @@ func (p *panes) look(ctx context.Context) {
 	screens := p.captureScreens(ctx, client, watchScreens)
 
 	now := time.Now().UTC()
-	var borders []string
+	labels := tmux.Labels{Title: map[string]string{}}
 	idle, unread := 0, 0
 	summary := make(map[string]bulletin.AgentSummary, len(session.Agents))
 	p.mu.Lock()
@@ -206,19 +206,17 @@ func (p *panes) look(ctx context.Context) {
 		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
 		if border := borderOf(v, n, urgent); border != v.border {
 			v.border = border
-			borders = append(borders, ";", "set-option", "-p", "-t", seat.Pane, "@sb_title", border)
+			labels.Title[seat.Pane] = border
 		}
 		p.maybeType(ctx, client, name, v)
 	}
 	if status := fmt.Sprintf("%d agents · %d idle · %d unread", len(session.Agents), idle, unread); status != p.status {
 		p.status = status
-		borders = append(borders, ";", "set-option", "-g", "@sb_status", status)
+		labels.Status = status
 	}
 	p.mu.Unlock()
-	if len(borders) > 0 {
-		if _, err := client.Command(ctx, borders[1:]...); err != nil {
-			p.m.logf("cannot update pane borders: %v", err)
-		}
+	if err := client.SetLabels(ctx, labels); err != nil {
+		p.m.logf("cannot update pane borders: %v", err)
 	}
 	p.publishSummary(summary)
 }
@@ -518,7 +516,7 @@ func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) b
 }
 
 func (p *panes) display(ctx context.Context, c *tmux.Client, pane, line string) {
-	if _, err := c.Command(ctx, "display-message", "-d", "8000", "-t", pane, tmux.Sanitize(line)); err != nil {
+	if err := c.Display(ctx, pane, line, 8*time.Second); err != nil {
 		p.m.logf("cannot show a notice on %s: %v", pane, err)
 	}
 }

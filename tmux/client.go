@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Client talks to one private tmux server.
@@ -151,11 +152,6 @@ func (c *Client) KillServer(ctx context.Context) error {
 	return err
 }
 
-// SetPaneOption sets a user option (@name) on one pane.
-func (c *Client) SetPaneOption(ctx context.Context, pane, name, value string) error {
-	_, err := c.Command(ctx, "set-option", "-p", "-t", pane, "@"+name, value)
-	return err
-}
 
 func (c *Client) pane(id string) *paneState {
 	c.mu.Lock()
@@ -166,4 +162,53 @@ func (c *Client) pane(id string) *paneState {
 		c.panes[id] = p
 	}
 	return p
+}
+
+// Window is the target of a session's window, matched exactly.
+func Window(session, window string) string { return "=" + session + ":" + window }
+
+// SelectLayout arranges the panes of a window ("tiled", ...).
+func (c *Client) SelectLayout(ctx context.Context, window, layout string) error {
+	_, err := c.Command(ctx, "select-layout", "-t", window, layout)
+	return err
+}
+
+// SplitBelow opens a pane across the whole width of a window, lines high,
+// along its bottom, and returns its id.
+func (c *Client) SplitBelow(ctx context.Context, window string, lines int, pane PaneSpec) (string, error) {
+	args := []string{"split-window", "-d", "-f", "-v", "-l", strconv.Itoa(lines), "-t", window, "-P", "-F", "#{pane_id}"}
+	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	return strings.TrimSpace(out), err
+}
+
+// RespawnPane runs command in the pane anew, killing what runs there; the
+// pane keeps its id.
+func (c *Client) RespawnPane(ctx context.Context, target string, command ...string) error {
+	_, err := c.Command(ctx, append([]string{"respawn-pane", "-k", "-t", target}, command...)...)
+	return err
+}
+
+// KillPane closes a pane; ErrNoPane when it is gone already.
+func (c *Client) KillPane(ctx context.Context, pane string) error {
+	_, err := c.Command(ctx, "kill-pane", "-t", pane)
+	return err
+}
+
+// Display shows a line on the pane's client for d, without typing it.
+func (c *Client) Display(ctx context.Context, pane, text string, d time.Duration) error {
+	_, err := c.Command(ctx, "display-message", "-d", strconv.FormatInt(d.Milliseconds(), 10), "-t", pane, Sanitize(text))
+	return err
+}
+
+// TypeCommand types a command line into a shell's pane, key by key, and
+// presses Enter, leaving copy mode first: what a person at the pane does.
+// Programs that take pastes should get SendLine instead.
+func (c *Client) TypeCommand(ctx context.Context, pane, command string) error {
+	p := c.pane(pane)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := c.Command(ctx, "if-shell", "-F", "-t", pane, "#{pane_in_mode}", "send-keys -X -t "+pane+" cancel", ";",
+		"send-keys", "-t", pane, "-l", Sanitize(command), ";", "send-keys", "-t", pane, "Enter")
+	p.lastKey = "text"
+	return err
 }

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"errors"
 	"context"
 	"fmt"
 	"os"
@@ -120,7 +121,7 @@ func TestListPanesSeesEveryPaneAndDeadOnes(t *testing.T) {
 			dead = id
 		}
 	}
-	if err := c.SetPaneOption(ctx, first, "agent", "developer_agent"); err != nil {
+	if err := c.SetLabels(ctx, Labels{Agent: map[string]string{first: "developer_agent"}}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -224,5 +225,30 @@ func TestScreensKeepsEveryPane(t *testing.T) {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSetLabelsSurvivesAGonePane labels panes of which one is gone: the
+// others still get theirs, and the gone one is no error.
+func TestSetLabelsSurvivesAGonePane(t *testing.T) {
+	c, first := newServer(t, "sleep", "600")
+	ctx := context.Background()
+	second, err := c.NewWindow(ctx, "test", "second", PaneSpec{Command: []string{"sleep", "600"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillPane(ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.KillPane(ctx, second); !errors.Is(err, ErrNoPane) {
+		t.Errorf("killing a gone pane: %v; want ErrNoPane", err)
+	}
+	labels := Labels{Title: map[string]string{first: "Developer Agent · idle", second: "gone"}, Status: "2 agents"}
+	if err := c.SetLabels(ctx, labels); err != nil {
+		t.Fatalf("SetLabels with a gone pane: %v", err)
+	}
+	out, err := c.Command(ctx, "display-message", "-p", "-t", first, "#{@sb_title}|#{@sb_status}")
+	if err != nil || strings.TrimSpace(out) != "Developer Agent · idle|2 agents" {
+		t.Errorf("labels read back %q, %v", out, err)
 	}
 }

@@ -34,7 +34,14 @@ func (e *RunError) Error() string {
 	return msg
 }
 
-func (e *RunError) Unwrap() error { return e.Err }
+// Unwrap gives the process's error, and ErrNoPane when tmux said the pane
+// it was given is gone.
+func (e *RunError) Unwrap() []error {
+	if noPane(e.Stderr) {
+		return []error{e.Err, ErrNoPane}
+	}
+	return []error{e.Err}
+}
 
 // Run runs tmux with args. TMUX is removed from the environment so that the
 // call reaches the server named by -L, not the one the caller sits in.

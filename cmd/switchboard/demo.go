@@ -58,9 +58,9 @@ func prepareDemo(dir string) (string, error) {
 func startDirector(ctx context.Context, client *tmux.Client, session, root string, pause time.Duration) error {
 	bin := filepath.Join(mailbox.NewStore(root).Dir, ".bin", "switchboard")
 	script := fmt.Sprintf(`%s demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(bin), pause)
-	_, err := client.Command(ctx, "split-window", "-d", "-f", "-v", "-l", "12", "-t", "="+session+":agents",
-		"-c", root, "-e", "SWITCHBOARD_ROOT="+root, "-e", "SWITCHBOARD_AGENT=operator",
-		"/bin/sh", "-c", script)
+	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 12, tmux.PaneSpec{
+		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
+		Command: []string{"/bin/sh", "-c", script}})
 	if err != nil {
 		return fmt.Errorf("start the demo: %w", err)
 	}

@@ -140,9 +140,7 @@ func (d *director) type_(agent, command string) {
 		d.say(agent + " has no pane")
 		return
 	}
-	_, err := d.client.Command(d.ctx, "if-shell", "-F", "-t", seat.Pane, "#{pane_in_mode}", "send-keys -X -t "+seat.Pane+" cancel", ";",
-		"send-keys", "-t", seat.Pane, "-l", command, ";", "send-keys", "-t", seat.Pane, "Enter")
-	if err != nil {
+	if err := d.client.TypeCommand(d.ctx, seat.Pane, command); err != nil {
 		d.say(fmt.Sprintf("cannot type into %s: %v", agent, err))
 	}
 }

@@ -136,7 +136,7 @@ func ensureMaster(ctx context.Context, io *streams, ws *workspace, client *tmux.
 	}
 	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
 	binary := filepath.Join(ws.store.Dir, ".bin", "switchboard")
-	if _, err := client.Command(ctx, "respawn-pane", "-k", "-t", "="+session+":master", binary, "master"); err != nil {
+	if err := client.RespawnPane(ctx, tmux.Window(session, "master"), binary, "master"); err != nil {
 		return fmt.Errorf("restart the master: %w", err)
 	}
 	return waitForMaster(ctx, ws)
