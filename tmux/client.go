@@ -152,7 +152,6 @@ func (c *Client) KillServer(ctx context.Context) error {
 	return err
 }
 
-
 func (c *Client) pane(id string) *paneState {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -1,8 +1,8 @@
 package tmux
 
 import (
-	"errors"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
