@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"switchboard/atomicfile"
 	"time"
 
 	"switchboard/mailbox"
@@ -54,7 +55,7 @@ func SaveSession(store *mailbox.Store, s *Session) error {
 	if err := store.Ensure(mailbox.Operator); err != nil {
 		return err
 	}
-	return mailbox.Replace(store.TmpDir(mailbox.Operator), store.Dir, "session.json", append(data, '\n'), store.Durable)
+	return atomicfile.WriteFile(SessionPath(store), append(data, '\n'), atomicfile.Options{TmpDir: store.TmpDir(mailbox.Operator), Durable: store.Durable})
 }
 
 // UpdateSession changes the session file under a lock, so that agents

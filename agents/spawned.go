@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"switchboard/atomicfile"
 	"time"
 
 	"switchboard/mailbox"
@@ -59,7 +60,7 @@ func updateSpawned(store *mailbox.Store, change func(map[string]Spawned) error) 
 	if err != nil {
 		return fmt.Errorf("encode spawned agents: %w", err)
 	}
-	return mailbox.Replace(store.Dir, store.Dir, filepath.Base(SpawnedPath(store)), append(data, '\n'), store.Durable)
+	return atomicfile.WriteFile(SpawnedPath(store), append(data, '\n'), atomicfile.Options{Durable: store.Durable})
 }
 
 // LoadRules loads the workspace's rules together with its spawned agents:

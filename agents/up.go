@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/atomicfile"
 	"time"
 
 	"switchboard/mailbox"
@@ -207,24 +208,19 @@ func StageBinary(store *mailbox.Store, binary string) (string, error) {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	defer src.Close()
-	tmp, err := os.CreateTemp(dir, ".switchboard-*")
+	// Replacing the old copy keeps its inode for the panes that run it.
+	dst, err := atomicfile.Create(filepath.Join(dir, "switchboard"), atomicfile.Options{})
 	if err != nil {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := io.Copy(tmp, src); err != nil {
-		tmp.Close()
+	defer dst.Cleanup()
+	if _, err := io.Copy(dst, src); err != nil {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}
-	if err := tmp.Chmod(0o700); err != nil {
-		tmp.Close()
+	if err := dst.Chmod(0o700); err != nil {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}
-	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
-	}
-	// Rename over the old copy: panes running it keep their open inode.
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, "switchboard")); err != nil {
+	if err := dst.CloseAtomicallyReplace(); err != nil {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	return dir, nil

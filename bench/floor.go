@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/atomicfile"
 	"sync"
 	"time"
 
@@ -99,7 +100,7 @@ func (f *floorRelay) relay(path string) error {
 	}
 	name := mailbox.FileName(time.Now(), msg.Priority, msg.ID)
 	for _, to := range msg.To {
-		if err := mailbox.Replace(f.store.TmpDir(to), f.store.InboxDir(to), name, data, f.store.Durable); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(f.store.InboxDir(to), name), data, atomicfile.Options{TmpDir: f.store.TmpDir(to), Durable: f.store.Durable}); err != nil {
 			return fmt.Errorf("floor relay: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/atomicfile"
 	"switchboard/mailbox"
 )
 
@@ -61,12 +62,21 @@ func (s *sender) stage(from string) (staged, error) {
 	if err != nil {
 		return staged{}, err
 	}
-	tmp, err := writeTemp(s.ws.store.TmpDir(from), data)
+	target := filepath.Join(s.ws.store.OutboxDir(from), mailbox.FileName(msg.Timestamp, msg.Priority, msg.ID))
+	f, err := atomicfile.Create(target, atomicfile.Options{TmpDir: s.ws.store.TmpDir(from)})
 	if err != nil {
 		return staged{}, fmt.Errorf("post bench message: %w", err)
 	}
-	target := filepath.Join(s.ws.store.OutboxDir(from), mailbox.FileName(msg.Timestamp, msg.Priority, msg.ID))
-	return staged{id: msg.ID, tmp: tmp, target: target}, nil
+	_, err = f.Write(data)
+	if closeErr := f.Close(); err == nil {
+		err = closeErr
+	}
+	if err != nil {
+		f.Cleanup()
+		return staged{}, fmt.Errorf("post bench message: %w", err)
+	}
+	// Linked into the outbox by publish, when the clock has been read.
+	return staged{id: msg.ID, tmp: f.Name(), target: target}, nil
 }
 
 // publish links a staged message into the outbox, the moment it is posted,
@@ -93,24 +103,6 @@ func (s *sender) post(b *batch, from string) error {
 		return err
 	}
 	return s.publish(b, m, false)
-}
-
-// writeTemp writes data to a new temporary file in dir, without fsync, and
-// returns its path.
-func writeTemp(dir string, data []byte) (string, error) {
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if closeErr := f.Close(); err == nil {
-		err = closeErr
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }
 
 func (s *sender) randomAgent() string {

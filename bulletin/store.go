@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"switchboard/atomicfile"
 	"time"
 
 	"switchboard/mailbox"
@@ -64,20 +65,8 @@ func (s *Store) update(change func(*Bulletin) error) error {
 	if err != nil {
 		return fmt.Errorf("encode bulletin: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.dir, ".status-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(s.Path(), append(data, '\n'), atomicfile.Options{}); err != nil {
 		return fmt.Errorf("write bulletin: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write bulletin: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write bulletin: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), s.Path()); err != nil {
-		return fmt.Errorf("publish bulletin: %w", err)
 	}
 	return nil
 }

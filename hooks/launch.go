@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"switchboard/atomicfile"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
@@ -97,7 +98,7 @@ func writeFile(path string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write hook wiring: %w", err)
 	}
-	if err := mailbox.Replace(dir, dir, filepath.Base(path), data, false); err != nil {
+	if err := atomicfile.WriteFile(path, data, atomicfile.Options{}); err != nil {
 		return fmt.Errorf("write hook wiring: %w", err)
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"switchboard/atomicfile"
 	"time"
 )
 
@@ -203,5 +204,5 @@ func writeIndex(tmpDir, path, stamp string, names []string) error {
 		b.WriteByte('\n')
 	}
 	b.WriteString(indexEnd)
-	return Replace(tmpDir, filepath.Dir(path), filepath.Base(path), []byte(b.String()), false)
+	return atomicfile.WriteFile(path, []byte(b.String()), atomicfile.Options{TmpDir: tmpDir})
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"switchboard/atomicfile"
 )
 
 // Shown is what an agent's conversation has been shown of its inbox, by
@@ -142,6 +143,6 @@ func (s *Store) updateShown(agent string, change func(*Shown)) error {
 		if next.Upto == old.Upto && slices.Equal(next.Also, old.Also) {
 			return nil
 		}
-		return Replace(s.TmpDir(agent), s.AgentDir(agent), "shown", next.encode(), false)
+		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.TmpDir(agent)})
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"switchboard/atomicfile"
 	"time"
 )
 
@@ -64,7 +65,7 @@ func (s *Store) WriteState(agent string, st AgentState) error {
 		return err
 	}
 	// Not synced: a state is soon replaced, and a lost one is rebuilt.
-	return Replace(s.TmpDir(agent), s.AgentDir(agent), "state.json", append(data, '\n'), false)
+	return atomicfile.WriteFile(s.StatePath(agent), append(data, '\n'), atomicfile.Options{TmpDir: s.TmpDir(agent)})
 }
 
 // ReadState reads the agent's state; ok is false when it has none yet.

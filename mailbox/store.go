@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"switchboard/atomicfile"
 )
 
 // Folder names inside an agent's mailbox.
@@ -90,7 +91,7 @@ func (s *Store) Post(agent string, m *Message) (string, error) {
 		return "", err
 	}
 	name := FileName(m.Timestamp, m.Priority, m.ID)
-	if err := Publish(s.TmpDir(agent), s.OutboxDir(agent), name, data, s.Durable); err != nil {
+	if err := atomicfile.Publish(filepath.Join(s.OutboxDir(agent), name), data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable}); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -103,7 +104,7 @@ func (s *Store) Post(agent string, m *Message) (string, error) {
 func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
 	delivered, err = s.DeliverUnsynced(agent, m)
 	if delivered && s.Durable {
-		err = SyncDir(s.InboxDir(agent))
+		err = atomicfile.SyncDir(s.InboxDir(agent))
 	}
 	return delivered, err
 }
@@ -123,7 +124,7 @@ func (s *Store) DeliverUnsynced(agent string, m *Message) (delivered bool, err e
 	if err != nil {
 		return false, err
 	}
-	err = Link(s.TmpDir(agent), s.InboxDir(agent), name, data, s.Durable)
+	err = atomicfile.Publish(filepath.Join(s.InboxDir(agent), name), data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable, NoDirSync: true})
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}
@@ -241,7 +242,7 @@ func (s *Store) MarkRead(agent string, e Entry) (Entry, error) {
 		return e, nil
 	}
 	to := filepath.Join(s.ReadDir(agent), e.Name)
-	if err := Move(e.Path, to, s.Durable); err != nil {
+	if err := atomicfile.Move(e.Path, to, s.Durable); err != nil {
 		// Read meanwhile by another command of the same agent: done.
 		if _, statErr := os.Stat(to); !errors.Is(err, fs.ErrNotExist) || statErr != nil {
 			return e, fmt.Errorf("mark %s read: %w", e.ID, err)
@@ -294,3 +295,7 @@ func CountNames(names []string) (messages, urgent int) {
 	}
 	return messages, urgent
 }
+
+// ErrExists is returned when a message's file name is taken already: it was
+// posted or delivered before.
+var ErrExists = atomicfile.ErrExists

@@ -41,33 +41,6 @@ func TestEnsureMakesPrivateFolders(t *testing.T) {
 	}
 }
 
-func TestPublishNeverReplacesAndLeavesNoTemporaries(t *testing.T) {
-	s := testStore(t)
-	dir := s.InboxDir("rev")
-	if err := Publish(s.TmpDir("rev"), dir, "m.json", []byte("first"), true); err != nil {
-		t.Fatal(err)
-	}
-	err := Publish(s.TmpDir("rev"), dir, "m.json", []byte("second"), true)
-	if !errors.Is(err, ErrExists) {
-		t.Errorf("second Publish = %v; want ErrExists", err)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "m.json")); string(data) != "first" {
-		t.Errorf("the file now holds %q; Publish must never replace", data)
-	}
-	if fi, _ := os.Stat(filepath.Join(dir, "m.json")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("published file mode %v; want 0600", fi.Mode().Perm())
-	}
-	if err := Replace(s.TmpDir("rev"), dir, "m.json", []byte("third"), false); err != nil {
-		t.Fatal(err)
-	}
-	if data, _ := os.ReadFile(filepath.Join(dir, "m.json")); string(data) != "third" {
-		t.Errorf("Replace left %q", data)
-	}
-	if left, _ := os.ReadDir(s.TmpDir("rev")); len(left) != 0 {
-		t.Errorf("%d temporaries left behind", len(left))
-	}
-}
-
 func TestDeliverIsIdempotentAlsoAfterRead(t *testing.T) {
 	s := testStore(t)
 	m := testMessage("01a20000-0000-7000-8000-000000000001", time.Now(), PriorityNormal)
@@ -183,31 +156,6 @@ func TestMessageFilesArePrivate(t *testing.T) {
 		}
 		if fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s: mode %v; want 0600", path, fi.Mode().Perm())
-		}
-	}
-}
-
-func TestPublishOverAnExistingNameLeavesNoTemporary(t *testing.T) {
-	s := testStore(t)
-	dir := s.OutboxDir("dev")
-	for i := range 3 {
-		err := Publish(s.TmpDir("dev"), dir, "m.json", []byte("x"), false)
-		if i == 0 && err != nil {
-			t.Fatal(err)
-		}
-		if i > 0 && !errors.Is(err, ErrExists) {
-			t.Fatalf("Publish #%d = %v; want ErrExists", i+1, err)
-		}
-	}
-	for _, d := range []string{s.TmpDir("dev"), dir} {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if e.Name() != "m.json" && e.Type().IsRegular() {
-				t.Errorf("%s left behind in %s", e.Name(), d)
-			}
 		}
 	}
 }

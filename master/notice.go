@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/atomicfile"
 	"time"
 
 	"github.com/google/uuid"
@@ -66,7 +67,7 @@ func (m *Master) reject(agent, path, reason string) {
 		target = fmt.Sprintf("%s.%d.json", strings.TrimSuffix(name, ".json"), fi.ModTime().UnixNano())
 	}
 	errorText := fmt.Sprintf("%s\n", reason)
-	if err := mailbox.Replace(m.store.TmpDir(agent), rejectedDir, target+".error", []byte(errorText), m.store.Durable); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(rejectedDir, target+".error"), []byte(errorText), atomicfile.Options{TmpDir: m.store.TmpDir(agent), Durable: m.store.Durable}); err != nil {
 		m.logf("cannot reject %s: %v", path, err)
 		return
 	}
@@ -78,7 +79,7 @@ func (m *Master) reject(agent, path, reason string) {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
 		return
 	}
-	if err := mailbox.Move(path, filepath.Join(rejectedDir, target), false); err != nil {
+	if err := atomicfile.Move(path, filepath.Join(rejectedDir, target), false); err != nil {
 		m.logf("cannot move %s to rejected/: %v", path, err)
 		return
 	}

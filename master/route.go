@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"switchboard/atomicfile"
 	"syscall"
 	"time"
 
@@ -135,7 +136,7 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		// finds the same message and does not route it under a new id.
 		data, err := msg.Encode()
 		if err == nil {
-			err = mailbox.Replace(m.store.TmpDir(agent), filepath.Dir(path), filepath.Base(path), data, m.store.Durable)
+			err = atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: m.store.TmpDir(agent), Durable: m.store.Durable})
 		}
 		if err != nil {
 			m.logf("cannot fill in the id of %s: %v", path, err)
@@ -174,7 +175,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	}
 	if m.store.Durable {
 		for dir := range written {
-			if err := mailbox.SyncDir(dir); err != nil {
+			if err := atomicfile.SyncDir(dir); err != nil {
 				m.logf("cannot sync %s: %v; will retry", dir, err)
 				return nil
 			}
@@ -190,7 +191,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 		// Not synced: should the move be lost, the record makes the next
 		// pass a no-op that moves it again.
 		sent := filepath.Join(m.store.SentDir(agent), mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID))
-		if err := mailbox.Move(r.path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := atomicfile.Move(r.path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
 		}
 	}
