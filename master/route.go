@@ -234,26 +234,18 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) bool
 // decide expands the recipients and applies the rules. It rejects a message
 // naming an agent the team does not have.
 func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Record, bool) {
-	recipients := m.rules.Recipients(agent, msg.To)
-	for _, to := range recipients {
-		if !m.rules.Knows(to) {
-			// An agent spawned a moment ago may not have reached this
-			// master's rules yet: look once more before refusing.
-			m.reloadRules(m.watch)
-		}
-		if !m.rules.Knows(to) {
-			m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", to, strings.Join(m.rules.Agents(), ", ")))
-			return mailbox.Record{}, false
-		}
+	route := m.rules.Route(agent, msg.To)
+	if len(route.Unknown) > 0 {
+		// An agent spawned a moment ago may not have reached this master's
+		// rules yet: look once more before refusing.
+		m.reloadRules(m.watch)
+		route = m.rules.Route(agent, msg.To)
 	}
-	rec := mailbox.Record{Time: m.now().UTC(), Message: msg}
-	for _, to := range recipients {
-		if d := m.rules.Decide(agent, to); d.Allowed {
-			rec.Delivered = append(rec.Delivered, to)
-		} else {
-			rec.Blocked = append(rec.Blocked, mailbox.Block{To: to, Reason: d.Reason})
-		}
+	if len(route.Unknown) > 0 {
+		m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
+		return mailbox.Record{}, false
 	}
+	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked}
 	if wantsInterrupt(msg) && !m.rules.MayInterrupt(agent) {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupt not permitted: %s is not in the interrupts list; delivered as a normal message", agent))
 	}

@@ -20,19 +20,13 @@ func post(io *streams, ws *workspace, msg *mailbox.Message) error {
 	if err := msg.Validate(); err != nil {
 		return usageError("%v", err)
 	}
-	recipients := ws.rules.Recipients(ws.agent, msg.To)
-	var unknown, blocked []string
-	for _, to := range recipients {
-		if !ws.rules.Knows(to) {
-			unknown = append(unknown, to)
-			continue
-		}
-		if d := ws.rules.Decide(ws.agent, to); !d.Allowed {
-			blocked = append(blocked, fmt.Sprintf("%s → %s: %s", ws.agent, to, d.Reason))
-		}
+	route := ws.rules.Route(ws.agent, msg.To)
+	if len(route.Unknown) > 0 {
+		return fmt.Errorf("unknown recipient %s; the team is: %s", strings.Join(route.Unknown, ", "), strings.Join(ws.rules.Agents(), ", "))
 	}
-	if len(unknown) > 0 {
-		return fmt.Errorf("unknown recipient %s; the team is: %s", strings.Join(unknown, ", "), strings.Join(ws.rules.Agents(), ", "))
+	var blocked []string
+	for _, b := range route.Blocked {
+		blocked = append(blocked, fmt.Sprintf("%s → %s: %s", ws.agent, b.To, b.Reason))
 	}
 	if _, err := ws.store.Post(ws.agent, msg); err != nil {
 		return fmt.Errorf("queue message: %w", err)
@@ -43,7 +37,7 @@ func post(io *streams, ws *workspace, msg *mailbox.Message) error {
 	if len(blocked) == 0 {
 		return nil
 	}
-	if msg.IsBroadcast() && len(blocked) < len(recipients) {
+	if msg.IsBroadcast() && len(route.Delivered) > 0 {
 		for _, b := range blocked {
 			fmt.Fprintf(io.errOut, "not delivered to all: BLOCKED %s\n", b)
 		}
