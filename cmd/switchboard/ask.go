@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -98,7 +97,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 			opts.title = forwarded.Title
 		}
 		if opts.options == nil {
-			opts.options = optionsOf(forwarded)
+			opts.options = forwarded.Options()
 		}
 		body := fmt.Sprintf("%s asks, through %s: %s", forwarded.From, ws.agent, forwarded.Title)
 		if forwarded.Content != "" {
@@ -129,8 +128,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	}
 	msg.Normalize(time.Now())
 	if len(opts.options) > 0 {
-		raw, _ := json.Marshal(opts.options)
-		msg.Extra = map[string]json.RawMessage{"options": raw}
+		msg.SetOptions(opts.options)
 		content = strings.TrimSpace(content + fmt.Sprintf("\n\nAnswer with one of: %s — switchboard reply %s --option %s",
 			strings.Join(opts.options, ", "), msg.ID, opts.options[0]))
 	}
@@ -163,7 +161,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 			return err
 		}
 		res.From, res.Reply = reply.From, reply.ID
-		answer := answerOf(reply)
+		answer := reply.Answer()
 		if len(opts.options) == 0 {
 			res.Answer = answer
 		} else if i := slices.IndexFunc(opts.options, func(o string) bool { return strings.EqualFold(o, answer) }); i >= 0 {
@@ -190,49 +188,14 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	return outcome
 }
 
-// answerOf is a reply's answer: the option it chose, else its content, else
-// its title.
-func answerOf(m *mailbox.Message) string {
-	if raw, ok := m.Extra["option"]; ok {
-		var option string
-		if json.Unmarshal(raw, &option) == nil && option != "" {
-			return option
-		}
-	}
-	if body := strings.TrimSpace(m.Content); body != "" {
-		return body
-	}
-	return m.Title
-}
-
-// optionsOf are the answers a request accepts, if it says.
-func optionsOf(m *mailbox.Message) []string {
-	var options []string
-	if raw, ok := m.Extra["options"]; ok {
-		_ = json.Unmarshal(raw, &options) // a malformed list accepts any answer
-	}
-	return options
-}
-
 // answerForwarded answers the request that was passed up with what came
 // back, as its recipient would have.
 func answerForwarded(io *streams, ws *workspace, orig *mailbox.Message, entry mailbox.Entry, answer string) error {
-	reply := &mailbox.Message{
-		To:            []string{orig.From},
-		Title:         mailbox.ClipTitle("Re: " + strings.TrimPrefix(orig.Title, "Re: ")),
-		Content:       answer,
-		Type:          mailbox.TypeResponse,
-		CorrelationID: orig.CorrelationID,
-		InReplyTo:     orig.ID,
+	option := ""
+	if len(orig.Options()) > 0 {
+		option = answer
 	}
-	if len(optionsOf(orig)) > 0 {
-		raw, _ := json.Marshal(answer)
-		reply.Extra = map[string]json.RawMessage{"option": raw}
-	}
-	if reply.CorrelationID == "" {
-		reply.CorrelationID = orig.ID
-	}
-	if err := post(io, ws, reply); err != nil {
+	if err := post(io, ws, orig.Reply(answer, option)); err != nil {
 		return err
 	}
 	_, err := ws.store.MarkRead(ws.agent, entry)

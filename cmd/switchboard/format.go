@@ -66,7 +66,7 @@ func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 	header("In reply to", m.InReplyTo)
 	if m.RequiresResponse {
 		how := "--content ..."
-		if _, ok := m.Extra["options"]; ok {
+		if len(m.Options()) > 0 {
 			how = "--option ..."
 		}
 		header("Response", fmt.Sprintf("requested: switchboard reply %s %s", m.ID, how))

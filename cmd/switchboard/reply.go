@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,44 +68,20 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	if err != nil {
 		return err
 	}
-	var extra map[string]json.RawMessage
-	if options := optionsOf(orig); len(options) > 0 && opts.option == "" {
+	options := orig.Options()
+	if len(options) > 0 && opts.option == "" {
 		return usageError("this request is answered with --option, one of: %s (--content may add a note)", strings.Join(options, ", "))
 	}
-	if opts.option != "" {
-		if options := optionsOf(orig); len(options) > 0 && !slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(o, opts.option) }) {
-			return usageError("--option %q is none of the options of this request: %s", opts.option, strings.Join(options, ", "))
-		}
-		raw, _ := json.Marshal(opts.option)
-		extra = map[string]json.RawMessage{"option": raw}
-		if strings.TrimSpace(content) == "" {
-			content = opts.option
-		}
+	if opts.option != "" && len(options) > 0 && !slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(o, opts.option) }) {
+		return usageError("--option %q is none of the options of this request: %s", opts.option, strings.Join(options, ", "))
 	}
-	if strings.TrimSpace(content) == "" {
+	reply := orig.Reply(content, opts.option)
+	if strings.TrimSpace(reply.Content) == "" {
 		return usageError("a reply needs --content (or --content - to read standard input), or --option for a request with options")
 	}
-	title := opts.title
-	if title == "" {
-		title = orig.Title
-		if !strings.HasPrefix(title, "Re: ") {
-			title = "Re: " + title
-		}
-		title = mailbox.ClipTitle(title)
-	}
-	correlation := orig.CorrelationID
-	if correlation == "" {
-		correlation = orig.ID
-	}
-	reply := &mailbox.Message{
-		To:            []string{orig.From},
-		Title:         title,
-		Content:       content,
-		Priority:      opts.priority,
-		Type:          mailbox.TypeResponse,
-		CorrelationID: correlation,
-		InReplyTo:     orig.ID,
-		Extra:         extra,
+	reply.Priority = opts.priority
+	if opts.title != "" {
+		reply.Title = opts.title
 	}
 	if err := post(io, ws, reply); err != nil {
 		return err
