@@ -22,8 +22,8 @@ type SpawnOptions struct {
 	Task      string
 	// Taken reports whether a name is in use by the team already.
 	Taken func(name string) bool
-	// Wire wires the agent's hooks, as for up.
-	Wire func(binary string, p *Profile, launch Launch) (Launch, error)
+	// Wirer wires the agent's hooks, as for up.
+	Wirer Wirer
 }
 
 // ErrExists is returned when the name of a new agent is taken.
@@ -84,7 +84,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 	if err != nil {
 		return nil, "", err
 	}
-	spec, launch, err := paneFor(p, DefaultVars(opts.Workspace), opts.Workspace, binDir, opts.Wire)
+	spec, launch, err := paneFor(p, DefaultVars(opts.Workspace), opts.Workspace, binDir, opts.Wirer)
 	if err != nil {
 		return nil, "", err
 	}

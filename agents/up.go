@@ -28,9 +28,8 @@ type UpOptions struct {
 	// ["master"], or ["log", "--follow"] when a master already runs.
 	Master    []string
 	PerWindow int // panes in one agents window; more make another window
-	// Wire, when set, wires an agent's hooks into its launch; it gets the
-	// staged switchboard binary the hooks should run.
-	Wire func(binary string, p *Profile, launch Launch) (Launch, error)
+	// Wirer, when set, wires each agent's hooks into its launch.
+	Wirer Wirer
 }
 
 // Up starts the team in a new tmux session: one pane per agent in tiled
@@ -71,7 +70,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err := newConversation(store, p.Name); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir, opts.Wire)
+		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir, opts.Wirer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -130,15 +129,21 @@ func newConversation(store *mailbox.Store, agent string) error {
 	return store.ResetShown(agent)
 }
 
+// Wirer fits an agent's launch with its hooks, given the switchboard binary
+// the hooks run (package hooks does it, by kind of agent).
+type Wirer interface {
+	Wire(binary string, p *Profile, launch Launch) (Launch, error)
+}
+
 // paneFor builds the pane of one agent.
-func paneFor(p *Profile, vars Vars, workspace, binDir string, wire func(string, *Profile, Launch) (Launch, error)) (tmux.PaneSpec, Launch, error) {
+func paneFor(p *Profile, vars Vars, workspace, binDir string, wirer Wirer) (tmux.PaneSpec, Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return tmux.PaneSpec{}, Launch{}, err
 	}
 	launch := expanded.Launch(nil)
-	if wire != nil {
-		if launch, err = wire(filepath.Join(binDir, "switchboard"), expanded, launch); err != nil {
+	if wirer != nil {
+		if launch, err = wirer.Wire(filepath.Join(binDir, "switchboard"), expanded, launch); err != nil {
 			return tmux.PaneSpec{}, Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)
 		}
 	}

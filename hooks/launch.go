@@ -124,6 +124,14 @@ func wireKind(launch agents.Launch) string {
 	return ""
 }
 
+// Wirer wires the agents of one workspace (agents.Wirer).
+type Wirer struct{ Store *mailbox.Store }
+
+// Wire is WireLaunch for the workspace of w.Store.
+func (w Wirer) Wire(binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+	return WireLaunch(w.Store, binary, p, launch)
+}
+
 // WireLaunch wires an agent's hooks into what its pane runs, by kind (see
 // WriteWiring), and adds its profile's system instructions and model where
 // the client takes them. Other programs run as they are. It returns the

@@ -95,9 +95,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
 		Workspace: ws.root, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
 		Taken: ws.rules.Knows,
-		Wire: func(staged string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
-			return hooks.WireLaunch(ws.store, staged, p, launch)
-		},
+		Wirer: hooks.Wirer{Store: ws.store},
 	})
 	if err != nil {
 		return err

@@ -104,9 +104,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.root, Names: ws.rules.Agents(), Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd,
-		Wire: func(staged string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
-			return hooks.WireLaunch(ws.store, staged, p, launch)
-		},
+		Wirer: hooks.Wirer{Store: ws.store},
 	})
 	if err != nil {
 		agents.StopTeam(context.WithoutCancel(ctx), client)
