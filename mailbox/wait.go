@@ -4,9 +4,8 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"switchboard/watch"
 	"time"
-
-	"github.com/fsnotify/fsnotify"
 )
 
 // rescanEvery bounds how long a delivery can go unnoticed by WaitFor when
@@ -19,15 +18,8 @@ const rescanEvery = time.Second
 // works where events are lost too. It returns ctx's error when ctx ends
 // first.
 func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message) bool) (Entry, *Message, error) {
-	changed := make(chan struct{}, 1)
-	if w, err := fsnotify.NewWatcher(); err == nil {
-		defer w.Close()
-		if w.Add(s.InboxDir(agent)) == nil {
-			go forwardEvents(w, changed)
-		}
-	}
-	tick := time.NewTicker(rescanEvery)
-	defer tick.Stop()
+	changed := watch.NewFolders(rescanEvery, s.InboxDir(agent))
+	defer changed.Close()
 	checked := make(map[string]bool) // delivered files never change: each is read once
 	for {
 		entries, err := s.List(agent, Unread)
@@ -50,29 +42,7 @@ func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message) 
 		select {
 		case <-ctx.Done():
 			return Entry{}, nil, ctx.Err()
-		case <-changed:
-		case <-tick.C:
-		}
-	}
-}
-
-// forwardEvents turns a watcher's events into wake-ups, merged; it ends
-// when the watcher is closed.
-func forwardEvents(w *fsnotify.Watcher, changed chan<- struct{}) {
-	for {
-		select {
-		case _, ok := <-w.Events:
-			if !ok {
-				return
-			}
-		case _, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-		}
-		select {
-		case changed <- struct{}{}:
-		default:
+		case <-changed.C:
 		}
 	}
 }

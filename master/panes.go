@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"switchboard/watch"
 	"sync"
 	"time"
 
@@ -497,22 +498,10 @@ func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 // heardSince waits up to hookConfirm for a hook of the agent to write its
 // state after since.
 func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
-	deadline := time.NewTimer(hookConfirm)
-	defer deadline.Stop()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if st, ok, _ := p.store.ReadState(agent); ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State != mailbox.StateInterrupted {
-			return true
-		}
-		select {
-		case <-ctx.Done():
-			return false
-		case <-deadline.C:
-			return false
-		case <-tick.C:
-		}
-	}
+	return watch.Until(ctx, 50*time.Millisecond, hookConfirm, func() bool {
+		st, ok, _ := p.store.ReadState(agent)
+		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State != mailbox.StateInterrupted
+	})
 }
 
 func (p *panes) display(ctx context.Context, c *tmux.Client, pane, line string) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"switchboard/watch"
 	"syscall"
 	"time"
 )
@@ -107,27 +108,9 @@ func End(ctx context.Context, leaders []int, grace time.Duration) []int {
 		for _, pid := range list() {
 			_ = syscall.Kill(pid, sig) // gone already: nothing to do
 		}
-		if waitGone(ctx, list, grace) {
+		if watch.Until(ctx, 20*time.Millisecond, grace, func() bool { return len(list()) == 0 }) {
 			return nil
 		}
 	}
 	return list()
-}
-
-// waitGone waits up to d for list to come back empty.
-func waitGone(ctx context.Context, list func() []int, d time.Duration) bool {
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for len(list()) > 0 {
-		select {
-		case <-ctx.Done():
-			return false
-		case <-deadline.C:
-			return false
-		case <-tick.C:
-		}
-	}
-	return true
 }

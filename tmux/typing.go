@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"switchboard/watch"
 	"time"
 )
 
@@ -111,22 +112,18 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 
 // waitLineLeaves polls the pane's input line until it no longer holds tail.
 func (c *Client) waitLineLeaves(ctx context.Context, pane, tail string, limit time.Duration) (bool, error) {
-	deadline := time.Now().Add(limit)
-	for {
-		line, _, err := c.inputLine(ctx, pane)
-		if err != nil {
-			return false, err
+	var err error
+	left := watch.Until(ctx, 25*time.Millisecond, limit, func() bool {
+		var line string
+		if line, _, err = c.inputLine(ctx, pane); err != nil {
+			return true // stop looking; the error says why
 		}
-		if !strings.Contains(line, tail) {
-			return true, nil
-		}
-		if time.Now().After(deadline) {
-			return false, nil
-		}
-		if err := sleep(ctx, 25*time.Millisecond); err != nil {
-			return false, err
-		}
+		return !strings.Contains(line, tail)
+	})
+	if err == nil {
+		err = ctx.Err()
 	}
+	return left && err == nil, err
 }
 
 // Interrupt sends ESC alone, then pauses, so that the next keys are not read

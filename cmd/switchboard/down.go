@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
+	"switchboard/watch"
 	"syscall"
 	"time"
 
@@ -41,15 +42,9 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 			return fmt.Errorf("stop the master (pid %d): %w", pid, err)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			if _, still := ws.masterRunning(); !still {
-				break
-			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("the master (pid %d) did not stop within 10s of SIGTERM; stop it with `kill -9 %d`", pid, pid)
-			}
-			time.Sleep(20 * time.Millisecond)
+		stoppedRunning := func() bool { _, still := ws.masterRunning(); return !still }
+		if !watch.Until(ctx, 20*time.Millisecond, 10*time.Second, stoppedRunning) {
+			return fmt.Errorf("the master (pid %d) did not stop within 10s of SIGTERM; stop it with `kill -9 %d`", pid, pid)
 		}
 		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", pid)
 		stopped = true

@@ -6,9 +6,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"switchboard/watch"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/spf13/cobra"
 
 	"switchboard/mailbox"
@@ -191,27 +191,14 @@ func logLine(r mailbox.Record) string {
 // until ctx is done. It wakes on fsnotify events of the log folder, with a
 // slow tick as the safety net for filesystems without inotify.
 func followLog(ctx context.Context, path string, offset int64, emit func([]mailbox.Record)) error {
-	w, err := fsnotify.NewWatcher()
-	if err == nil {
-		defer w.Close()
-		if err := w.Add(filepath.Dir(path)); err != nil {
-			w.Close()
-			w = nil
-		}
-	}
-	var events <-chan fsnotify.Event
-	if w != nil {
-		events = w.Events
-	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	changed := watch.NewFolders(time.Second, filepath.Dir(path))
+	defer changed.Close()
 	for {
 		stopping := false
 		select {
 		case <-ctx.Done():
 			stopping = true // one last read: nothing logged before Ctrl-C is missed
-		case <-events:
-		case <-tick.C:
+		case <-changed.C:
 		}
 		records, next, err := mailbox.ReadLog(path, offset)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"switchboard/watch"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -141,20 +142,14 @@ func ensureMaster(ctx context.Context, io *streams, ws *workspace, client *tmux.
 }
 
 func waitForMaster(ctx context.Context, ws *workspace) error {
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if _, running := ws.masterRunning(); running {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	running := func() bool { _, running := ws.masterRunning(); return running }
+	if watch.Until(ctx, 20*time.Millisecond, 10*time.Second, running) {
+		return nil
 	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
 }
 
 func attachOrHint(io *streams, opts *upOptions) error {

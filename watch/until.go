@@ -1,0 +1,28 @@
+package watch
+
+import (
+	"context"
+	"time"
+)
+
+// Until looks at cond every interval until it holds, limit passes or ctx
+// ends, and reports whether it held. It looks once at once, and once more
+// at the limit.
+func Until(ctx context.Context, every, limit time.Duration, cond func() bool) bool {
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		if cond() {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-deadline.C:
+			return cond()
+		case <-tick.C:
+		}
+	}
+}
