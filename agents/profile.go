@@ -30,9 +30,6 @@ const (
 
 var kinds = []string{KindClaude, KindCodex, KindGemini, KindShell, KindGeneric}
 
-// Dir is the folder of a workspace that holds the profiles.
-const Dir = "agents"
-
 // Profile is agents/<name>.yaml: how one agent is run.
 type Profile struct {
 	Name               string            `yaml:"name" json:"name"`
@@ -169,10 +166,11 @@ func DisplayName(name string) string {
 	return strings.Join(words, " ")
 }
 
-// LoadProfiles reads every profile in a workspace's agents/ folder, by name.
-// A workspace without the folder has no profiles.
-func LoadProfiles(workspace string) (map[string]*Profile, error) {
-	entries, err := os.ReadDir(filepath.Join(workspace, Dir))
+// LoadProfiles reads every profile in a workspace's profiles folder
+// (workspace.Profiles), by name. A workspace without the folder has no
+// profiles.
+func LoadProfiles(dir string) (map[string]*Profile, error) {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]*Profile{}, nil
 	}
@@ -185,7 +183,7 @@ func LoadProfiles(workspace string) (map[string]*Profile, error) {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") || (ext != ".yaml" && ext != ".yml" && ext != ".json") {
 			continue
 		}
-		p, err := LoadProfile(filepath.Join(workspace, Dir, e.Name()))
+		p, err := LoadProfile(filepath.Join(dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}

@@ -7,14 +7,16 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"switchboard/workspace"
 )
 
 func writeProfile(t *testing.T, dir, name, text string) string {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Join(dir, Dir), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(dir, workspace.ProfilesDir), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, Dir, name)
+	path := filepath.Join(dir, workspace.ProfilesDir, name)
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +28,7 @@ func TestDefaultTeamProfilesLoad(t *testing.T) {
 	if _, err := WriteDefaultTeam(dir, false); err != nil {
 		t.Fatal(err)
 	}
-	profiles, err := LoadProfiles(dir)
+	profiles, err := LoadProfiles(filepath.Join(dir, workspace.ProfilesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +72,7 @@ func TestProfileDefaultsAndJSON(t *testing.T) {
 	dir := t.TempDir()
 	writeProfile(t, dir, "docs_writer.json", `{"command": "vim notes.md", "env": {"EDITOR": "vim"}}`)
 	writeProfile(t, dir, "person.yaml", "")
-	profiles, err := LoadProfiles(dir)
+	profiles, err := LoadProfiles(filepath.Join(dir, workspace.ProfilesDir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +130,7 @@ func TestTeamFillsShellsAndFallsBackWhenNotInstalled(t *testing.T) {
 	dir := t.TempDir()
 	writeProfile(t, dir, "developer_agent.yaml", "kind: claude\ncommand: claude\n")
 	writeProfile(t, dir, "stray.yaml", "kind: shell\n")
-	team, unnamed, err := Team(dir, []string{"developer_agent", "operator", "tester_agent"})
+	team, unnamed, err := Team(workspace.New(dir), []string{"developer_agent", "operator", "tester_agent"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
+	"switchboard/workspace"
 
 	"switchboard/mailbox"
 )
@@ -33,9 +34,6 @@ type Seat struct {
 	Parent      string `json:"parent,omitempty"` // the agent that spawned it
 }
 
-// SessionPath is the session file of a workspace's store.
-func SessionPath(store *mailbox.Store) string { return filepath.Join(store.Dir, "session.json") }
-
 // DefaultSocket is the private tmux server of a workspace: short, so that
 // the socket path stays under the 108-byte limit, and the same every time.
 func DefaultSocket(workspace string) string {
@@ -47,25 +45,25 @@ func DefaultSocket(workspace string) string {
 const DefaultSessionName = "switchboard"
 
 // SaveSession writes the session file atomically.
-func SaveSession(store *mailbox.Store, s *Session) error {
+func SaveSession(ws *workspace.Workspace, s *Session) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode session: %w", err)
 	}
-	if err := store.Ensure(mailbox.Operator); err != nil {
+	if err := ws.Store.Ensure(mailbox.Operator); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(SessionPath(store), append(data, '\n'), atomicfile.Options{TmpDir: store.TmpDir(mailbox.Operator), Durable: store.Durable})
+	return atomicfile.WriteFile(ws.SessionFile(), append(data, '\n'), atomicfile.Options{TmpDir: ws.Store.TmpDir(mailbox.Operator), Durable: ws.Store.Durable})
 }
 
 // UpdateSession changes the session file under a lock, so that agents
 // spawned at once do not lose each other's seats.
-func UpdateSession(store *mailbox.Store, change func(*Session) error) error {
-	return mailbox.WithLock(filepath.Join(store.Dir, ".session.lock"), func() error { return updateSession(store, change) })
+func UpdateSession(ws *workspace.Workspace, change func(*Session) error) error {
+	return mailbox.WithLock(ws.SessionFile()+".lock", func() error { return updateSession(ws, change) })
 }
 
-func updateSession(store *mailbox.Store, change func(*Session) error) error {
-	s, ok, err := LoadSession(store)
+func updateSession(ws *workspace.Workspace, change func(*Session) error) error {
+	s, ok, err := LoadSession(ws)
 	if err != nil {
 		return err
 	}
@@ -75,7 +73,7 @@ func updateSession(store *mailbox.Store, change func(*Session) error) error {
 	if err := change(s); err != nil {
 		return err
 	}
-	return SaveSession(store, s)
+	return SaveSession(ws, s)
 }
 
 // ErrNotUp is returned for what needs the team up in tmux.
@@ -83,8 +81,8 @@ var ErrNotUp = errors.New("the team is not up: start it with `switchboard up`")
 
 // LoadSession reads the session file; ok is false when the team was never
 // brought up here.
-func LoadSession(store *mailbox.Store) (s *Session, ok bool, err error) {
-	data, err := os.ReadFile(SessionPath(store))
+func LoadSession(ws *workspace.Workspace) (s *Session, ok bool, err error) {
+	data, err := os.ReadFile(ws.SessionFile())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, false, nil
 	}
@@ -93,7 +91,7 @@ func LoadSession(store *mailbox.Store) (s *Session, ok bool, err error) {
 	}
 	s = &Session{}
 	if err := json.Unmarshal(data, s); err != nil {
-		return nil, false, fmt.Errorf("session file %s: %w", SessionPath(store), err)
+		return nil, false, fmt.Errorf("session file %s: %w", ws.SessionFile(), err)
 	}
 	return s, true, nil
 }

@@ -11,11 +11,12 @@ import (
 	"switchboard/mailbox"
 	"switchboard/proctree"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // SpawnOptions say which agent to start at run time, and from what.
 type SpawnOptions struct {
-	Workspace string
+	Workspace *workspace.Workspace
 	Name      string
 	Profile   string
 	Parent    string
@@ -37,8 +38,8 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
 	if err := mailbox.ValidateAgentName(opts.Name); err != nil {
 		return nil, "", err
 	}
-	store := mailbox.NewStore(opts.Workspace)
-	session, up, err := LoadSession(store)
+	ws := opts.Workspace
+	session, up, err := LoadSession(ws)
 	if err != nil {
 		return nil, "", err
 	}
@@ -52,27 +53,28 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
 	if opts.Taken != nil && opts.Taken(opts.Name) {
 		return nil, "", fmt.Errorf("%w: %s is already an agent of this team", ErrExists, opts.Name)
 	}
-	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+	err = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
 		if _, ok := all[opts.Name]; ok {
 			return fmt.Errorf("%w: %s was spawned already", ErrExists, opts.Name)
 		}
-		all[opts.Name] = Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC()}
+		all[opts.Name] = workspace.Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC()}
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
-	seat, note, err := openSeat(ctx, client, session, store, opts)
+	seat, note, err := openSeat(ctx, client, session, ws, opts)
 	if err != nil {
 		// Nothing runs under the name: give it back.
-		_ = UpdateSpawned(store, func(all map[string]Spawned) error { delete(all, opts.Name); return nil })
+		_ = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error { delete(all, opts.Name); return nil })
 		return nil, "", err
 	}
 	return seat, note, nil
 }
 
-func openSeat(ctx context.Context, client *tmux.Client, session *Session, store *mailbox.Store, opts SpawnOptions) (*Seat, string, error) {
-	team, _, err := Team(opts.Workspace, []string{opts.Name})
+func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *workspace.Workspace, opts SpawnOptions) (*Seat, string, error) {
+	store := ws.Store
+	team, _, err := Team(ws, []string{opts.Name})
 	if err != nil {
 		return nil, "", err
 	}
@@ -80,11 +82,11 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 	if err := store.Ensure(p.Name); err != nil {
 		return nil, "", err
 	}
-	binDir, err := StageBinary(store, "")
+	binDir, err := StageBinary(ws, "")
 	if err != nil {
 		return nil, "", err
 	}
-	spec, launch, err := paneFor(p, DefaultVars(opts.Workspace), opts.Workspace, binDir, opts.Wirer)
+	spec, launch, err := paneFor(p, DefaultVars(ws.Root), ws.Root, binDir, opts.Wirer)
 	if err != nil {
 		return nil, "", err
 	}
@@ -98,7 +100,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 	seat := &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: opts.Parent}
 	err = client.SetLabels(ctx, tmux.Labels{Agent: map[string]string{pane: p.Name}, Title: map[string]string{pane: startingTitle(seat)}})
 	if err == nil {
-		err = UpdateSession(store, func(s *Session) error { s.Agents[p.Name] = seat; return nil })
+		err = UpdateSession(ws, func(s *Session) error { s.Agents[p.Name] = seat; return nil })
 	}
 	if err != nil {
 		client.KillPane(context.WithoutCancel(ctx), pane)
@@ -110,7 +112,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, store 
 // Descendants returns the agents spawned under agent, each after its own
 // descendants: closing in this order never leaves a child without its
 // parent.
-func Descendants(spawned map[string]Spawned, agent string) []string {
+func Descendants(spawned map[string]workspace.Spawned, agent string) []string {
 	var out []string
 	var walk func(string)
 	walk = func(parent string) {
@@ -136,9 +138,9 @@ func Descendants(spawned map[string]Spawned, agent string) []string {
 // Close closes a spawned agent and, first, every agent spawned under it:
 // their panes are killed, their seats and registrations removed. Their
 // mailboxes stay. It returns the agents closed, in order.
-func Close(ctx context.Context, workspace, agent string) ([]string, error) {
-	store := mailbox.NewStore(workspace)
-	spawned, err := LoadSpawned(store)
+func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string, error) {
+	store := ws.Store
+	spawned, err := ws.Spawned()
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +150,7 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 	order := append(Descendants(spawned, agent), agent)
 	// The records go first: an agent no longer recorded is not started
 	// again by up, whatever happens to its pane below.
-	err = UpdateSpawned(store, func(all map[string]Spawned) error {
+	err = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
 		for _, name := range order {
 			delete(all, name)
 		}
@@ -157,12 +159,12 @@ func Close(ctx context.Context, workspace, agent string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	session, up, err := LoadSession(store)
+	session, up, err := LoadSession(ws)
 	if err != nil {
 		return nil, err
 	}
 	if up {
-		err := UpdateSession(store, func(s *Session) error {
+		err := UpdateSession(ws, func(s *Session) error {
 			for _, name := range order {
 				delete(s.Agents, name)
 			}

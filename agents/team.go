@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"sort"
 
+	"switchboard/workspace"
+
 	"switchboard/mailbox"
 )
 
@@ -16,12 +18,12 @@ import (
 // An agent spawned at run time without a profile of its own takes the
 // profile it was spawned from, under its own name; and its parent's kind,
 // command and folder where that profile gives none.
-func Team(workspace string, names []string) (team []*Profile, unnamed []string, err error) {
-	profiles, err := LoadProfiles(workspace)
+func Team(ws *workspace.Workspace, names []string) (team []*Profile, unnamed []string, err error) {
+	profiles, err := LoadProfiles(ws.Profiles())
 	if err != nil {
 		return nil, nil, err
 	}
-	spawned, err := LoadSpawned(mailbox.NewStore(workspace))
+	spawned, err := ws.Spawned()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,7 +47,7 @@ func Team(workspace string, names []string) (team []*Profile, unnamed []string, 
 
 // resolveProfile is the profile an agent runs with; depth stops a registry
 // whose parents loop.
-func resolveProfile(name string, profiles map[string]*Profile, spawned map[string]Spawned, depth int) *Profile {
+func resolveProfile(name string, profiles map[string]*Profile, spawned map[string]workspace.Spawned, depth int) *Profile {
 	if p, ok := profiles[name]; ok {
 		return p
 	}

@@ -7,8 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
+	"switchboard/workspace"
 
 	"switchboard/mailbox"
 	"switchboard/tmux"
@@ -16,7 +18,7 @@ import (
 
 // UpOptions say how to put a team on screen.
 type UpOptions struct {
-	Workspace string
+	Workspace *workspace.Workspace
 	Names     []string // the agents of the rules
 	Client    *tmux.Client
 	Session   string
@@ -39,7 +41,8 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if opts.PerWindow <= 0 {
 		opts.PerWindow = 6
 	}
-	team, unnamed, err := Team(opts.Workspace, opts.Names)
+	ws := opts.Workspace
+	team, unnamed, err := Team(ws, opts.Names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -50,17 +53,17 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	for _, name := range unnamed {
 		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started", name))
 	}
-	store := mailbox.NewStore(opts.Workspace)
-	binDir, err := StageBinary(store, opts.Binary)
+	store := ws.Store
+	binDir, err := StageBinary(ws, opts.Binary)
 	if err != nil {
 		return nil, nil, err
 	}
-	spawned, err := LoadSpawned(store)
+	spawned, err := ws.Spawned()
 	if err != nil {
 		return nil, nil, err
 	}
 	session := &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
-	vars := DefaultVars(opts.Workspace)
+	vars := DefaultVars(ws.Root)
 
 	var window string
 	for i, p := range team {
@@ -70,7 +73,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err := newConversation(store, p.Name); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(p, vars, opts.Workspace, binDir, opts.Wirer)
+		spec, launch, err := paneFor(p, vars, ws.Root, binDir, opts.Wirer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -101,7 +104,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	}
 	if len(opts.Master) > 0 {
 		command := append([]string{filepath.Join(binDir, "switchboard")}, opts.Master...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: opts.Workspace, Env: paneEnv(nil, opts.Workspace, mailbox.Operator, binDir), Command: command})
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws.Root, mailbox.Operator, binDir), Command: command})
 		if err == nil {
 			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
 		}
@@ -112,7 +115,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if session.ServerPID, err = opts.Client.ServerPID(ctx); err != nil {
 		return nil, nil, err
 	}
-	if err := SaveSession(store, session); err != nil {
+	if err := SaveSession(ws, session); err != nil {
 		return nil, nil, err
 	}
 	return session, notes, nil
@@ -197,11 +200,11 @@ func decorate(ctx context.Context, c *tmux.Client, s *Session) error {
 // startingTitle is the border of a pane whose agent is starting.
 func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting" }
 
-// StageBinary copies the switchboard binary to mailboxes/.bin and returns
-// that folder, which goes first on every pane's PATH. With no binary it
-// only returns the folder.
-func StageBinary(store *mailbox.Store, binary string) (string, error) {
-	dir := filepath.Join(store.Dir, ".bin") // a dot name is never an agent
+// StageBinary copies the switchboard binary to the workspace's (BinDir) and
+// returns that folder, which goes first on every pane's PATH. With no
+// binary it only returns the folder.
+func StageBinary(ws *workspace.Workspace, binary string) (string, error) {
+	dir := ws.BinDir()
 	if binary == "" {
 		return dir, nil
 	}
@@ -214,7 +217,7 @@ func StageBinary(store *mailbox.Store, binary string) (string, error) {
 	}
 	defer src.Close()
 	// Replacing the old copy keeps its inode for the panes that run it.
-	dst, err := atomicfile.Create(filepath.Join(dir, "switchboard"), atomicfile.Options{})
+	dst, err := atomicfile.Create(ws.Binary(), atomicfile.Options{})
 	if err != nil {
 		return "", fmt.Errorf("stage switchboard binary: %w", err)
 	}

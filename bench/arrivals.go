@@ -44,7 +44,7 @@ type batch struct {
 }
 
 // watchInboxes watches the inbox folders of every agent of ws.
-func watchInboxes(ws *workspace, progress io.Writer) (*arrivals, error) {
+func watchInboxes(ws *testbed, progress io.Writer) (*arrivals, error) {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("watch inboxes: %w", err)

@@ -116,7 +116,7 @@ func TestProcessCPUTime(t *testing.T) {
 // BenchmarkFloorRelay is the floor's burst without fsync, as messages per
 // second, for `go test -bench`.
 func BenchmarkFloorRelay(b *testing.B) {
-	ws, err := newWorkspace("", 4)
+	ws, err := newTestbed("", 4)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,9 +5,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"switchboard/atomicfile"
 	"sync"
 	"time"
+
+	"switchboard/atomicfile"
+	"switchboard/workspace"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -31,12 +33,12 @@ type floorRelay struct {
 }
 
 // startFloor watches every outbox of ws and relays until stop.
-func startFloor(ws *workspace, durable bool) (*floorRelay, error) {
+func startFloor(ws *testbed, durable bool) (*floorRelay, error) {
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("floor relay: %w", err)
 	}
-	store := mailbox.NewStore(ws.root)
+	store := workspace.New(ws.root).Store
 	store.Durable = durable
 	f := &floorRelay{store: store, fsw: fsw, work: make(chan string, 1<<16), done: make(chan struct{})}
 	for _, agent := range ws.agents {

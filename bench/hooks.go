@@ -16,6 +16,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // HookConfig says how the hooks' start-to-exit time is measured. The zero
@@ -253,7 +254,7 @@ func newHookBench(ctx context.Context, cfg HookConfig, dir string) (h *hookBench
 // without fsync, and writes the bulletin as the master keeps it: status
 // reads it on every call.
 func (h *hookBench) fill() error {
-	h.store = mailbox.NewStore(h.root)
+	h.store = workspace.New(h.root).Store
 	h.store.Durable = false
 	for _, agent := range []string{hookAgent, hookSender} {
 		if err := h.store.Ensure(agent); err != nil {
@@ -293,7 +294,7 @@ func (h *hookBench) fill() error {
 		}
 		h.newest = m.ID
 	}
-	err := bulletin.NewStore(h.store.Dir).Update(func(b *bulletin.Bulletin) error {
+	err := workspace.New(h.root).Bulletin().Update(func(b *bulletin.Bulletin) error {
 		b.Agents = map[string]bulletin.AgentSummary{
 			hookAgent:  {State: mailbox.StateBusy, Unread: h.cfg.Unread, Urgent: h.urgent},
 			hookSender: {State: mailbox.StateIdle},
@@ -318,7 +319,6 @@ func (h *hookBench) commands() {
 			trueBin = found
 		}
 	}
-	marks := filepath.Join(h.store.AgentDir(hookAgent), "shown")
 	h.cmds = []*hookCommand{
 		{label: "/bin/true", path: trueBin},
 		{
@@ -334,7 +334,7 @@ func (h *hookBench) commands() {
 		{
 			label: "hook claude, all new", path: bin, args: append(slices.Clone(team), "hook", "claude"),
 			before: func() error {
-				if err := os.Remove(marks); err != nil && !errors.Is(err, os.ErrNotExist) {
+				if err := h.store.ResetShown(hookAgent); err != nil {
 					return fmt.Errorf("hook bench: forget what the agent was shown: %w", err)
 				}
 				return nil

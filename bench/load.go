@@ -27,13 +27,13 @@ var benchContent = strings.Repeat("routing benchmark payload ", 12)
 // the messages were delivered before Post returned, since the link comes
 // before the return and the posting goroutine can wait for a CPU in between.
 type sender struct {
-	ws    *workspace
+	ws    *testbed
 	watch *arrivals
 	rng   *rand.Rand
 	count int
 }
 
-func newSender(ws *workspace, watch *arrivals) *sender {
+func newSender(ws *testbed, watch *arrivals) *sender {
 	return &sender{ws: ws, watch: watch, rng: rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64()))}
 }
 

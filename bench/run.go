@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/master"
+	"switchboard/workspace"
 )
 
 // router is what moves messages from outboxes to inboxes during a run: the
@@ -53,7 +54,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 	}
 	var idle *masterProcess
 	for _, durable := range []bool{true, false} {
-		s, err := cfg.open(ctx, label("floor", durable), func(ws *workspace) (router, error) {
+		s, err := cfg.open(ctx, label("floor", durable), func(ws *testbed) (router, error) {
 			return startFloor(ws, durable)
 		})
 		if s != nil {
@@ -74,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 			continue
 		}
 		var p *masterProcess
-		s, err = cfg.open(ctx, label("master", durable), func(ws *workspace) (router, error) {
+		s, err = cfg.open(ctx, label("master", durable), func(ws *testbed) (router, error) {
 			started, err := startMaster(cfg.Binary, ws.root, durable)
 			p = started
 			return started, err
@@ -85,7 +86,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if pid, running := master.Running(s.ws.store.LockPath()); !running || pid != p.pid() {
+		if pid, running := master.Running(workspace.New(s.ws.root)); !running || pid != p.pid() {
 			return nil, fmt.Errorf("%s: the workspace lock is not held by the master started (pid %d), but by pid %d", s.label, p.pid(), pid)
 		}
 		if v, err = s.measure(ctx); err != nil {
@@ -127,7 +128,7 @@ func label(name string, durable bool) string {
 type session struct {
 	cfg    Config
 	label  string
-	ws     *workspace
+	ws     *testbed
 	watch  *arrivals
 	router router
 	send   *sender
@@ -136,8 +137,8 @@ type session struct {
 // open makes a workspace, watches its inboxes, starts a router on it and
 // waits until the router has delivered a first message. On failure it
 // returns the session too, if it made one, for the caller to close.
-func (c Config) open(ctx context.Context, label string, start func(*workspace) (router, error)) (s *session, err error) {
-	ws, err := newWorkspace(c.Dir, c.Agents)
+func (c Config) open(ctx context.Context, label string, start func(*testbed) (router, error)) (s *session, err error) {
+	ws, err := newTestbed(c.Dir, c.Agents)
 	if err != nil {
 		return nil, err
 	}

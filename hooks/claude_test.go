@@ -12,6 +12,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,7 +25,8 @@ func team(t *testing.T) Env {
 	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
-	store := mailbox.NewStore(root)
+	ws := workspace.New(root)
+	store := ws.Store
 	store.Durable = false
 	for _, a := range []string{"developer_agent", "reviewer_agent", "master_agent"} {
 		if err := store.Ensure(a); err != nil {
@@ -46,7 +48,7 @@ func team(t *testing.T) Env {
 			t.Fatal(err)
 		}
 	}
-	return Env{Workspace: root, Agent: "developer_agent", Store: store}
+	return Env{Workspace: ws, Agent: "developer_agent"}
 }
 
 func runHook(t *testing.T, env Env, input string) map[string]any {
@@ -79,7 +81,7 @@ func golden(t *testing.T, name string, got map[string]any) {
 }
 
 func stateOf(t *testing.T, env Env) string {
-	st, _, err := env.Store.ReadState(env.Agent)
+	st, _, err := env.Workspace.Store.ReadState(env.Agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,12 +193,12 @@ func TestBadInputAlwaysGetsValidJSON(t *testing.T) {
 
 func TestMailTypedByTheMasterIsNotShownAgain(t *testing.T) {
 	env := team(t)
-	names, err := env.Store.InboxIndex(env.Agent)
+	names, err := env.Workspace.Store.InboxIndex(env.Agent)
 	if err != nil || len(names) != 3 {
 		t.Fatalf("inbox %q, %v; want three messages", names, err)
 	}
 	// The master typed a notice of the first message as the prompt.
-	if _, err := env.Store.ClaimShown(env.Agent, names[:1], ""); err != nil {
+	if _, err := env.Workspace.Store.ClaimShown(env.Agent, names[:1], ""); err != nil {
 		t.Fatal(err)
 	}
 	ctx := runHook(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"[FROM: Reviewer Agent] Part 1 needs tests"}`)["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
@@ -214,8 +216,8 @@ func TestMailTypedByTheMasterIsNotShownAgain(t *testing.T) {
 
 func TestStopLeavesMailShownElsewhereAlone(t *testing.T) {
 	env := team(t)
-	names, _ := env.Store.InboxIndex(env.Agent)
-	if _, err := env.Store.ClaimShown(env.Agent, names, ""); err != nil {
+	names, _ := env.Workspace.Store.InboxIndex(env.Agent)
+	if _, err := env.Workspace.Store.ClaimShown(env.Agent, names, ""); err != nil {
 		t.Fatal(err)
 	}
 	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {

@@ -6,18 +6,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
 	"switchboard/atomicfile"
+	"switchboard/workspace"
 
 	"switchboard/agents"
-	"switchboard/mailbox"
 )
-
-// WiringDir is the folder of an agent's generated hook files:
-// mailboxes/<agent>/hooks. Nothing outside mailboxes/ is written, so the
-// user's own settings files stay untouched.
-func WiringDir(store *mailbox.Store, agent string) string {
-	return filepath.Join(store.AgentDir(agent), "hooks")
-}
 
 // Wired is a wiring written to disk, and what it asks of the command line
 // of the agent's client.
@@ -48,8 +42,8 @@ var programOf = map[string]string{WireClaude: "claude", WireCodex: "codex", Wire
 // folder: a settings file, an rc file, or a home folder for the client.
 // Shell files source the user's own start-up file first, so that a pane
 // keeps the user's prompt, aliases and PATH.
-func WriteWiring(store *mailbox.Store, w Wiring, kind string) (Wired, error) {
-	dir := WiringDir(store, w.Agent)
+func WriteWiring(ws *workspace.Workspace, w Wiring, kind string) (Wired, error) {
+	dir := ws.WiringDir(w.Agent)
 	switch kind {
 	case WireClaude:
 		path := filepath.Join(dir, "claude-settings.json")
@@ -125,18 +119,18 @@ func wireKind(launch agents.Launch) string {
 }
 
 // Wirer wires the agents of one workspace (agents.Wirer).
-type Wirer struct{ Store *mailbox.Store }
+type Wirer struct{ Workspace *workspace.Workspace }
 
-// Wire is WireLaunch for the workspace of w.Store.
+// Wire is WireLaunch for the workspace.
 func (w Wirer) Wire(binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
-	return WireLaunch(w.Store, binary, p, launch)
+	return WireLaunch(w.Workspace, binary, p, launch)
 }
 
 // WireLaunch wires an agent's hooks into what its pane runs, by kind (see
 // WriteWiring), and adds its profile's system instructions and model where
 // the client takes them. Other programs run as they are. It returns the
 // launch to run.
-func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+func WireLaunch(ws *workspace.Workspace, binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
 	if len(launch.Command) == 0 {
 		return launch, nil
 	}
@@ -144,12 +138,11 @@ func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch a
 	if kind == "" {
 		return launch, nil
 	}
-	workspace := filepath.Dir(store.Dir)
-	w := Wiring{Binary: binary, Workspace: workspace, Agent: p.Name, Dir: p.Cwd}
+	w := Wiring{Binary: binary, Workspace: ws.Root, Agent: p.Name, Dir: p.Cwd}
 	if w.Dir == "" {
-		w.Dir = workspace
+		w.Dir = ws.Root
 	}
-	if r, err := agents.LoadRules(workspace); err == nil {
+	if r, err := ws.Rules(); err == nil {
 		w.Allowed = AllowedCommands(r, p.Name)
 	}
 	// A profile that names the client's home names the user's settings.
@@ -161,7 +154,7 @@ func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch a
 			w.ClientHome = filepath.Join(home, ".gemini")
 		}
 	}
-	wired, err := WriteWiring(store, w, kind)
+	wired, err := WriteWiring(ws, w, kind)
 	if err != nil {
 		return launch, err
 	}
@@ -190,7 +183,7 @@ func WireLaunch(store *mailbox.Store, binary string, p *agents.Profile, launch a
 		launch.Env = env
 	}
 	launch.Command = append(append([]string{program}, extra...), rest...)
-	if kind == WireCodex && within(workspace, w.Dir) {
+	if kind == WireCodex && within(ws.Root, w.Dir) {
 		launch.Note = fmt.Sprintf("%s runs Codex in the workspace, which Codex's sandbox lets it write without a prompt: the team's rules, profiles and wiring too. Give it a cwd outside the workspace to keep them out of its reach.", p.Name)
 	}
 	return launch, nil

@@ -14,16 +14,16 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if err := setState(env, mailbox.StateIdle); err != nil {
 		return err
 	}
-	sum, items, err := newMail(env.Store, env.Agent, false)
+	sum, items, err := newMail(env.Workspace.Store, env.Agent, false)
 	if err != nil {
 		return err
 	}
 	if len(items) > 0 {
-		if items, err = claim(env.Store, env.Agent, sum, items, true); err != nil {
+		if items, err = claim(env.Workspace.Store, env.Agent, sum, items, true); err != nil {
 			return err
 		}
 	}
-	st, err := statusOf(env.Store, env.Agent, sum)
+	st, err := statusOf(env.Workspace, env.Agent, sum)
 	if err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 		shown = shown[len(shown)-maxListed:]
 	}
 	for _, info := range shown {
-		msg, err := mailbox.Load(filepath.Join(env.Store.InboxDir(env.Agent), info.Name))
+		msg, err := mailbox.Load(filepath.Join(env.Workspace.Store.InboxDir(env.Agent), info.Name))
 		if err != nil {
 			continue
 		}

@@ -8,6 +8,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // Status is what every agent is shown before each prompt: its mailbox and
@@ -21,17 +22,17 @@ type Status struct {
 
 // ReadStatus gathers an agent's status from file names and the bulletin,
 // opening no message.
-func ReadStatus(store *mailbox.Store, agent string) (*Status, error) {
-	sum, err := store.InboxSummary(agent)
+func ReadStatus(ws *workspace.Workspace, agent string) (*Status, error) {
+	sum, err := ws.Store.InboxSummary(agent)
 	if err != nil {
 		return nil, err
 	}
-	return statusOf(store, agent, sum)
+	return statusOf(ws, agent, sum)
 }
 
 // statusOf is ReadStatus for a caller that has read the inbox's summary.
-func statusOf(store *mailbox.Store, agent string, sum mailbox.InboxSummary) (*Status, error) {
-	b, err := bulletin.NewStore(store.Dir).Read()
+func statusOf(ws *workspace.Workspace, agent string, sum mailbox.InboxSummary) (*Status, error) {
+	b, err := ws.Bulletin().Read()
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
 	"switchboard/atomicfile"
 )
 
@@ -62,9 +63,6 @@ func (s *Store) TmpDir(agent string) string { return filepath.Join(s.Dir, agent,
 
 // LogPath is the audit log.
 func (s *Store) LogPath() string { return filepath.Join(s.Dir, "log", "messages.jsonl") }
-
-// LockPath is the file the running master holds locked.
-func (s *Store) LockPath() string { return filepath.Join(s.Dir, ".master.lock") }
 
 // Ensure creates the mailboxes folder, the log folder and the folders of one
 // agent's mailbox, all private to the user.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"switchboard/workspace"
 )
 
 // ErrRunning is returned when another master holds the workspace.
@@ -62,10 +64,9 @@ func readPid(f *os.File) int {
 	return pid
 }
 
-// Running reports whether a master holds the workspace whose lock file is at
-// path, and its pid.
-func Running(path string) (pid int, running bool) {
-	f, err := os.Open(path)
+// Running reports whether a master holds the workspace, and its pid.
+func Running(ws *workspace.Workspace) (pid int, running bool) {
+	f, err := os.Open(ws.MasterLock())
 	if err != nil {
 		return 0, false
 	}

@@ -6,15 +6,14 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"syscall"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // Options tune a master. The zero value is a durable master on fsnotify.
@@ -49,6 +48,7 @@ const (
 // Master routes the messages of one workspace.
 type Master struct {
 	root  string
+	ws    *workspace.Workspace
 	opts  Options
 	store *mailbox.Store
 	log   *mailbox.LogWriter
@@ -80,12 +80,13 @@ func New(root string, opts Options) *Master {
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	store := mailbox.NewStore(root)
-	store.Durable = !opts.NoFsync
+	ws := workspace.New(root)
+	ws.Store.Durable = !opts.NoFsync
 	return &Master{
 		root:      root,
+		ws:        ws,
 		opts:      opts,
-		store:     store,
+		store:     ws.Store,
 		now:       time.Now,
 		watched:   make(map[string]bool),
 		unsettled: make(map[string]unsettled),
@@ -99,7 +100,7 @@ func New(root string, opts Options) *Master {
 func (m *Master) Run(ctx context.Context) error {
 	m.started = m.now()
 	m.rulesStamp = m.teamStamp()
-	r, err := agents.LoadRules(m.root)
+	r, err := m.ws.Rules()
 	if err != nil {
 		return err
 	}
@@ -107,7 +108,7 @@ func (m *Master) Run(ctx context.Context) error {
 	if err := m.store.Ensure(mailbox.Operator); err != nil {
 		return err
 	}
-	lk, err := acquireLock(m.store.LockPath())
+	lk, err := acquireLock(m.ws.MasterLock())
 	if err != nil {
 		return err
 	}
@@ -208,7 +209,7 @@ func (m *Master) reloadRules(watch *watcher) {
 		return // an event that changed nothing, or a poll tick
 	}
 	m.rulesStamp = stamp
-	r, err := agents.LoadRules(m.root)
+	r, err := m.ws.Rules()
 	if err != nil {
 		m.logf("rules not reloaded, keeping the old ones: %v", err)
 		// An editor or cp may have been caught halfway (an empty file):
@@ -232,7 +233,7 @@ func (m *Master) reloadRules(watch *watcher) {
 // teamStamp changes when the rules file or the registry of spawned agents
 // does.
 func (m *Master) teamStamp() string {
-	return fileStamp(filepath.Join(m.root, rules.FileName)) + "|" + fileStamp(agents.SpawnedPath(m.store))
+	return fileStamp(m.ws.RulesPath()) + "|" + fileStamp(m.ws.SpawnedFile())
 }
 
 func (m *Master) logf(format string, args ...any) {

@@ -5,8 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
 
 	"github.com/google/uuid"
 

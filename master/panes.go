@@ -9,9 +9,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"switchboard/watch"
 	"sync"
 	"time"
+
+	"switchboard/watch"
 
 	"switchboard/agents"
 	"switchboard/bulletin"
@@ -524,14 +525,14 @@ func (p *panes) displayName(agent string) string {
 // loadSession (re)reads mailboxes/session.json when it changed. A new
 // session is a team brought up again: each agent is told of its unread mail.
 func (p *panes) loadSession() bool {
-	stamp := fileStamp(agents.SessionPath(p.store))
+	stamp := fileStamp(p.m.ws.SessionFile())
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if stamp == p.stamp {
 		return p.session != nil
 	}
 	p.stamp = stamp
-	s, ok, err := agents.LoadSession(p.store)
+	s, ok, err := agents.LoadSession(p.m.ws)
 	if err != nil {
 		p.m.logf("%v", err)
 	}

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"switchboard/atomicfile"
 	"syscall"
 	"time"
+
+	"switchboard/atomicfile"
 
 	"switchboard/mailbox"
 )

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 func post(t *testing.T, h *harness, from string, m *mailbox.Message) *mailbox.Message {
@@ -125,7 +126,7 @@ func TestSecondMasterIsRefusedWithTheHoldersPid(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "master already running (pid ") {
 		t.Fatalf("second master: %v; want \"master already running (pid N)\"", err)
 	}
-	if pid, running := Running(h.store.LockPath()); !running || pid == 0 {
+	if pid, running := Running(workspace.New(h.root)); !running || pid == 0 {
 		t.Errorf("Running = %d, %v; want the first master's pid", pid, running)
 	}
 }
@@ -136,7 +137,7 @@ func TestStopsCleanlyAndReleasesTheLock(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run returned %v after cancel; want nil", err)
 	}
-	if _, running := Running(h.store.LockPath()); running {
+	if _, running := Running(workspace.New(h.root)); running {
 		t.Errorf("lock still held after the master stopped")
 	}
 }

@@ -45,7 +45,7 @@ func (p *panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 			active = append(active, name)
 		}
 	}
-	err := bulletin.NewStore(p.store.Dir).Update(func(b *bulletin.Bulletin) error {
+	err := p.m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
 		b.Agents = agents
 		b.ActiveAgents = active
 		return nil

@@ -10,9 +10,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"switchboard/agents"
-	"switchboard/rules"
 )
 
 // watcher turns filesystem events into work: an outbox changed, the rules
@@ -97,7 +94,7 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	dir, name := filepath.Split(ev.Name)
 	dir = filepath.Clean(dir)
 	if dir == m.root || dir == m.store.Dir {
-		if (name == rules.FileName || name == filepath.Base(agents.SpawnedPath(m.store))) && !ev.Has(fsnotify.Chmod) {
+		if (name == filepath.Base(m.ws.RulesPath()) || name == filepath.Base(m.ws.SpawnedFile())) && !ev.Has(fsnotify.Chmod) {
 			m.work.markRules()
 		}
 		return

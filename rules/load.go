@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -208,24 +207,4 @@ func (p parser) names(n *yaml.Node, what string, wildcard bool) ([]Name, error) 
 		names = append(names, Name{Value: item.Value, Line: item.Line})
 	}
 	return names, nil
-}
-
-// ErrNoWorkspace is returned by FindWorkspace when no folder holds a rules
-// file.
-var ErrNoWorkspace = errors.New("no workspace")
-
-// FindWorkspace walks up from dir to the first folder holding a rules file.
-func FindWorkspace(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", fmt.Errorf("find workspace: %w", err)
-	}
-	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, FileName)); err == nil {
-			return d, nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("%w: no %s in %s or any folder above it", ErrNoWorkspace, FileName, abs)
-		}
-	}
 }

@@ -145,18 +145,3 @@ func TestDefaultTeamReadsAsWritten(t *testing.T) {
 		t.Errorf("oversight %s, interrupts %s; want master_agent for both", names(r.Oversight), names(r.Interrupts))
 	}
 }
-
-func TestFindWorkspaceWalksUp(t *testing.T) {
-	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, FileName), []byte("allowed_interactions: {a: {}}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	deep := filepath.Join(root, "src", "pkg")
-	os.MkdirAll(deep, 0o755)
-	if got, err := FindWorkspace(deep); err != nil || got != root {
-		t.Errorf("FindWorkspace = %q, %v; want %q", got, err, root)
-	}
-	if _, err := FindWorkspace(t.TempDir()); !errors.Is(err, ErrNoWorkspace) || !strings.Contains(err.Error(), "no communication_rules.yaml in") {
-		t.Errorf("FindWorkspace outside a workspace = %v", err)
-	}
-}

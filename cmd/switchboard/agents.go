@@ -49,11 +49,11 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	team, _, err := agents.Team(ws.root, ws.rules.Agents())
+	team, _, err := agents.Team(ws.folder, ws.rules.Agents())
 	if err != nil {
 		return err
 	}
-	session, up, err := agents.LoadSession(ws.store)
+	session, up, err := agents.LoadSession(ws.folder)
 	if err != nil {
 		return err
 	}

@@ -190,7 +190,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 
 // answerForwarded answers the request that was passed up with what came
 // back, as its recipient would have.
-func answerForwarded(io *streams, ws *workspace, orig *mailbox.Message, entry mailbox.Entry, answer string) error {
+func answerForwarded(io *streams, ws *caller, orig *mailbox.Message, entry mailbox.Entry, answer string) error {
 	option := ""
 	if len(orig.Options()) > 0 {
 		option = answer
@@ -204,7 +204,7 @@ func answerForwarded(io *streams, ws *workspace, orig *mailbox.Message, entry ma
 
 // defaultAsked is whom an ask without --to goes to: a spawned agent's
 // parent; when passing a request up, the operator for an agent without one.
-func defaultAsked(ws *workspace, forwarding bool) string {
+func defaultAsked(ws *caller, forwarding bool) string {
 	if parent, ok := ws.rules.Parent(ws.agent); ok {
 		return parent
 	}

@@ -23,7 +23,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			session, ok, err := agents.LoadSession(ws.store)
+			session, ok, err := agents.LoadSession(ws.folder)
 			if err != nil {
 				return err
 			}

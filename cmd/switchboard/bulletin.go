@@ -86,14 +86,14 @@ func runBulletinShow(io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	b, err := bulletin.NewStore(ws.store.Dir).Read()
+	b, err := ws.folder.Bulletin().Read()
 	if err != nil {
 		return err
 	}
 	if g.json {
 		return writeJSON(io.out, b)
 	}
-	st, err := hooks.ReadStatus(ws.store, ws.agent)
+	st, err := hooks.ReadStatus(ws.folder, ws.agent)
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func changeBulletin(io *streams, g *globals, change func(b *bulletin.Bulletin, a
 		return refusedError(fmt.Errorf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", ws.agent, overseers(ws)))
 	}
 	var said string
-	err = bulletin.NewStore(ws.store.Dir).Update(func(b *bulletin.Bulletin) error {
+	err = ws.folder.Bulletin().Update(func(b *bulletin.Bulletin) error {
 		said = change(b, ws.agent)
 		return nil
 	})

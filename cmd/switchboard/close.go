@@ -43,7 +43,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 	if !ws.rules.IsOverseer(ws.agent) && !isAncestor(ws, ws.agent, agent) {
 		return refusedError(fmt.Errorf("%s may not close %s: only its ancestors and the overseers may", ws.agent, agent))
 	}
-	closed, err := agents.Close(ctx, ws.root, agent)
+	closed, err := agents.Close(ctx, ws.folder, agent)
 	if err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 
 // isAncestor reports whether a spawned, directly or through its children,
 // the agent b.
-func isAncestor(ws *workspace, a, b string) bool {
+func isAncestor(ws *caller, a, b string) bool {
 	for i := 0; i < 64; i++ {
 		parent, ok := ws.rules.Parent(b)
 		if !ok {

@@ -14,6 +14,7 @@ import (
 	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/master"
+	"switchboard/workspace"
 )
 
 // TestKilledMasterDeliversEachMessageExactlyOnce drops 2,000 messages from
@@ -207,7 +208,7 @@ func startMaster(t *testing.T, root string) *masterProcess {
 	// Wait until it holds the lock, or has failed.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if pid, ok := master.Running(mailbox.NewStore(root).LockPath()); ok && pid == cmd.Process.Pid {
+		if pid, ok := master.Running(workspace.New(root)); ok && pid == cmd.Process.Pid {
 			return m
 		}
 		select {

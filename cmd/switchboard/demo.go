@@ -13,8 +13,8 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
-	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // DefaultDemoPause is the time between the demo's steps: enough to read
@@ -46,7 +46,7 @@ func prepareDemo(dir string) (string, error) {
 	}
 	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
 		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", agents.DisplayName(name), strconv.Quote(shell))
-		if err := os.WriteFile(filepath.Join(abs, agents.Dir, name+".yaml"), []byte(profile), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(abs, workspace.ProfilesDir, name+".yaml"), []byte(profile), 0o644); err != nil {
 			return "", fmt.Errorf("write the demo team: %w", err)
 		}
 	}
@@ -56,7 +56,7 @@ func prepareDemo(dir string) (string, error) {
 // startDirector opens the narrator pane along the bottom of the agents
 // window; it plays the demo, then leaves a shell there for the person.
 func startDirector(ctx context.Context, client *tmux.Client, session, root string, pause time.Duration) error {
-	bin := filepath.Join(mailbox.NewStore(root).Dir, ".bin", "switchboard")
+	bin := workspace.New(root).Binary()
 	script := fmt.Sprintf(`%s demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(bin), pause)
 	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 12, tmux.PaneSpec{
 		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
@@ -79,7 +79,7 @@ func newDemoPlayCmd(io *streams, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			session, ok, err := agents.LoadSession(ws.store)
+			session, ok, err := agents.LoadSession(ws.folder)
 			if err != nil {
 				return err
 			}

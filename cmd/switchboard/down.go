@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os/signal"
-	"switchboard/watch"
 	"syscall"
 	"time"
+
+	"switchboard/watch"
 
 	"github.com/spf13/cobra"
 
@@ -49,7 +50,7 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", pid)
 		stopped = true
 	}
-	session, ok, err := agents.LoadSession(ws.store)
+	session, ok, err := agents.LoadSession(ws.folder)
 	if err != nil {
 		return err
 	}

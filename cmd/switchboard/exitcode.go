@@ -7,7 +7,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/master"
-	"switchboard/rules"
+	"switchboard/workspace"
 )
 
 // Exit codes, the same for every command.
@@ -62,7 +62,7 @@ var hints = []struct {
 }{
 	{agents.ErrExists, "pick another --name"},
 	{agents.ErrWorkspaceExists, "pass --force to overwrite it"},
-	{rules.ErrNoWorkspace, "run `switchboard init` there, or pass --root"},
+	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 }
 

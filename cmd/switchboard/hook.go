@@ -71,16 +71,15 @@ func hookEnv(g *globals) (hooks.Env, bool) {
 	if agent == "" || mailbox.ValidateAgentName(agent) != nil {
 		return hooks.Env{}, false
 	}
-	root, err := workspaceRoot(g)
+	ws, err := findWorkspace(g)
 	if err != nil {
 		return hooks.Env{}, false
 	}
-	store := mailbox.NewStore(root)
 	// What hooks write (state, marks, the inbox index) is rebuilt or
 	// rewritten at the next call: no fsync before every prompt.
-	store.Durable = false
-	if _, err := os.Stat(store.AgentDir(agent)); err != nil {
+	ws.Store.Durable = false
+	if !ws.HasMailbox(agent) {
 		return hooks.Env{}, false // not an agent whose mailbox exists
 	}
-	return hooks.Env{Workspace: root, Agent: agent, Store: store}, true
+	return hooks.Env{Workspace: ws, Agent: agent}, true
 }

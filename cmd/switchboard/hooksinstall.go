@@ -11,7 +11,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
-	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 type hooksInstallOptions struct {
@@ -79,16 +79,16 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 		}
 	}
 	w := hooks.Wiring{Agent: opts.agent}
-	var store *mailbox.Store
+	var folder *workspace.Workspace
 	if opts.agent != "" {
 		ws, err := openWorkspace(&globals{root: g.root, as: opts.agent})
 		if err != nil {
 			return err
 		}
-		w.Workspace, w.Dir, store = ws.root, ws.root, ws.store
+		w.Workspace, w.Dir, folder = ws.root, ws.root, ws.folder
 		w.Allowed = hooks.AllowedCommands(ws.rules, opts.agent)
 	}
-	binary, err := hookBinary(store)
+	binary, err := hookBinary(folder)
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 		_, err = io.out.Write(perms)
 		return err
 	case opts.write:
-		wired, err := hooks.WriteWiring(store, w, opts.kind)
+		wired, err := hooks.WriteWiring(folder, w, opts.kind)
 		if err != nil {
 			return err
 		}
@@ -127,7 +127,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 // hookBinary is the switchboard the hooks run: this executable, unless it
 // is the throwaway build of `go run`, in which case the copy staged in the
 // workspace (or the one on PATH) outlives it.
-func hookBinary(store *mailbox.Store) (string, error) {
+func hookBinary(ws *workspace.Workspace) (string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the switchboard binary: %w", err)
@@ -135,12 +135,11 @@ func hookBinary(store *mailbox.Store) (string, error) {
 	if !strings.Contains(self, string(filepath.Separator)+"go-build") {
 		return self, nil
 	}
-	if store != nil {
-		dir, err := agents.StageBinary(store, self)
-		if err != nil {
+	if ws != nil {
+		if _, err := agents.StageBinary(ws, self); err != nil {
 			return "", err
 		}
-		return filepath.Join(dir, "switchboard"), nil
+		return ws.Binary(), nil
 	}
 	return "switchboard", nil
 }

@@ -26,7 +26,7 @@ holds it, lock exits 3 and says who, since when and why.`,
 			if err != nil {
 				return err
 			}
-			err = bulletin.NewStore(ws.store.Dir).Acquire(a[0], ws.agent, reason)
+			err = ws.folder.Bulletin().Acquire(a[0], ws.agent, reason)
 			if errors.Is(err, bulletin.ErrHeld) {
 				return refusedError(err)
 			}
@@ -56,7 +56,7 @@ may --force the lock of an agent that has exited (its lock shows as stale).`,
 			if err != nil {
 				return err
 			}
-			store := bulletin.NewStore(ws.store.Dir)
+			store := ws.folder.Bulletin()
 			if force {
 				if ws.agent != mailbox.Operator {
 					return refusedError(errors.New("only the operator may --force a lock"))
@@ -85,7 +85,7 @@ may --force the lock of an agent that has exited (its lock shows as stale).`,
 }
 
 // lockIsStale reports whether a lock's holder has exited.
-func lockIsStale(ws *workspace, l bulletin.Lock) bool {
+func lockIsStale(ws *caller, l bulletin.Lock) bool {
 	st, ok, _ := ws.store.ReadState(l.Holder)
 	return ok && st.State == mailbox.StateExited
 }

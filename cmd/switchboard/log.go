@@ -6,8 +6,9 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
-	"switchboard/watch"
 	"time"
+
+	"switchboard/watch"
 
 	"github.com/spf13/cobra"
 
@@ -74,7 +75,7 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	})
 }
 
-func filterLog(ws *workspace, opts *logOptions, records []mailbox.Record) []mailbox.Record {
+func filterLog(ws *caller, opts *logOptions, records []mailbox.Record) []mailbox.Record {
 	var out []mailbox.Record
 	for i := range records {
 		rec := &records[i]

@@ -26,11 +26,11 @@ every message exactly once.`,
   switchboard master --poll 1s        # on NFS or other filesystems without inotify`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			root, err := workspaceRoot(g)
+			ws, err := findWorkspace(g)
 			if err != nil {
 				return err
 			}
-			opts.root = root
+			opts.root = ws.Root
 			opts.Log = io.errOut
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},

@@ -14,7 +14,7 @@ import (
 // attempt is in the audit log for the overseers and the sender gets the
 // BLOCKED notice; post then fails with exit 3 and the reason. A broadcast
 // only fails when it reaches no one.
-func post(io *streams, ws *workspace, msg *mailbox.Message) error {
+func post(io *streams, ws *caller, msg *mailbox.Message) error {
 	msg.From = ws.agent
 	msg.Normalize(time.Now())
 	if err := msg.Validate(); err != nil {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -39,11 +38,11 @@ by itself when it changes.`,
 }
 
 func runRulesCheck(io *streams, g *globals) error {
-	root, err := workspaceRoot(g)
+	ws, err := findWorkspace(g)
 	if err != nil {
 		return err
 	}
-	r, err := rules.Load(filepath.Join(root, rules.FileName))
+	r, err := rules.Load(ws.RulesPath())
 	if err != nil {
 		return err
 	}

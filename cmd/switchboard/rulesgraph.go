@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"switchboard/agents"
 )
 
 func newRulesGraphCmd(io *streams, g *globals) *cobra.Command {
@@ -46,13 +44,13 @@ func runRulesGraph(io *streams, g *globals, format string) error {
 	if format != "mermaid" && format != "dot" {
 		return usageError("--format is mermaid or dot, not %q", format)
 	}
-	root, err := workspaceRoot(g)
+	ws, err := findWorkspace(g)
 	if err != nil {
 		return err
 	}
-	// agents.LoadRules adds the agents spawned at run time to the file's
-	// team, so the drawing shows the team as it runs.
-	r, err := agents.LoadRules(root)
+	// The agents spawned at run time are added to the file's team, so the
+	// drawing shows the team as it runs.
+	r, err := ws.Rules()
 	if err != nil {
 		return err
 	}

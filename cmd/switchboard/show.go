@@ -97,7 +97,7 @@ func runShow(io *streams, g *globals, selectors []string) error {
 	return nil
 }
 
-func overseers(ws *workspace) string {
+func overseers(ws *caller) string {
 	var names []string
 	for _, n := range ws.rules.Oversight {
 		names = append(names, n.Value)

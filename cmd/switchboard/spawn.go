@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,9 +92,9 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 		name = freeName(ws, opts.profile)
 	}
 	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
-		Workspace: ws.root, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
+		Workspace: ws.folder, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
 		Taken: ws.rules.Knows,
-		Wirer: hooks.Wirer{Store: ws.store},
+		Wirer: hooks.Wirer{Workspace: ws.folder},
 	})
 	if err != nil {
 		return err
@@ -105,7 +104,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	}
 	res := spawnResult{Name: name, Profile: opts.profile, Parent: parent, Pane: seat.Pane, Kind: seat.Kind}
 	if opts.task != "" {
-		if ws.rules, err = agents.LoadRules(ws.root); err != nil {
+		if ws.rules, err = ws.folder.Rules(); err != nil {
 			return err
 		}
 		task := &mailbox.Message{
@@ -132,8 +131,8 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 }
 
 // checkProfile accepts a profile file's name or an agent of the rules.
-func checkProfile(ws *workspace, profile string) error {
-	profiles, err := agents.LoadProfiles(ws.root)
+func checkProfile(ws *caller, profile string) error {
+	profiles, err := agents.LoadProfiles(ws.folder.Profiles())
 	if err != nil {
 		return err
 	}
@@ -145,13 +144,13 @@ func checkProfile(ws *workspace, profile string) error {
 
 // freeName is the first of P-1, P-2, ... that no agent has, now or before:
 // a closed agent's mailbox stays, and a new agent must not inherit it.
-func freeName(ws *workspace, profile string) string {
+func freeName(ws *caller, profile string) string {
 	for i := 1; ; i++ {
 		name := profile + "-" + strconv.Itoa(i)
 		if len(name) > 63 {
 			name = profile[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
 		}
-		if _, err := os.Stat(ws.store.AgentDir(name)); !ws.rules.Knows(name) && err != nil {
+		if !ws.rules.Knows(name) && !ws.folder.HasMailbox(name) {
 			return name
 		}
 	}

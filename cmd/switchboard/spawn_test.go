@@ -13,6 +13,7 @@ import (
 	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/proctree"
+	"switchboard/workspace"
 )
 
 // TestSpawnWaitCloseTree spawns a three-level tree of agents into a running
@@ -90,7 +91,7 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	tm.must("down")
 	tm.must("up", "-d", "--socket", tm.socket)
 	tm.waitFor("the survivor back in its pane", func() bool {
-		s, ok, _ := agents.LoadSession(tm.store)
+		s, ok, _ := agents.LoadSession(workspace.New(tm.root))
 		return ok && s.Agents["survivor"] != nil && s.Agents["survivor"].Parent == "developer_agent" && strings.Contains(panes(), "survivor")
 	})
 }

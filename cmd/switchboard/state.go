@@ -35,7 +35,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 				quoted, _ := json.Marshal(a[1])
 				value = quoted
 			}
-			err = bulletin.NewStore(ws.store.Dir).Update(func(b *bulletin.Bulletin) error {
+			err = ws.folder.Bulletin().Update(func(b *bulletin.Bulletin) error {
 				b.SharedState[a[0]] = value
 				return nil
 			})
@@ -90,7 +90,7 @@ func readBulletin(g *globals) (*bulletin.Bulletin, error) {
 	if err != nil {
 		return nil, err
 	}
-	return bulletin.NewStore(ws.store.Dir).Read()
+	return ws.folder.Bulletin().Read()
 }
 
 // compactJSON prints a stored value on one line, however it was indented.

@@ -28,9 +28,9 @@ bulletin only, so it is fast enough to run before every prompt.`,
 				if err != nil {
 					return err
 				}
-				env.Store, env.Agent = ws.store, ws.agent
+				env.Workspace, env.Agent = ws.folder, ws.agent
 			}
-			st, err := hooks.ReadStatus(env.Store, env.Agent)
+			st, err := hooks.ReadStatus(env.Workspace, env.Agent)
 			if err != nil {
 				return err
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // These benchmarks need tmux and run only with -bench, for example
@@ -91,7 +92,7 @@ func BenchmarkTeamIdleCPU50(b *testing.B) {
 			}
 			return true
 		})
-		pid, _ := os.ReadFile(tm.store.LockPath())
+		pid, _ := os.ReadFile(workspace.New(tm.root).MasterLock())
 		stat := "/proc/" + strings.TrimSpace(string(pid)) + "/stat"
 		before := cpuTicks(b, stat)
 		time.Sleep(time.Minute)

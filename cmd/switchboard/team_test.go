@@ -14,6 +14,7 @@ import (
 	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // recorderProfile runs, in the agent's pane, a program that appends every
@@ -101,7 +102,7 @@ func (tm *team) waitFor(what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-3000", "-t", "=switchboard:master").CombinedOutput()
 			panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command}").CombinedOutput()
-			session, _ := os.ReadFile(agents.SessionPath(tm.store))
+			session, _ := os.ReadFile(workspace.New(tm.root).SessionFile())
 			tm.t.Fatalf("timed out waiting for %s\npanes:\n%s\nsession: %s\nmaster window:\n%s", what, panes, session, out)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -226,7 +227,7 @@ func TestTeamInTmux(t *testing.T) {
 
 func paneOf(t testing.TB, tm *team, agent string) string {
 	t.Helper()
-	s, ok, err := agents.LoadSession(tm.store)
+	s, ok, err := agents.LoadSession(workspace.New(tm.root))
 	if err != nil || !ok {
 		t.Fatalf("no session: %v", err)
 	}

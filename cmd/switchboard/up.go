@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"switchboard/watch"
 	"time"
+
+	"switchboard/watch"
 
 	"github.com/spf13/cobra"
 
@@ -103,9 +103,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	start := time.Now()
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
-		Workspace: ws.root, Names: ws.rules.Agents(), Client: client, Session: opts.session,
+		Workspace: ws.folder, Names: ws.rules.Agents(), Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd,
-		Wirer: hooks.Wirer{Store: ws.store},
+		Wirer: hooks.Wirer{Workspace: ws.folder},
 	})
 	if err != nil {
 		agents.StopTeam(context.WithoutCancel(ctx), client)
@@ -129,19 +129,19 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 
 // ensureMaster starts the master in the session's master window when none
 // runs, as after a master that was stopped by hand.
-func ensureMaster(ctx context.Context, io *streams, ws *workspace, client *tmux.Client, session string) error {
+func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Client, session string) error {
 	if _, running := ws.masterRunning(); running {
 		return nil
 	}
 	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
-	binary := filepath.Join(ws.store.Dir, ".bin", "switchboard")
+	binary := ws.folder.Binary()
 	if err := client.RespawnPane(ctx, tmux.Window(session, "master"), binary, "master"); err != nil {
 		return fmt.Errorf("restart the master: %w", err)
 	}
 	return waitForMaster(ctx, ws)
 }
 
-func waitForMaster(ctx context.Context, ws *workspace) error {
+func waitForMaster(ctx context.Context, ws *caller) error {
 	running := func() bool { _, running := ws.masterRunning(); return running }
 	if watch.Until(ctx, 20*time.Millisecond, 10*time.Second, running) {
 		return nil

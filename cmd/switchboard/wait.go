@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,7 +43,7 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 		return err
 	}
 	if !ws.rules.Knows(agent) {
-		if _, err := os.Stat(ws.store.AgentDir(agent)); err == nil {
+		if ws.folder.HasMailbox(agent) {
 			return fmt.Errorf("%s is no longer an agent of this team (closed?); its mail stays in %s", agent, ws.store.AgentDir(agent))
 		}
 		return fmt.Errorf("%s is not an agent of this team", agent)

@@ -3,32 +3,32 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/rules"
+	"switchboard/workspace"
 )
 
-// workspace is what most commands need: where the team lives, its rules,
-// its mailboxes, and who is asking.
-type workspace struct {
-	root  string
-	rules *rules.Rules
-	store *mailbox.Store
-	agent string
+// caller is what most commands need: who is asking, and the workspace with
+// its rules and its mailboxes.
+type caller struct {
+	folder *workspace.Workspace
+	root   string
+	rules  *rules.Rules
+	store  *mailbox.Store
+	agent  string
 }
 
 // openWorkspace finds the workspace and loads its rules. The caller's agent
 // name must be part of the team.
-func openWorkspace(g *globals) (*workspace, error) {
-	root, err := workspaceRoot(g)
+func openWorkspace(g *globals) (*caller, error) {
+	folder, err := findWorkspace(g)
 	if err != nil {
 		return nil, err
 	}
-	r, err := agents.LoadRules(root)
+	r, err := folder.Rules()
 	if err != nil {
 		return nil, err
 	}
@@ -42,37 +42,32 @@ func openWorkspace(g *globals) (*workspace, error) {
 	if !r.Knows(agent) {
 		return nil, fmt.Errorf("%q is not an agent of this team (%s); check --as or SWITCHBOARD_AGENT", agent, strings.Join(r.Agents(), ", "))
 	}
-	return &workspace{root: root, rules: r, store: mailbox.NewStore(root), agent: agent}, nil
+	return &caller{folder: folder, root: folder.Root, rules: r, store: folder.Store, agent: agent}, nil
 }
 
-func workspaceRoot(g *globals) (string, error) {
+// findWorkspace is the workspace of --root, else SWITCHBOARD_ROOT, else the
+// nearest folder up from here that holds a rules file.
+func findWorkspace(g *globals) (*workspace.Workspace, error) {
 	root := g.root
 	if root == "" {
 		root = os.Getenv("SWITCHBOARD_ROOT")
 	}
-	if root == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return "", fmt.Errorf("find workspace: %w", err)
-		}
-		return rules.FindWorkspace(wd)
+	if root != "" {
+		return workspace.Open(root)
 	}
-	abs, err := filepath.Abs(root)
+	wd, err := os.Getwd()
 	if err != nil {
-		return "", fmt.Errorf("workspace %s: %w", root, err)
+		return nil, fmt.Errorf("find workspace: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(abs, rules.FileName)); err != nil {
-		return "", fmt.Errorf("%s is not a workspace: it has no %s; run `switchboard init` there", abs, rules.FileName)
-	}
-	return abs, nil
+	return workspace.Find(wd)
 }
 
 // masterRunning reports the pid of the workspace's master, if one runs.
-func (w *workspace) masterRunning() (int, bool) {
-	return master.Running(w.store.LockPath())
+func (w *caller) masterRunning() (int, bool) {
+	return master.Running(w.folder)
 }
 
 // mayRead reports whether the caller may read a logged message.
-func (w *workspace) mayRead(rec *mailbox.Record) bool {
+func (w *caller) mayRead(rec *mailbox.Record) bool {
 	return w.rules.IsOverseer(w.agent) || rec.Involves(w.agent)
 }

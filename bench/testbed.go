@@ -8,13 +8,15 @@ import (
 
 	"switchboard/mailbox"
 	"switchboard/rules"
+	"switchboard/workspace"
 )
 
 // maxAgents keeps agent names to three digits.
 const maxAgents = 999
 
-// workspace is a temporary team in which everyone may write to everyone.
-type workspace struct {
+// testbed is a temporary workspace: a team in which everyone may write to
+// everyone.
+type testbed struct {
 	root   string
 	agents []string
 	// store is how the bench posts: like `switchboard send`, without fsync
@@ -22,15 +24,15 @@ type workspace struct {
 	store *mailbox.Store
 }
 
-// newWorkspace writes the rules of a team of n agents into a new temporary
+// newTestbed writes the rules of a team of n agents into a new temporary
 // folder in dir (empty: the system's) and makes every mailbox, so that
 // mailboxes can be watched before a router starts.
-func newWorkspace(dir string, n int) (*workspace, error) {
+func newTestbed(dir string, n int) (*testbed, error) {
 	root, err := os.MkdirTemp(dir, "switchboard-bench-")
 	if err != nil {
 		return nil, fmt.Errorf("create bench workspace: %w", err)
 	}
-	ws := &workspace{root: root, store: mailbox.NewStore(root)}
+	ws := &testbed{root: root, store: workspace.New(root).Store}
 	ws.store.Durable = false
 	var rulesFile strings.Builder
 	rulesFile.WriteString("allowed_interactions:\n")
@@ -52,7 +54,7 @@ func newWorkspace(dir string, n int) (*workspace, error) {
 	return ws, nil
 }
 
-func (ws *workspace) remove() error {
+func (ws *testbed) remove() error {
 	if err := os.RemoveAll(ws.root); err != nil {
 		return fmt.Errorf("remove bench workspace: %w", err)
 	}

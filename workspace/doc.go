@@ -1,0 +1,8 @@
+// Package workspace owns the layout of a team's folder: where the rules,
+// the profiles and the mailboxes are, and where in mailboxes/ the team keeps
+// its registries (spawned agents, the tmux session), its bulletin, the
+// master's lock, the staged binary and each agent's generated wiring. It
+// opens what lies there by name; no other package joins a name onto its
+// folders. The messages themselves, inside each agent's mailbox, are the
+// business of package mailbox, whose Store it hands out.
+package workspace

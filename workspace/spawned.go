@@ -1,0 +1,83 @@
+package workspace
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"switchboard/atomicfile"
+	"switchboard/mailbox"
+	"switchboard/rules"
+)
+
+// Spawned is an agent started at run time by `switchboard spawn`.
+type Spawned struct {
+	Profile string    `json:"profile"`
+	Parent  string    `json:"parent"`
+	Task    string    `json:"task,omitempty"`
+	Started time.Time `json:"started"`
+}
+
+// SpawnedFile is the registry of spawned agents. It outlives the tmux
+// session, so that `up` starts them again.
+func (w *Workspace) SpawnedFile() string { return filepath.Join(w.Store.Dir, "spawned.json") }
+
+// Spawned reads the registry; no file is no spawned agents.
+func (w *Workspace) Spawned() (map[string]Spawned, error) {
+	data, err := os.ReadFile(w.SpawnedFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]Spawned{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read spawned agents: %w", err)
+	}
+	spawned := map[string]Spawned{}
+	if err := json.Unmarshal(data, &spawned); err != nil {
+		return nil, fmt.Errorf("read spawned agents: %s: %w", w.SpawnedFile(), err)
+	}
+	return spawned, nil
+}
+
+// UpdateSpawned changes the registry under a lock, so that agents spawning
+// at once do not lose each other, and publishes it atomically.
+func (w *Workspace) UpdateSpawned(change func(map[string]Spawned) error) error {
+	return mailbox.WithLock(filepath.Join(w.Store.Dir, ".spawned.lock"), func() error {
+		spawned, err := w.Spawned()
+		if err != nil {
+			return err
+		}
+		if err := change(spawned); err != nil {
+			return err
+		}
+		data, err := json.MarshalIndent(spawned, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encode spawned agents: %w", err)
+		}
+		return atomicfile.WriteFile(w.SpawnedFile(), append(data, '\n'), atomicfile.Options{Durable: w.Store.Durable})
+	})
+}
+
+// Rules loads the team's rules together with its spawned agents: what the
+// master routes by and every command checks against.
+func (w *Workspace) Rules() (*rules.Rules, error) {
+	r, err := rules.Load(w.RulesPath())
+	if err != nil {
+		return nil, err
+	}
+	spawned, err := w.Spawned()
+	if err != nil {
+		return nil, err
+	}
+	if len(spawned) == 0 {
+		return r, nil
+	}
+	seen := make(map[string]rules.Spawned, len(spawned))
+	for name, s := range spawned {
+		seen[name] = rules.Spawned{Profile: s.Profile, Parent: s.Parent}
+	}
+	return r.WithSpawned(seen), nil
+}

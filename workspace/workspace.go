@@ -1,0 +1,96 @@
+package workspace
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"switchboard/bulletin"
+	"switchboard/mailbox"
+	"switchboard/rules"
+)
+
+// ProfilesDir is the folder of the agents' profiles, in the workspace.
+const ProfilesDir = "agents"
+
+// Workspace is one team's folder.
+type Workspace struct {
+	// Root is the folder, absolute.
+	Root string
+	// Store is its mailboxes.
+	Store *mailbox.Store
+}
+
+// New returns the workspace at root, which it does not look at.
+func New(root string) *Workspace {
+	return &Workspace{Root: root, Store: mailbox.NewStore(root)}
+}
+
+// ErrNotFound is returned when a folder is not a workspace, or no folder
+// above one is.
+var ErrNotFound = errors.New("no workspace")
+
+// Open returns the workspace at dir, which must hold a rules file.
+func Open(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("workspace %s: %w", dir, err)
+	}
+	if _, err := os.Stat(filepath.Join(abs, rules.FileName)); err != nil {
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, abs, rules.FileName)
+	}
+	return New(abs), nil
+}
+
+// Find walks up from dir to the first folder holding a rules file.
+func Find(dir string) (*Workspace, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("find workspace: %w", err)
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, rules.FileName)); err == nil {
+			return New(d), nil
+		}
+		if filepath.Dir(d) == d {
+			return nil, fmt.Errorf("%w: no %s in %s or any folder above it", ErrNotFound, rules.FileName, abs)
+		}
+	}
+}
+
+// RulesPath is the team's communication_rules.yaml.
+func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, rules.FileName) }
+
+// Profiles is the folder of the agents' profiles.
+func (w *Workspace) Profiles() string { return filepath.Join(w.Root, ProfilesDir) }
+
+// Bulletin is the team's bulletin.
+func (w *Workspace) Bulletin() *bulletin.Store { return bulletin.NewStore(w.Store.Dir) }
+
+// MasterLock is the file the running master holds locked.
+func (w *Workspace) MasterLock() string { return filepath.Join(w.Store.Dir, ".master.lock") }
+
+// SessionFile is where the team runs in tmux (package agents reads it).
+func (w *Workspace) SessionFile() string { return filepath.Join(w.Store.Dir, "session.json") }
+
+// BinDir holds the switchboard binary the panes run, a copy that outlives
+// the binary of `go run`; a dot name is never an agent's.
+func (w *Workspace) BinDir() string { return filepath.Join(w.Store.Dir, ".bin") }
+
+// Binary is the staged switchboard binary in BinDir.
+func (w *Workspace) Binary() string { return filepath.Join(w.BinDir(), "switchboard") }
+
+// WiringDir is the folder of an agent's generated hook wiring. Nothing
+// outside mailboxes/ is written, so the user's own settings stay as they
+// are.
+func (w *Workspace) WiringDir(agent string) string {
+	return filepath.Join(w.Store.AgentDir(agent), "hooks")
+}
+
+// HasMailbox reports whether the agent has a mailbox here: it is, or was,
+// an agent of this team.
+func (w *Workspace) HasMailbox(agent string) bool {
+	info, err := os.Stat(w.Store.AgentDir(agent))
+	return err == nil && info.IsDir()
+}
