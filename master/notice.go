@@ -1,13 +1,12 @@
 package master
 
 import (
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
-
-	"switchboard/atomicfile"
 
 	"github.com/google/uuid"
 
@@ -57,32 +56,25 @@ func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {
 // before the move, so a crash in between repeats the notice under the same
 // name rather than losing it.
 func (m *Master) reject(agent, path, reason string) {
-	name := filepath.Base(path)
-	fi, err := os.Lstat(path)
+	r, err := m.store.Reject(agent, path, reason)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone meanwhile
+	}
 	if err != nil {
-		return
-	}
-	rejectedDir := m.store.RejectedDir(agent)
-	target := name
-	if _, err := os.Lstat(filepath.Join(rejectedDir, target)); err == nil {
-		target = fmt.Sprintf("%s.%d.json", strings.TrimSuffix(name, ".json"), fi.ModTime().UnixNano())
-	}
-	errorText := fmt.Sprintf("%s\n", reason)
-	if err := atomicfile.WriteFile(filepath.Join(rejectedDir, target+".error"), []byte(errorText), atomicfile.Options{TmpDir: m.store.TmpDir(agent), Durable: m.store.Durable}); err != nil {
 		m.logf("cannot reject %s: %v", path, err)
 		return
 	}
-	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, name, fi.Size(), fi.ModTime().UnixNano())
+	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, r.Name, r.Size, r.ModTime.UnixNano())
 	content := fmt.Sprintf("Your message file %s was rejected:\n  %s\n\nIt is kept in %s, with the reason in %s.error.\nFix it and send it again, for example with `switchboard send --to AGENT --title TITLE`.\n",
-		name, reason, filepath.Join(rejectedDir, target), target)
-	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", name, reason), content, fi.ModTime().UTC())
+		r.Name, reason, r.Path, filepath.Base(r.Path))
+	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", r.Name, reason), content, r.ModTime.UTC())
 	if _, err := m.store.Deliver(agent, n); err != nil {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
 		return
 	}
-	if err := atomicfile.Move(path, filepath.Join(rejectedDir, target), false); err != nil {
+	if err := r.Finish(); err != nil {
 		m.logf("cannot move %s to rejected/: %v", path, err)
 		return
 	}
-	m.logf("rejected %s from %s: %s", name, agent, reason)
+	m.logf("rejected %s from %s: %s", r.Name, agent, reason)
 }

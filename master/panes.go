@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -357,7 +355,7 @@ func (p *panes) maybeType(ctx context.Context, c *tmux.Client, name string, v *v
 func (p *panes) stillUnread(agent string, items []announcement) []announcement {
 	var out []announcement
 	for _, a := range items {
-		if _, err := os.Stat(filepath.Join(p.store.InboxDir(agent), a.file)); err == nil {
+		if p.store.IsUnread(agent, a.file) {
 			out = append(out, a)
 		}
 	}

@@ -3,13 +3,9 @@ package master
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"switchboard/atomicfile"
@@ -42,25 +38,14 @@ type routing struct {
 // error only when the audit log cannot be written, which stops the master:
 // routing without a log would break the exactly-once guarantee.
 func (m *Master) scanOutbox(agent string) error {
-	dir := m.store.OutboxDir(agent)
-	entries, err := os.ReadDir(dir)
+	paths, err := m.store.Pending(agent)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			err = m.store.Ensure(agent)
-		}
-		if err != nil {
-			m.logf("cannot read outbox of %s: %v", agent, err)
-		}
+		m.logf("cannot read the outbox of %s: %v", agent, err)
 		return nil
 	}
 	seen := make(map[string]bool)
 	var batch []*routing
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
-			continue
-		}
-		path := filepath.Join(dir, name)
+	for _, path := range paths {
 		seen[path] = true
 		r, err := m.prepare(agent, path)
 		if err != nil {
@@ -97,11 +82,11 @@ func (e errLog) Unwrap() error { return e.err }
 // (unless an earlier run did) without syncing the log. It returns nil for a
 // file it rejected, one still being written, or one gone meanwhile.
 func (m *Master) prepare(agent, path string) (*routing, error) {
-	data, stamp, err := readOutboxFile(path)
+	data, stamp, err := mailbox.ReadPending(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil // gone meanwhile: routed by a previous pass or taken back
 	}
-	var refused refusal
+	var refused mailbox.Refusal
 	if errors.As(err, &refused) {
 		m.reject(agent, path, string(refused))
 		return nil, nil
@@ -189,10 +174,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 		if r.fresh {
 			m.announce(r.msg, r.rec)
 		}
-		// Not synced: should the move be lost, the record makes the next
-		// pass a no-op that moves it again.
-		sent := filepath.Join(m.store.SentDir(agent), mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID))
-		if err := atomicfile.Move(r.path, sent, false); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := m.store.MarkSent(agent, r.path, mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID)); err != nil {
 			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
 		}
 	}
@@ -298,59 +280,6 @@ func (m *Master) logRouted(rec mailbox.Record) {
 	m.logf("%s", line)
 }
 
-// refusal is a file rejected without being read.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
-
-// readOutboxFile reads a file an agent dropped, refusing symlinks, anything
-// but a regular file, and files over the size limit, without reading them.
-func readOutboxFile(path string) (data []byte, stamp string, err error) {
-	fi, err := os.Lstat(path)
-	if err != nil {
-		return nil, "", err
-	}
-	if err := checkOutboxFile(fi); err != nil {
-		return nil, "", err
-	}
-	// O_NOFOLLOW and O_NONBLOCK: a file swapped for a symlink or a FIFO
-	// after the check can neither redirect nor block the read.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, "", refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
-		}
-		return nil, "", err
-	}
-	defer f.Close()
-	if fi, err = f.Stat(); err != nil {
-		return nil, "", err
-	}
-	if err := checkOutboxFile(fi); err != nil {
-		return nil, "", err
-	}
-	data, err = io.ReadAll(io.LimitReader(f, mailbox.MaxFileSize+1))
-	if err != nil {
-		return nil, "", err
-	}
-	if len(data) > mailbox.MaxFileSize {
-		return nil, "", refusal(fmt.Sprintf("refused unread: the file is over the limit of %d bytes", mailbox.MaxFileSize))
-	}
-	return data, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
-}
-
-func checkOutboxFile(fi fs.FileInfo) error {
-	switch mode := fi.Mode(); {
-	case mode&fs.ModeSymlink != 0:
-		return refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
-	case !mode.IsRegular():
-		return refusal(fmt.Sprintf("refused unread: it is not a regular file (%s)", mode.Type()))
-	case fi.Size() > mailbox.MaxFileSize:
-		return refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), mailbox.MaxFileSize))
-	}
-	return nil
-}
-
 // waitToSettle keeps a file that is not valid JSON until it has stayed
 // unchanged for the settle time, then rejects it with the parse error.
 func (m *Master) waitToSettle(agent, path, stamp string, parseErr error) {
@@ -383,12 +312,6 @@ func (m *Master) nextSettleCheck() (time.Time, bool) {
 func (m *Master) sweepTemporaries() {
 	cutoff := m.now().Add(-time.Hour)
 	for agent := range m.watched {
-		dir := m.store.TmpDir(agent)
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(cutoff) {
-				os.Remove(filepath.Join(dir, e.Name()))
-			}
-		}
+		m.store.SweepTemporaries(agent, cutoff)
 	}
 }

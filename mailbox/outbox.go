@@ -1,0 +1,161 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"switchboard/atomicfile"
+)
+
+// The life of a file in an agent's outbox: Pending lists it, ReadPending
+// reads it (or refuses it unread), and it leaves by MarkSent once routed,
+// or by Reject and then Rejection.Finish when it is not a valid message.
+
+// Pending lists the message files waiting in the agent's outbox, by path:
+// names ending in .json, dot names (files still being written) aside. An
+// outbox that went away is made again, empty.
+func (s *Store) Pending(agent string) ([]string, error) {
+	dir := s.OutboxDir(agent)
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, s.Ensure(agent)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read outbox of %s: %w", agent, err)
+	}
+	var paths []string
+	for _, e := range entries {
+		if name := e.Name(); !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json") {
+			paths = append(paths, filepath.Join(dir, name))
+		}
+	}
+	return paths, nil
+}
+
+// Refusal is why an outbox file was refused without being read.
+type Refusal string
+
+func (r Refusal) Error() string { return string(r) }
+
+// ReadPending reads a file an agent dropped in its outbox, and a stamp that
+// changes when the file does. Symbolic links, anything but a regular file,
+// and files over MaxFileSize are refused unread (a Refusal). The file is
+// opened so that one swapped for a link or a pipe after the check can
+// neither redirect nor block the read.
+func ReadPending(path string) (data []byte, stamp string, err error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := checkPending(fi); err != nil {
+		return nil, "", err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, "", Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+		}
+		return nil, "", err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", err
+	}
+	if err := checkPending(fi); err != nil {
+		return nil, "", err
+	}
+	data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, "", err
+	}
+	if len(data) > MaxFileSize {
+		return nil, "", Refusal(fmt.Sprintf("refused unread: the file is over the limit of %d bytes", MaxFileSize))
+	}
+	return data, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+func checkPending(fi fs.FileInfo) error {
+	switch mode := fi.Mode(); {
+	case mode&fs.ModeSymlink != 0:
+		return Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+	case !mode.IsRegular():
+		return Refusal(fmt.Sprintf("refused unread: it is not a regular file (%s)", mode.Type()))
+	case fi.Size() > MaxFileSize:
+		return Refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), MaxFileSize))
+	}
+	return nil
+}
+
+// MarkSent moves a routed outbox file to sent/, under name (its delivered
+// name). Unsynced: a move lost to a crash is made again by the next pass,
+// which finds the message logged already.
+func (s *Store) MarkSent(agent, path, name string) error {
+	err := atomicfile.Move(path, filepath.Join(s.SentDir(agent), name), false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // moved by an earlier pass
+	}
+	return err
+}
+
+// Rejection is an outbox file on its way to rejected/: its reason is
+// written beside its new place, and Finish moves it there.
+type Rejection struct {
+	Name    string    // the name the agent gave it
+	Path    string    // where it lies in rejected/ once moved
+	Size    int64     // as it was found
+	ModTime time.Time // as it was found
+	from    string
+}
+
+// Reject starts moving an invalid file out of the agent's outbox: it picks
+// a name in rejected/ that is free (the file's own, else with its time
+// added) and writes the reason into <name>.error there. Finish moves the
+// file; in between, the caller tells the sender, so that a crash repeats
+// the telling rather than losing it.
+func (s *Store) Reject(agent, path, reason string) (*Rejection, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	name := filepath.Base(path)
+	target := filepath.Join(s.RejectedDir(agent), name)
+	if _, err := os.Lstat(target); err == nil {
+		target = filepath.Join(s.RejectedDir(agent), fmt.Sprintf("%s.%d.json", strings.TrimSuffix(name, ".json"), fi.ModTime().UnixNano()))
+	}
+	opts := atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable}
+	if err := atomicfile.WriteFile(target+".error", []byte(reason+"\n"), opts); err != nil {
+		return nil, fmt.Errorf("reject %s: %w", name, err)
+	}
+	return &Rejection{Name: name, Path: target, Size: fi.Size(), ModTime: fi.ModTime(), from: path}, nil
+}
+
+// Finish moves the rejected file to its place in rejected/.
+func (r *Rejection) Finish() error {
+	return atomicfile.Move(r.from, r.Path, false)
+}
+
+// SweepTemporaries removes the temporary files of the agent's mailbox older
+// than cutoff: writers that died between writing and publishing left them.
+func (s *Store) SweepTemporaries(agent string, cutoff time.Time) {
+	dir := s.TmpDir(agent)
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// IsUnread reports whether the agent's inbox still holds the delivered file
+// name unread.
+func (s *Store) IsUnread(agent, name string) bool {
+	_, err := os.Lstat(filepath.Join(s.InboxDir(agent), name))
+	return err == nil
+}
