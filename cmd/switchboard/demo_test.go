@@ -19,6 +19,9 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 	if !tmux.Installed() {
 		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the demo test")
 	}
+	if testing.Short() {
+		t.Skip("plays the demo in tmux; skipped with -short")
+	}
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("the demo's shells are bash")
 	}

@@ -41,6 +41,9 @@ func newTeam(t testing.TB) *team {
 	if !tmux.Installed() {
 		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the team tests")
 	}
+	if testing.Short() {
+		t.Skip("starts a team in tmux; skipped with -short")
+	}
 	root := t.TempDir()
 	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
