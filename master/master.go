@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"slices"
@@ -47,6 +48,7 @@ const (
 
 // Master routes the messages of one workspace.
 type Master struct {
+	say   *slog.Logger // the master's own lines, for the person at its window
 	root  string
 	ws    *workspace.Workspace
 	opts  Options
@@ -83,6 +85,7 @@ func New(root string, opts Options) *Master {
 	ws := workspace.New(root)
 	ws.Store.Durable = !opts.NoFsync
 	return &Master{
+		say:       slog.New(newLineHandler(opts.Log)),
 		root:      root,
 		ws:        ws,
 		opts:      opts,
@@ -236,8 +239,9 @@ func (m *Master) teamStamp() string {
 	return fileStamp(m.ws.RulesPath()) + "|" + fileStamp(m.ws.SpawnedFile())
 }
 
+// logf says one line in the master's log.
 func (m *Master) logf(format string, args ...any) {
-	fmt.Fprintf(m.opts.Log, "%s %s\n", m.now().Format("15:04:05.000"), fmt.Sprintf(format, args...))
+	m.say.Info(fmt.Sprintf(format, args...))
 }
 
 // fileStamp identifies a version of a file by inode, size and modification

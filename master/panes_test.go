@@ -1,0 +1,247 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+	"switchboard/workspace"
+)
+
+// fakeTmux is a tmux server in memory, enough for the master's side of the
+// panes: it lists panes, shows their screens, keeps their labels, and has
+// each pane echo what is pasted into its input line until Enter submits it.
+type fakeTmux struct {
+	mu     sync.Mutex
+	panes  map[string]*fakePane
+	labels map[string]string // "%0 @sb_title" → value
+}
+
+type fakePane struct {
+	agent     string
+	screen    string // the program's own text
+	input     string // what was pasted and not yet submitted
+	submitted []string
+	displayed []string
+}
+
+func newFakeTmux(panes map[string]*fakePane) *fakeTmux {
+	return &fakeTmux{panes: panes, labels: map[string]string{}}
+}
+
+func (f *fakeTmux) Run(_ context.Context, stdin string, args ...string) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	args = args[4:] // -L socket -f /dev/null
+	var out strings.Builder
+	var cmd []string
+	for i := 0; i <= len(args); i++ {
+		if i < len(args) && args[i] != ";" {
+			cmd = append(cmd, args[i])
+			continue
+		}
+		if err := f.do(cmd, stdin, &out); err != nil {
+			return out.String(), err
+		}
+		cmd = nil
+	}
+	return out.String(), nil
+}
+
+// target is the value after -t.
+func target(cmd []string) string {
+	for i, a := range cmd {
+		if a == "-t" && i+1 < len(cmd) {
+			return cmd[i+1]
+		}
+	}
+	return ""
+}
+
+func (f *fakeTmux) do(cmd []string, stdin string, out *strings.Builder) error {
+	p := f.panes[target(cmd)]
+	switch {
+	case cmd[0] == "list-panes":
+		for id, p := range f.panes {
+			fmt.Fprintf(out, "%s\x1f100\x1fswitchboard\x1fagents\x1f0\x1f\x1f0\x1fprog\x1f%s\n", id, p.agent)
+		}
+	case cmd[0] == "set-option":
+		f.labels[target(cmd)+" "+cmd[len(cmd)-2]] = cmd[len(cmd)-1]
+	case cmd[0] == "load-buffer":
+		f.labels["buffer"] = stdin
+	case cmd[0] == "paste-buffer":
+		p.input += f.labels["buffer"]
+	case cmd[0] == "send-keys" && cmd[len(cmd)-1] == "Enter":
+		p.submitted = append(p.submitted, p.input)
+		p.input = ""
+	case cmd[0] == "display-message" && strings.Contains(strings.Join(cmd, " "), "#{cursor_y}"):
+		fmt.Fprintf(out, "%d 0\n", strings.Count(p.screen, "\n"))
+	case cmd[0] == "display-message" && strings.Contains(strings.Join(cmd, " "), "#{pane_id}"):
+		fmt.Fprintf(out, "\x1fswitchboard-end %s\n", target(cmd))
+	case cmd[0] == "display-message" && cmd[1] == "-d":
+		p.displayed = append(p.displayed, cmd[len(cmd)-1])
+	case cmd[0] == "capture-pane":
+		out.WriteString(p.screen + p.input + "\n")
+	default:
+		return fmt.Errorf("the fake tmux does not know %q", cmd)
+	}
+	return nil
+}
+
+func (f *fakeTmux) pane(id string) fakePane {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return *f.panes[id]
+}
+
+// paneRig is a master's panes side over a fake tmux, with a clock the test
+// moves: the developer runs Claude Code in %0, the tester a shell in %1.
+type paneRig struct {
+	t     *testing.T
+	ws    *workspace.Workspace
+	tmux  *fakeTmux
+	panes *panes
+	clock time.Time
+}
+
+func newPaneRig(t *testing.T) *paneRig {
+	h := newHarness(t)
+	ws := workspace.New(h.root)
+	ws.Store.Durable = false
+	for _, a := range []string{"developer_agent", "tester_agent", "reviewer_agent"} {
+		if err := ws.Store.Ensure(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := &paneRig{t: t, ws: ws, clock: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
+	r.tmux = newFakeTmux(map[string]*fakePane{
+		"%0": {agent: "developer_agent", screen: "Claude Code\n> "},
+		"%1": {agent: "tester_agent", screen: "$ "},
+	})
+	session := &agents.Session{Socket: "fake", Name: "switchboard", Started: r.clock, Agents: map[string]*agents.Seat{
+		"developer_agent": {Pane: "%0", Kind: agents.KindClaude, DisplayName: "Developer Agent"},
+		"tester_agent":    {Pane: "%1", Kind: agents.KindShell, DisplayName: "Tester Agent"},
+	}}
+	if err := agents.SaveSession(ws, session); err != nil {
+		t.Fatal(err)
+	}
+	m := New(h.root, Options{Log: io.Discard, Typing: tmux.TypeOptions{Pause: time.Millisecond, Check: 20 * time.Millisecond}})
+	m.now = func() time.Time { return r.clock }
+	m.started = r.clock.Add(-time.Hour) // a master older than the session: no catching up
+	r.panes = newPanes(m)
+	r.panes.newTmux = func(socket string) *tmux.Client { return tmux.NewClient(socket, r.tmux) }
+	return r
+}
+
+// look is one pass of the panes' loop, a second after the last, and waits
+// for what it started typing.
+func (r *paneRig) look() {
+	r.t.Helper()
+	r.clock = r.clock.Add(time.Second)
+	r.panes.look(context.Background())
+	r.panes.typingWG.Wait()
+}
+
+func (r *paneRig) state(agent, state string) {
+	r.t.Helper()
+	if err := r.ws.Store.WriteState(agent, mailbox.AgentState{State: state, Since: time.Now(), Source: mailbox.SourceHook}); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// deliver puts a message in the agent's inbox and announces it, as the
+// router does, and returns the announcement.
+func (r *paneRig) deliver(to, title string, seq int64) announcement {
+	r.t.Helper()
+	msg := &mailbox.Message{ID: fmt.Sprintf("01a20000-0000-7000-8000-%012d", seq), From: "reviewer_agent", To: []string{to},
+		Title: title, Priority: mailbox.PriorityNormal, Type: mailbox.TypeRequest, Seq: seq}
+	msg.Normalize(r.clock)
+	msg.DeliveredAt = r.clock.Add(time.Duration(seq) * time.Millisecond)
+	if _, err := r.ws.Store.Deliver(to, msg); err != nil {
+		r.t.Fatal(err)
+	}
+	a := announcement{seq: seq, id: msg.ID, from: msg.From, title: title, file: mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)}
+	r.panes.announce(to, a)
+	return a
+}
+
+func TestNoticeWaitsForAReadyIdlePaneAndIsTypedOnce(t *testing.T) {
+	r := newPaneRig(t)
+	r.state("developer_agent", mailbox.StateBusy)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look() // busy, and the screen not seen standing still yet
+	r.look()
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Fatalf("typed %q into a busy agent's pane", got)
+	}
+	r.state("developer_agent", mailbox.StateIdle)
+	r.look()
+	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+		t.Fatalf("the idle agent's pane got %q; want %q once", got, want)
+	}
+	if !r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+		t.Error("the typed message is not recorded as shown: its hooks would list it again")
+	}
+	r.look()
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 {
+		t.Errorf("typed again on the next look: %q", got)
+	}
+	if border := r.tmux.labels["%0 @sb_title"]; border != "Developer Agent · idle · 1 new" {
+		t.Errorf("border = %q", border)
+	}
+	if status := r.tmux.labels[" @sb_status"]; !strings.HasPrefix(status, "2 agents · ") {
+		t.Errorf("status line = %q", status)
+	}
+}
+
+func TestNoticeOfMailAHookShowedIsNotTyped(t *testing.T) {
+	r := newPaneRig(t)
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Shown at the end of the turn", 2)
+	if _, err := r.ws.Store.ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.look()
+	r.look()
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Errorf("typed %q: the Stop hook had shown it already", got)
+	}
+}
+
+func TestAShellIsShownTheNoticeNotTypedAt(t *testing.T) {
+	r := newPaneRig(t)
+	r.state("tester_agent", mailbox.StateIdle)
+	a := r.deliver("tester_agent", "Run the tests", 3)
+	r.look()
+	r.look()
+	p := r.tmux.pane("%1")
+	if len(p.submitted) != 0 || p.input != "" || len(p.displayed) != 1 || !strings.Contains(p.displayed[0], "Run the tests") {
+		t.Errorf("shell pane: submitted %q, input %q, displayed %q; want one display, nothing typed", p.submitted, p.input, p.displayed)
+	}
+	if r.ws.Store.ReadShown("tester_agent").Has(a.file) {
+		t.Error("a display counts as shown: the prompt hook would not list the message")
+	}
+}
+
+func TestAGonePaneIsExited(t *testing.T) {
+	r := newPaneRig(t)
+	r.tmux.mu.Lock()
+	delete(r.tmux.panes, "%1")
+	r.tmux.mu.Unlock()
+	r.look()
+	st, _, _ := r.ws.Store.ReadState("tester_agent")
+	if st.State != mailbox.StateExited || st.Detail != "pane gone" {
+		t.Errorf("tester_agent = %+v; want exited, pane gone", st)
+	}
+	if got := r.tmux.labels["%0 @sb_title"]; got == "" {
+		t.Error("the other pane lost its border")
+	}
+}

@@ -1,0 +1,91 @@
+package master
+
+import (
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+)
+
+// freshSession is how long before the master's start a session counts as
+// just brought up (up starts the session, then the master in it).
+const freshSession = 30 * time.Second
+
+// loadSession (re)reads mailboxes/session.json when it changed. A new
+// session is a team brought up again: each agent is told of its unread mail.
+// Only the panes' loop calls it, so it reads the disk without the lock and
+// takes the lock to swap what it found in.
+func (p *panes) loadSession() bool {
+	stamp := fileStamp(p.m.ws.SessionFile())
+	p.mu.Lock()
+	old, known := p.session, stamp == p.stamp
+	p.stamp = stamp
+	p.mu.Unlock()
+	if known {
+		return old != nil
+	}
+	s, ok, err := agents.LoadSession(p.m.ws)
+	if err != nil {
+		p.m.logf("%v", err)
+	}
+	if !ok || err != nil {
+		p.mu.Lock()
+		p.session, p.client = nil, nil
+		p.mu.Unlock()
+		return false
+	}
+	if old != nil && old.Socket == s.Socket && old.Name == s.Name && old.ServerPID == s.ServerPID && old.Started.Equal(s.Started) {
+		// The same session with seats added or removed (spawn, close):
+		// what is known of the others, and their pending notices, stays.
+		p.mu.Lock()
+		p.session = s
+		for name := range p.views {
+			if _, ok := s.Agents[name]; !ok {
+				delete(p.views, name)
+			}
+		}
+		p.mu.Unlock()
+		p.m.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
+		return true
+	}
+	// A team just brought up is told of the mail waiting for it. A master
+	// restarted under a running team is not: it would repeat what the
+	// agents were told already.
+	waiting := make(map[string][]announcement)
+	if s.Started.After(p.m.started.Add(-freshSession)) {
+		for name := range s.Agents {
+			waiting[name] = p.unreadAnnouncements(name)
+		}
+	}
+	p.mu.Lock()
+	p.session, p.client = s, p.newTmux(s.Socket)
+	p.views = make(map[string]*view)
+	p.status = ""
+	for name := range s.Agents {
+		p.viewOf(name).pending = waiting[name]
+	}
+	p.mu.Unlock()
+	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
+	return true
+}
+
+// unreadAnnouncements lists an agent's unread mail that is announced by
+// typing, so that a team brought up again hears of what waits for it.
+func (p *panes) unreadAnnouncements(agent string) []announcement {
+	entries, err := p.store.List(agent, mailbox.Unread)
+	if err != nil {
+		return nil
+	}
+	var out []announcement
+	for _, e := range entries {
+		if !typedPriority(e.Priority) {
+			continue
+		}
+		msg, err := mailbox.Load(e.Path)
+		if err != nil {
+			continue
+		}
+		out = append(out, announcement{seq: msg.Seq, id: msg.ID, from: msg.From, title: msg.Title, file: e.Name})
+	}
+	return out
+}

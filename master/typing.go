@@ -1,0 +1,225 @@
+package master
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/tmux"
+	"switchboard/watch"
+)
+
+// typing is what is to be typed into one pane.
+type typing struct {
+	agent string
+	view  *view
+	items []announcement
+}
+
+// takeTyping takes what waits for an agent when it may be typed now: an
+// interrupt at once, notices when it is idle and its pane is ready. Each
+// pane has one typist at a time. Called with p.mu held; it does no I/O.
+func (p *panes) takeTyping(name string, v *view) *typing {
+	if v.typing || len(v.pending) == 0 || v.state.State == mailbox.StateExited {
+		return nil
+	}
+	interrupting := false
+	for _, a := range v.pending {
+		interrupting = interrupting || a.interrupt
+	}
+	if !interrupting && (v.state.State != mailbox.StateIdle || !v.ready) {
+		return nil // a busy agent hears at its next checkpoint, or when idle
+	}
+	job := &typing{agent: name, view: v, items: v.pending}
+	v.pending, v.typing = nil, true
+	return job
+}
+
+// startTyping types a job in a goroutine of its own, the pane's typist until
+// it is done.
+func (p *panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
+	p.typingWG.Add(1)
+	go func() {
+		defer p.typingWG.Done()
+		if items := p.stillUnread(job.agent, job.items); len(items) > 0 {
+			p.deliverToPane(ctx, c, job.agent, job.view.seat, items)
+		}
+		p.mu.Lock()
+		job.view.typing = false
+		p.mu.Unlock()
+	}()
+}
+
+// stillUnread drops announcements of messages the agent has read meanwhile:
+// nobody is told of mail they already have.
+func (p *panes) stillUnread(agent string, items []announcement) []announcement {
+	var out []announcement
+	for _, a := range items {
+		if p.store.IsUnread(agent, a.file) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// deliverToPane types (or, for a shell, displays) the announcements.
+func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items []announcement) {
+	var interrupts, notices []announcement
+	for _, a := range items {
+		if a.interrupt {
+			interrupts = append(interrupts, a)
+		} else {
+			notices = append(notices, a)
+		}
+	}
+	shell := seat.Kind == agents.KindShell
+	for _, a := range interrupts {
+		line := interruptLine(a, p.displayName)
+		if shell {
+			p.display(ctx, c, seat.Pane, line)
+			p.m.logf("#%d interrupt for %s shown on its screen (a shell is never typed at)", a.seq, agent)
+			continue
+		}
+		if err := c.Interrupt(ctx, seat.Pane); err != nil {
+			p.m.logf("#%d cannot interrupt %s: %v", a.seq, agent, err)
+			continue
+		}
+		// Claude Code runs no hook when its turn is cut short by ESC, so
+		// what its hooks said last (busy) is over: until its next hook
+		// speaks, the agent is interrupted, and then its screen decides.
+		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
+		if err := p.store.WriteState(agent, st); err != nil {
+			p.m.logf("cannot write the state of %s: %v", agent, err)
+		}
+		p.mu.Lock()
+		p.viewOf(agent).state = st
+		p.mu.Unlock()
+		// Typed even when a hook showed it: it says why the turn stopped.
+		p.report(agent, []announcement{a}, p.claim(agent, []announcement{a}), "interrupted with ESC, then", line, c, ctx, seat)
+	}
+	if len(notices) == 0 {
+		return
+	}
+	if shell {
+		// A person reads the display for a few seconds; the prompt hook
+		// lists the message too, so it is not claimed as shown.
+		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
+		p.m.logf("#%d notice shown to %s on its screen (a shell is never typed at)", notices[0].seq, agent)
+		return
+	}
+	if notices = p.claim(agent, notices); len(notices) == 0 {
+		return // its hooks showed them already
+	}
+	p.report(agent, notices, notices, "", noticeLine(notices, p.displayName), c, ctx, seat)
+}
+
+// claim records announcements as shown to the agent before they are typed,
+// so that its hooks do not show them again, and drops those its hooks have
+// shown already: a message enters the conversation once.
+func (p *panes) claim(agent string, items []announcement) []announcement {
+	taken, err := p.store.ClaimShown(agent, files(items), "")
+	if err != nil {
+		p.m.logf("cannot record what %s was shown: %v", agent, err)
+		return items
+	}
+	return slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(taken, a.file) })
+}
+
+// files are the delivered file names of announcements.
+func files(items []announcement) []string {
+	names := make([]string, len(items))
+	for i, a := range items {
+		names[i] = a.file
+	}
+	return names
+}
+
+// report types the line that announces items and logs what became of it;
+// when it was not submitted, the messages claimed for it are given back to
+// the hooks.
+func (p *panes) report(agent string, items, claimed []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
+	began := time.Now().UTC()
+	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
+	confirmed := false
+	if err == nil && !typed.Verified && hookedKinds[seat.Kind] {
+		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
+	}
+	if err != nil && len(claimed) > 0 {
+		if ferr := p.store.ForgetShown(agent, files(claimed)); ferr != nil {
+			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
+		}
+	}
+	seqs := make([]string, len(items))
+	for i, a := range items {
+		seqs[i] = fmt.Sprintf("#%d", a.seq)
+	}
+	what := strings.TrimSpace(prefix + " notice")
+	switch {
+	case err != nil:
+		p.m.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
+	case typed.Verified:
+		p.m.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
+	case confirmed:
+		p.m.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
+	default:
+		p.m.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
+	}
+}
+
+// hookConfirm is how long a hooked agent's hook gets to say that a typed
+// prompt reached the agent, before the line is submitted again.
+const hookConfirm = 3 * time.Second
+
+// hookedKinds are the kinds of agent whose prompt hook runs when a typed
+// line is submitted, so that their hook can confirm it.
+var hookedKinds = map[string]bool{agents.KindClaude: true, agents.KindCodex: true, agents.KindGemini: true}
+
+// confirmByHook checks a line typed into a program that draws its own input
+// box, where the cursor is not (Gemini CLI): the screen cannot say whether
+// it was taken, but the agent's prompt hook can, by writing its state. When
+// no hook speaks in time the line is submitted again, twice at most: a
+// client that ran its start-up hook may not read its input yet.
+func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
+	for try := 0; ; try++ {
+		if p.heardSince(ctx, agent, since) {
+			return true, typed, nil
+		}
+		if try == 2 {
+			return false, typed, fmt.Errorf("no hook of %s ran after %d Enter presses: %w", agent, typed.Enters, tmux.ErrNotSubmitted)
+		}
+		var err error
+		if typed, err = c.Resubmit(ctx, pane, typed, p.typer); err != nil {
+			return false, typed, err
+		}
+	}
+}
+
+// heardSince waits up to hookConfirm for a hook of the agent to write its
+// state after since.
+func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
+	return watch.Until(ctx, 50*time.Millisecond, hookConfirm, func() bool {
+		st, ok, _ := p.store.ReadState(agent)
+		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State != mailbox.StateInterrupted
+	})
+}
+
+func (p *panes) display(ctx context.Context, c *tmux.Client, pane, line string) {
+	if err := c.Display(ctx, pane, line, 8*time.Second); err != nil {
+		p.m.logf("cannot show a notice on %s: %v", pane, err)
+	}
+}
+
+func (p *panes) displayName(agent string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.session != nil {
+		if seat, ok := p.session.Agents[agent]; ok && seat.DisplayName != "" {
+			return seat.DisplayName
+		}
+	}
+	return agents.DisplayName(agent)
+}
