@@ -1,6 +1,7 @@
 package master
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/watch"
 	"switchboard/workspace"
 )
 
@@ -76,4 +78,25 @@ func Running(ws *workspace.Workspace) (pid int, running bool) {
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	return 0, false
+}
+
+// ErrStillRunning is returned by Stop when the master outlived its time.
+var ErrStillRunning = errors.New("the master did not stop")
+
+// Stop asks the workspace's master to stop (SIGTERM) and waits up to limit
+// for it to let go of the workspace. It returns the pid it stopped, 0 when
+// none ran.
+func Stop(ctx context.Context, ws *workspace.Workspace, limit time.Duration) (int, error) {
+	pid, running := Running(ws)
+	if !running {
+		return 0, nil
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return pid, fmt.Errorf("stop the master (pid %d): %w", pid, err)
+	}
+	gone := func() bool { _, still := Running(ws); return !still }
+	if !watch.Until(ctx, 20*time.Millisecond, limit, gone) {
+		return pid, fmt.Errorf("%w: pid %d within %s of SIGTERM", ErrStillRunning, pid, limit)
+	}
+	return pid, nil
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -29,10 +28,10 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 			}
 			if ok {
 				if up, _ := tmux.NewClient(session.Socket, nil).HasSession(cmd.Context(), session.Name); up {
-					if !isTerminal(os.Stdin) {
+					if !io.terminal {
 						return fmt.Errorf("attach needs a terminal; from a script, look with: tmux -L %s capture-pane -p -t %s", session.Socket, session.Name)
 					}
-					return attach(session.Socket, session.Name)
+					return attach(io, session.Socket, session.Name)
 				}
 			}
 			return errors.New("the team is not up; start it with `switchboard up`")

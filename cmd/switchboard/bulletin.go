@@ -118,7 +118,7 @@ func changeBulletin(io *streams, g *globals, change func(b *bulletin.Bulletin, a
 	if err != nil {
 		return err
 	}
-	if !ws.rules.IsOverseer(ws.agent) {
+	if !ws.rules.MayChangeBulletin(ws.agent) {
 		return refusedError(fmt.Errorf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", ws.agent, overseers(ws)))
 	}
 	var said string

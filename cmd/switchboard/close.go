@@ -40,7 +40,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 		}
 		return fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: stop the whole team with `switchboard down`", agent)
 	}
-	if !ws.rules.IsOverseer(ws.agent) && !isAncestor(ws, ws.agent, agent) {
+	if !ws.rules.MayClose(ws.agent, agent) {
 		return refusedError(fmt.Errorf("%s may not close %s: only its ancestors and the overseers may", ws.agent, agent))
 	}
 	closed, err := agents.Close(ctx, ws.folder, agent)
@@ -67,20 +67,4 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 		fmt.Fprintf(io.errOut, "%s was not told: %v\n", parent, err)
 	}
 	return nil
-}
-
-// isAncestor reports whether a spawned, directly or through its children,
-// the agent b.
-func isAncestor(ws *caller, a, b string) bool {
-	for i := 0; i < 64; i++ {
-		parent, ok := ws.rules.Parent(b)
-		if !ok {
-			return false
-		}
-		if parent == a {
-			return true
-		}
-		b = parent
-	}
-	return false
 }

@@ -8,11 +8,10 @@ import (
 	"syscall"
 	"time"
 
-	"switchboard/watch"
-
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/master"
 	"switchboard/tmux"
 )
 
@@ -39,14 +38,14 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 		return err
 	}
 	stopped := false
-	if pid, running := ws.masterRunning(); running {
-		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
-			return fmt.Errorf("stop the master (pid %d): %w", pid, err)
-		}
-		stoppedRunning := func() bool { _, still := ws.masterRunning(); return !still }
-		if !watch.Until(ctx, 20*time.Millisecond, 10*time.Second, stoppedRunning) {
-			return fmt.Errorf("the master (pid %d) did not stop within 10s of SIGTERM; stop it with `kill -9 %d`", pid, pid)
-		}
+	pid, err := master.Stop(ctx, ws.folder, 10*time.Second)
+	if errors.Is(err, master.ErrStillRunning) {
+		return fmt.Errorf("%w; stop it with `kill -9 %d`", err, pid)
+	}
+	if err != nil {
+		return err
+	}
+	if pid != 0 {
 		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", pid)
 		stopped = true
 	}

@@ -80,7 +80,7 @@ func filterLog(ws *caller, opts *logOptions, records []mailbox.Record) []mailbox
 	for i := range records {
 		rec := &records[i]
 		switch {
-		case !ws.mayRead(rec):
+		case !ws.rules.MayRead(ws.agent, rec):
 		case opts.agent != "" && !rec.Involves(opts.agent) && !blockedTo(rec, opts.agent):
 		case opts.blocked && len(rec.Blocked) == 0:
 		default:

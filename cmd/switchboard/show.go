@@ -57,7 +57,7 @@ func runShow(io *streams, g *globals, selectors []string) error {
 	var refused []string
 	for i := range chosen {
 		rec := &chosen[i]
-		if !ws.mayRead(rec) {
+		if !ws.rules.MayRead(ws.agent, rec) {
 			refused = append(refused, strconv.FormatInt(rec.Seq, 10))
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"switchboard/agents"
 	"switchboard/hooks"
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 type spawnOptions struct {
@@ -74,17 +76,16 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	if err := checkProfile(ws, opts.profile); err != nil {
 		return err
 	}
-	if (ws.rules.IsOverseer(opts.profile) || ws.rules.MayInterrupt(opts.profile)) && !ws.rules.IsOverseer(ws.agent) {
-		return refusedError(fmt.Errorf("%s may not spawn from profile %s: its agents oversee or interrupt the team, which %s may not", ws.agent, opts.profile, ws.agent))
-	}
 	parent := opts.parent
 	if parent == "" {
 		parent = ws.agent
 	}
-	if !ws.rules.Knows(parent) {
+	switch err := ws.rules.MaySpawn(ws.agent, opts.profile, parent); {
+	case errors.Is(err, rules.ErrPrivilegedProfile):
+		return refusedError(fmt.Errorf("%s may not spawn from profile %s: its agents oversee or interrupt the team, which %s may not", ws.agent, opts.profile, ws.agent))
+	case !ws.rules.Knows(parent):
 		return fmt.Errorf("--parent %s is not an agent of this team", parent)
-	}
-	if parent != ws.agent && !ws.rules.IsOverseer(ws.agent) {
+	case errors.Is(err, rules.ErrOtherParent):
 		return refusedError(fmt.Errorf("%s may spawn agents for itself only: leave out --parent, or ask an overseer", ws.agent))
 	}
 	name := opts.name

@@ -14,13 +14,17 @@ type streams struct {
 	// stdinIsPipe is true when standard input is a pipe or a file, the only
 	// cases in which send reads a message body from it unasked.
 	stdinIsPipe bool
+	// terminal is true when standard input is a terminal, which attach can
+	// hand to tmux.
+	terminal bool
 }
 
 func systemStreams() *streams {
-	piped := false
+	piped, terminal := false, false
 	if fi, err := os.Stdin.Stat(); err == nil {
 		mode := fi.Mode()
 		piped = mode&os.ModeNamedPipe != 0 || mode.IsRegular()
+		terminal = mode&os.ModeCharDevice != 0
 	}
-	return &streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, stdinIsPipe: piped}
+	return &streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, stdinIsPipe: piped, terminal: terminal}
 }

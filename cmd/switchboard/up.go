@@ -153,7 +153,7 @@ func waitForMaster(ctx context.Context, ws *caller) error {
 }
 
 func attachOrHint(io *streams, opts *upOptions) error {
-	if opts.detach || !isTerminal(os.Stdin) {
+	if opts.detach || !io.terminal {
 		root := ""
 		if opts.root != "" {
 			root = " --root " + hooks.ShellQuote(opts.root)
@@ -161,27 +161,22 @@ func attachOrHint(io *streams, opts *upOptions) error {
 		fmt.Fprintf(io.out, "attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`\n", root, root)
 		return nil
 	}
-	return attach(opts.socket, opts.session)
+	return attach(io, opts.socket, opts.session)
 }
 
 // attach hands the terminal to tmux until the person detaches.
 // A session stopped while attached (switchboard down from elsewhere) ends
 // the attachment with an error status; that is a normal end.
-func attach(socket, session string) error {
+func attach(io *streams, socket, session string) error {
 	client := tmux.NewClient(socket, nil)
 	cmd := client.AttachCommand(session)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = io.in, io.out, io.errOut
 	if err := cmd.Run(); err != nil {
 		if up, _ := client.HasSession(context.Background(), session); !up {
-			fmt.Fprintln(os.Stderr, "the team was stopped; mail is kept")
+			fmt.Fprintln(io.errOut, "the team was stopped; mail is kept")
 			return nil
 		}
 		return fmt.Errorf("attach to tmux session %q: %w", session, err)
 	}
 	return nil
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -66,8 +66,3 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 func (w *caller) masterRunning() (int, bool) {
 	return master.Running(w.folder)
 }
-
-// mayRead reports whether the caller may read a logged message.
-func (w *caller) mayRead(rec *mailbox.Record) bool {
-	return w.rules.IsOverseer(w.agent) || rec.Involves(w.agent)
-}

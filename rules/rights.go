@@ -1,0 +1,63 @@
+package rules
+
+import (
+	"errors"
+
+	"switchboard/mailbox"
+)
+
+// What an agent may do besides sending, beyond IsOverseer and MayInterrupt.
+
+// IsAncestor reports whether a spawned b, directly or through its children.
+func (r *Rules) IsAncestor(a, b string) bool {
+	for range 64 { // a registry whose parents loop ends here
+		parent, ok := r.Parent(b)
+		if !ok {
+			return false
+		}
+		if parent == a {
+			return true
+		}
+		b = parent
+	}
+	return false
+}
+
+// MayClose reports whether actor may close agent: its ancestors and the
+// overseers may.
+func (r *Rules) MayClose(actor, agent string) bool {
+	return r.IsOverseer(actor) || r.IsAncestor(actor, agent)
+}
+
+// Why an agent may not spawn.
+var (
+	// ErrPrivilegedProfile: the profile's agents oversee or interrupt the
+	// team, and only an overseer may start more of them.
+	ErrPrivilegedProfile = errors.New("the profile's agents oversee or interrupt the team")
+	// ErrOtherParent: an agent spawns for itself; only overseers start
+	// agents under another.
+	ErrOtherParent = errors.New("an agent spawns for itself only")
+)
+
+// MaySpawn says whether actor may start an agent from profile under parent,
+// and when not, why (ErrPrivilegedProfile, ErrOtherParent).
+func (r *Rules) MaySpawn(actor, profile, parent string) error {
+	if (r.IsOverseer(profile) || r.MayInterrupt(profile)) && !r.IsOverseer(actor) {
+		return ErrPrivilegedProfile
+	}
+	if parent != actor && !r.IsOverseer(actor) {
+		return ErrOtherParent
+	}
+	return nil
+}
+
+// MayChangeBulletin reports whether agent may change the bulletin's status,
+// phase and warnings: the overseers may (and the operator, who oversees
+// unless the rules say otherwise).
+func (r *Rules) MayChangeBulletin(agent string) bool { return r.IsOverseer(agent) }
+
+// MayRead reports whether agent may read a logged message: overseers read
+// every one, others those they sent or received.
+func (r *Rules) MayRead(agent string, rec *mailbox.Record) bool {
+	return r.IsOverseer(agent) || rec.Involves(agent)
+}
