@@ -59,7 +59,7 @@ func SaveSession(ws *workspace.Workspace, s *Session) error {
 // UpdateSession changes the session file under a lock, so that agents
 // spawned at once do not lose each other's seats.
 func UpdateSession(ws *workspace.Workspace, change func(*Session) error) error {
-	return mailbox.WithLock(ws.SessionFile()+".lock", func() error { return updateSession(ws, change) })
+	return mailbox.WithLock(ws.SessionLock(), func() error { return updateSession(ws, change) })
 }
 
 func updateSession(ws *workspace.Workspace, change func(*Session) error) error {

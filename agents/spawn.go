@@ -82,11 +82,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *wo
 	if err := store.Ensure(p.Name); err != nil {
 		return nil, "", err
 	}
-	binDir, err := StageBinary(ws, "")
-	if err != nil {
-		return nil, "", err
-	}
-	spec, launch, err := paneFor(p, DefaultVars(ws.Root), ws.Root, binDir, opts.Wirer)
+	spec, launch, err := paneFor(p, DefaultVars(ws.Root), ws, opts.Wirer)
 	if err != nil {
 		return nil, "", err
 	}

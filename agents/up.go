@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -54,8 +53,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started", name))
 	}
 	store := ws.Store
-	binDir, err := StageBinary(ws, opts.Binary)
-	if err != nil {
+	if err := StageBinary(ws, opts.Binary); err != nil {
 		return nil, nil, err
 	}
 	spawned, err := ws.Spawned()
@@ -73,7 +71,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err := newConversation(store, p.Name); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(p, vars, ws.Root, binDir, opts.Wirer)
+		spec, launch, err := paneFor(p, vars, ws, opts.Wirer)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -103,8 +101,8 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		return nil, nil, err
 	}
 	if len(opts.Master) > 0 {
-		command := append([]string{filepath.Join(binDir, "switchboard")}, opts.Master...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws.Root, mailbox.Operator, binDir), Command: command})
+		command := append([]string{ws.Binary()}, opts.Master...)
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
 		if err == nil {
 			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
 		}
@@ -139,22 +137,22 @@ type Wirer interface {
 }
 
 // paneFor builds the pane of one agent.
-func paneFor(p *Profile, vars Vars, workspace, binDir string, wirer Wirer) (tmux.PaneSpec, Launch, error) {
+func paneFor(p *Profile, vars Vars, ws *workspace.Workspace, wirer Wirer) (tmux.PaneSpec, Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return tmux.PaneSpec{}, Launch{}, err
 	}
 	launch := expanded.Launch(nil)
 	if wirer != nil {
-		if launch, err = wirer.Wire(filepath.Join(binDir, "switchboard"), expanded, launch); err != nil {
+		if launch, err = wirer.Wire(ws.Binary(), expanded, launch); err != nil {
 			return tmux.PaneSpec{}, Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)
 		}
 	}
 	dir := expanded.Cwd
 	if dir == "" {
-		dir = workspace
+		dir = ws.Root
 	}
-	env := paneEnv(expanded.Env, workspace, p.Name, binDir)
+	env := paneEnv(expanded.Env, ws, p.Name)
 	for k, v := range launch.Env {
 		env[k] = v
 	}
@@ -173,14 +171,14 @@ var paneStart = []string{"/bin/sh", "-c",
 [ -n "$SWITCHBOARD_NOTE" ] && printf '%s\n\n' "$SWITCHBOARD_NOTE"
 exec "$@"`, "switchboard-pane"}
 
-func paneEnv(profileEnv map[string]string, workspace, agent, binDir string) map[string]string {
+func paneEnv(profileEnv map[string]string, ws *workspace.Workspace, agent string) map[string]string {
 	env := make(map[string]string, len(profileEnv)+3)
 	for k, v := range profileEnv {
 		env[k] = v
 	}
-	env["SWITCHBOARD_ROOT"] = workspace
+	env["SWITCHBOARD_ROOT"] = ws.Root
 	env["SWITCHBOARD_AGENT"] = agent
-	env["SWITCHBOARD_BIN"] = binDir
+	env["SWITCHBOARD_BIN"] = ws.BinDir()
 	return env
 }
 
@@ -200,36 +198,36 @@ func decorate(ctx context.Context, c *tmux.Client, s *Session) error {
 // startingTitle is the border of a pane whose agent is starting.
 func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting" }
 
-// StageBinary copies the switchboard binary to the workspace's (BinDir) and
-// returns that folder, which goes first on every pane's PATH. With no
-// binary it only returns the folder.
-func StageBinary(ws *workspace.Workspace, binary string) (string, error) {
-	dir := ws.BinDir()
+// StageBinary copies the switchboard binary into the workspace (its
+// Binary), whose folder goes first on every pane's PATH: a copy that
+// outlives the binary of `go run`.
+func StageBinary(ws *workspace.Workspace, binary string) error {
 	if binary == "" {
-		return dir, nil
+		return nil // staged before
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+	if err := os.MkdirAll(ws.BinDir(), 0o700); err != nil {
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	src, err := os.Open(binary)
 	if err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	defer src.Close()
-	// Replacing the old copy keeps its inode for the panes that run it.
+	// The new copy replaces the name; panes running the old one keep its
+	// file, which goes when they end.
 	dst, err := atomicfile.Create(ws.Binary(), atomicfile.Options{})
 	if err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	defer dst.Cleanup()
 	if _, err := io.Copy(dst, src); err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	if err := dst.Chmod(0o700); err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
 	if err := dst.CloseAtomicallyReplace(); err != nil {
-		return "", fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
-	return dir, nil
+	return nil
 }

@@ -3,11 +3,9 @@ package bench
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"switchboard/mailbox"
-	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -41,7 +39,7 @@ func newTestbed(dir string, n int) (*testbed, error) {
 		ws.agents = append(ws.agents, agent)
 		fmt.Fprintf(&rulesFile, "  %s:\n    can_send_to: [\"*\"]\n    can_receive_from: [\"*\"]\n", agent)
 	}
-	if err := os.WriteFile(filepath.Join(root, rules.FileName), []byte(rulesFile.String()), 0o600); err != nil {
+	if err := os.WriteFile(workspace.New(root).RulesPath(), []byte(rulesFile.String()), 0o600); err != nil {
 		ws.remove()
 		return nil, fmt.Errorf("write bench rules: %w", err)
 	}

@@ -18,9 +18,10 @@ type Store struct {
 	dir string
 }
 
-// NewStore returns the bulletin under a mailboxes folder.
-func NewStore(mailboxes string) *Store {
-	return &Store{dir: filepath.Join(mailboxes, "global_bulletin")}
+// NewStore returns the bulletin kept in the folder dir (the workspace says
+// which).
+func NewStore(dir string) *Store {
+	return &Store{dir: dir}
 }
 
 // Path is the bulletin file.

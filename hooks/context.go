@@ -2,7 +2,6 @@ package hooks
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"switchboard/agents"
@@ -29,7 +28,7 @@ func describe(store *mailbox.Store, agent string, items []mailbox.FileInfo, head
 		shown = shown[len(shown)-maxListed:]
 	}
 	for _, info := range shown {
-		m, err := mailbox.Load(filepath.Join(store.InboxDir(agent), info.Name))
+		m, err := store.LoadUnread(agent, info.Name)
 		if err != nil {
 			continue // read meanwhile
 		}

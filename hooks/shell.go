@@ -3,7 +3,6 @@ package hooks
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"switchboard/mailbox"
 )
@@ -36,7 +35,7 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 		shown = shown[len(shown)-maxListed:]
 	}
 	for _, info := range shown {
-		msg, err := mailbox.Load(filepath.Join(env.Workspace.Store.InboxDir(env.Agent), info.Name))
+		msg, err := env.Workspace.Store.LoadUnread(env.Agent, info.Name)
 		if err != nil {
 			continue
 		}

@@ -11,8 +11,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.

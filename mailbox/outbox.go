@@ -159,3 +159,15 @@ func (s *Store) IsUnread(agent, name string) bool {
 	_, err := os.Lstat(filepath.Join(s.InboxDir(agent), name))
 	return err == nil
 }
+
+// FixPending writes back an outbox file whose message had fields filled in
+// (its id, its time) before anything of it is delivered, so that a master
+// restarted after a crash finds the same message and does not route it
+// under a new id.
+func (s *Store) FixPending(agent, path string, m *Message) error {
+	data, err := m.Encode()
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable})
+}

@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
 )
 
 // Agent states.

@@ -297,3 +297,23 @@ func CountNames(names []string) (messages, urgent int) {
 // ErrExists is returned when a message's file name is taken already: it was
 // posted or delivered before.
 var ErrExists = atomicfile.ErrExists
+
+// SyncInboxes makes the deliveries of DeliverUnsynced to these agents
+// durable, one folder sync each. It does nothing when the store is not
+// durable.
+func (s *Store) SyncInboxes(agents []string) error {
+	if !s.Durable {
+		return nil
+	}
+	for _, agent := range agents {
+		if err := atomicfile.SyncDir(s.InboxDir(agent)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LoadUnread reads the agent's unread message delivered under name.
+func (s *Store) LoadUnread(agent, name string) (*Message, error) {
+	return Load(filepath.Join(s.InboxDir(agent), name))
+}

@@ -4,8 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"switchboard/watch"
 	"time"
+
+	"switchboard/watch"
 )
 
 // rescanEvery bounds how long a delivery can go unnoticed by WaitFor when

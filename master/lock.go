@@ -96,6 +96,9 @@ func Stop(ctx context.Context, ws *workspace.Workspace, limit time.Duration) (in
 	}
 	gone := func() bool { _, still := Running(ws); return !still }
 	if !watch.Until(ctx, 20*time.Millisecond, limit, gone) {
+		if ctx.Err() != nil {
+			return pid, ctx.Err()
+		}
 		return pid, fmt.Errorf("%w: pid %d within %s of SIGTERM", ErrStillRunning, pid, limit)
 	}
 	return pid, nil

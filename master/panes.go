@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -154,6 +155,12 @@ func (p *panes) look(ctx context.Context) {
 		mail[name] = [2]int{n, urgent}
 	}
 	screens := p.captureScreens(ctx, client, watchScreens)
+	// A hook that spoke while the screens were read has the last word.
+	for name := range session.Agents {
+		if st, ok, _ := p.store.ReadState(name); ok && st.Source == mailbox.SourceHook {
+			hooked[name] = st
+		}
+	}
 
 	now := p.m.now().UTC()
 	labels := tmux.Labels{Title: map[string]string{}}
@@ -213,7 +220,7 @@ func (p *panes) look(ctx context.Context) {
 	for _, job := range jobs {
 		p.startTyping(ctx, client, job)
 	}
-	if err := client.SetLabels(ctx, labels); err != nil {
+	if err := client.SetLabels(ctx, labels); err != nil && !errors.Is(err, tmux.ErrNoPane) {
 		p.m.logf("cannot update pane borders: %v", err)
 	}
 	p.publishSummary(summary)

@@ -4,11 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strings"
 	"time"
-
-	"switchboard/atomicfile"
 
 	"switchboard/mailbox"
 )
@@ -118,13 +117,7 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		return nil, nil
 	}
 	if normalized {
-		// Fix the id on disk before anything is delivered, so that a restart
-		// finds the same message and does not route it under a new id.
-		data, err := msg.Encode()
-		if err == nil {
-			err = atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: m.store.TmpDir(agent), Durable: m.store.Durable})
-		}
-		if err != nil {
+		if err := m.store.FixPending(agent, path, msg); err != nil {
 			m.logf("cannot fill in the id of %s: %v", path, err)
 			return nil, nil
 		}
@@ -159,13 +152,9 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	for i, r := range batch {
 		delivered[i] = m.deliver(agent, r, written)
 	}
-	if m.store.Durable {
-		for dir := range written {
-			if err := atomicfile.SyncDir(dir); err != nil {
-				m.logf("cannot sync %s: %v; will retry", dir, err)
-				return nil
-			}
-		}
+	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
+		m.logf("cannot sync the inboxes: %v; will retry", err)
+		return nil
 	}
 	for i, r := range batch {
 		if !delivered[i] {
@@ -199,7 +188,7 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) bool
 			return false
 		}
 		if ok {
-			written[m.store.InboxDir(to)] = true
+			written[to] = true
 		}
 		return true
 	}

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"slices"
 	"time"
 
 	"switchboard/agents"
@@ -58,11 +59,21 @@ func (p *panes) loadSession() bool {
 		}
 	}
 	p.mu.Lock()
+	oldViews := p.views
 	p.session, p.client = s, p.newTmux(s.Socket)
 	p.views = make(map[string]*view)
 	p.status = ""
 	for name := range s.Agents {
-		p.viewOf(name).pending = waiting[name]
+		// Announced while the inboxes were listed: kept, once.
+		pending := waiting[name]
+		if v, ok := oldViews[name]; ok {
+			for _, a := range v.pending {
+				if !slices.ContainsFunc(pending, func(b announcement) bool { return b.file == a.file }) {
+					pending = append(pending, a)
+				}
+			}
+		}
+		p.viewOf(name).pending = pending
 	}
 	p.mu.Unlock()
 	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))

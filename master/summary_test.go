@@ -6,6 +6,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
@@ -20,7 +21,7 @@ func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
 	}
 	var b *bulletin.Bulletin
 	h.waitFor("the bulletin to show the reviewer busy with one urgent message", func() bool {
-		b, _ = bulletin.NewStore(h.store.Dir).Read()
+		b, _ = workspace.New(h.root).Bulletin().Read()
 		return b.Agents["reviewer_agent"] == bulletin.AgentSummary{State: mailbox.StateBusy, Unread: 1, Urgent: 1}
 	})
 	if _, ok := b.Agents[mailbox.Operator]; ok {
@@ -39,7 +40,7 @@ func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor("the bulletin to show the message read", func() bool {
-		b, _ = bulletin.NewStore(h.store.Dir).Read()
+		b, _ = workspace.New(h.root).Bulletin().Read()
 		return b.Agents["reviewer_agent"].Unread == 0
 	})
 }

@@ -91,7 +91,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		// Claude Code runs no hook when its turn is cut short by ESC, so
 		// what its hooks said last (busy) is over: until its next hook
 		// speaks, the agent is interrupted, and then its screen decides.
-		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
+		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: p.m.now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
 		if err := p.store.WriteState(agent, st); err != nil {
 			p.m.logf("cannot write the state of %s: %v", agent, err)
 		}
@@ -142,7 +142,7 @@ func files(items []announcement) []string {
 // when it was not submitted, the messages claimed for it are given back to
 // the hooks.
 func (p *panes) report(agent string, items, claimed []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
-	began := time.Now().UTC()
+	began := p.m.now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
 	if err == nil && !typed.Verified && hookedKinds[seat.Kind] {

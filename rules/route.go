@@ -19,12 +19,13 @@ type Route struct {
 func (r *Rules) Route(from string, to []string) Route {
 	route := Route{Recipients: r.Recipients(from, to)}
 	for _, agent := range route.Recipients {
-		switch d := r.Decide(from, agent); {
-		case !r.Knows(agent):
+		if !r.Knows(agent) {
 			route.Unknown = append(route.Unknown, agent)
-		case d.Allowed:
+			continue
+		}
+		if d := r.Decide(from, agent); d.Allowed {
 			route.Delivered = append(route.Delivered, agent)
-		default:
+		} else {
 			route.Blocked = append(route.Blocked, mailbox.Block{To: agent, Reason: d.Reason})
 		}
 	}

@@ -207,7 +207,7 @@ func (c *Client) TypeCommand(ctx context.Context, pane, command string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	_, err := c.Command(ctx, "if-shell", "-F", "-t", pane, "#{pane_in_mode}", "send-keys -X -t "+pane+" cancel", ";",
-		"send-keys", "-t", pane, "-l", Sanitize(command), ";", "send-keys", "-t", pane, "Enter")
+		"send-keys", "-t", pane, "-l", command, ";", "send-keys", "-t", pane, "Enter")
 	p.lastKey = "text"
 	return err
 }

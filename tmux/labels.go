@@ -36,7 +36,8 @@ type Labels struct {
 func (l Labels) empty() bool { return len(l.Agent) == 0 && len(l.Title) == 0 && l.Status == "" }
 
 // SetLabels sets labels in one tmux call. A pane gone meanwhile (closed, or
-// from a server since restarted) does not keep the others from being set.
+// from a server since restarted) does not keep the others from being set;
+// ErrNoPane then says that one was missing.
 func (c *Client) SetLabels(ctx context.Context, l Labels) error {
 	if l.empty() {
 		return nil
@@ -55,12 +56,17 @@ func (c *Client) SetLabels(ctx context.Context, l Labels) error {
 		return err
 	}
 	// tmux stops a command list at its first error: set one at a time.
+	var gone error
 	for _, cmd := range cmds {
-		if _, err := c.Command(ctx, cmd...); err != nil && !errors.Is(err, ErrNoPane) {
+		_, err := c.Command(ctx, cmd...)
+		switch {
+		case errors.Is(err, ErrNoPane):
+			gone = err
+		case err != nil:
 			return err
 		}
 	}
-	return nil
+	return gone
 }
 
 func joinCommands(cmds [][]string) []string {

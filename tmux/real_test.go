@@ -244,8 +244,8 @@ func TestSetLabelsSurvivesAGonePane(t *testing.T) {
 		t.Errorf("killing a gone pane: %v; want ErrNoPane", err)
 	}
 	labels := Labels{Title: map[string]string{first: "Developer Agent · idle", second: "gone"}, Status: "2 agents"}
-	if err := c.SetLabels(ctx, labels); err != nil {
-		t.Fatalf("SetLabels with a gone pane: %v", err)
+	if err := c.SetLabels(ctx, labels); !errors.Is(err, ErrNoPane) {
+		t.Fatalf("SetLabels with a gone pane = %v; want ErrNoPane, the others set", err)
 	}
 	out, err := c.Command(ctx, "display-message", "-p", "-t", first, "#{@sb_title}|#{@sb_status}")
 	if err != nil || strings.TrimSpace(out) != "Developer Agent · idle|2 agents" {

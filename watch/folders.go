@@ -62,7 +62,8 @@ func (f *Folders) forward(c chan<- struct{}) {
 	}
 }
 
-// Close stops watching; nothing is sent on C afterwards.
+// Close stops watching. A wake-up may still be waiting on C; nothing new
+// comes after the watch has seen Close. Close once.
 func (f *Folders) Close() {
 	close(f.done)
 	f.tick.Stop()

@@ -66,13 +66,19 @@ func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, rules.File
 func (w *Workspace) Profiles() string { return filepath.Join(w.Root, ProfilesDir) }
 
 // Bulletin is the team's bulletin.
-func (w *Workspace) Bulletin() *bulletin.Store { return bulletin.NewStore(w.Store.Dir) }
+func (w *Workspace) Bulletin() *bulletin.Store {
+	return bulletin.NewStore(filepath.Join(w.Store.Dir, "global_bulletin"))
+}
 
 // MasterLock is the file the running master holds locked.
 func (w *Workspace) MasterLock() string { return filepath.Join(w.Store.Dir, ".master.lock") }
 
-// SessionFile is where the team runs in tmux (package agents reads it).
+// SessionFile is where the team runs in tmux (package agents reads it), and
+// SessionLock the file held while it is changed.
 func (w *Workspace) SessionFile() string { return filepath.Join(w.Store.Dir, "session.json") }
+
+// SessionLock is held while the session file is changed.
+func (w *Workspace) SessionLock() string { return filepath.Join(w.Store.Dir, ".session.lock") }
 
 // BinDir holds the switchboard binary the panes run, a copy that outlives
 // the binary of `go run`; a dot name is never an agent's.

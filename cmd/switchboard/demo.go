@@ -38,7 +38,8 @@ func prepareDemo(dir string) (string, error) {
 		return "", fmt.Errorf("demo folder: %w", err)
 	}
 	if _, err := agents.WriteDefaultTeam(abs, false); err != nil {
-		return "", fmt.Errorf("%w (give --demo-dir an empty folder)", err)
+		// Not wrapped: init's hint (--force) is no answer here.
+		return "", fmt.Errorf("%v; give --demo-dir an empty folder", err)
 	}
 	shell := agents.UserShell()
 	if bash, err := exec.LookPath("bash"); err == nil {
@@ -46,7 +47,7 @@ func prepareDemo(dir string) (string, error) {
 	}
 	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
 		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", agents.DisplayName(name), strconv.Quote(shell))
-		if err := os.WriteFile(filepath.Join(abs, workspace.ProfilesDir, name+".yaml"), []byte(profile), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(workspace.New(abs).Profiles(), name+".yaml"), []byte(profile), 0o644); err != nil {
 			return "", fmt.Errorf("write the demo team: %w", err)
 		}
 	}

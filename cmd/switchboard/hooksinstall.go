@@ -136,7 +136,7 @@ func hookBinary(ws *workspace.Workspace) (string, error) {
 		return self, nil
 	}
 	if ws != nil {
-		if _, err := agents.StageBinary(ws, self); err != nil {
+		if err := agents.StageBinary(ws, self); err != nil {
 			return "", err
 		}
 		return ws.Binary(), nil
