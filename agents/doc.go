@@ -1,9 +1,10 @@
-// Package agents owns agent profiles (agents/<name>.yaml): loading,
-// validation and the expansion of ${workspaceRoot}, ${cwd}, ${HOME}, ${USER}
-// and ${agent}; and the default team embedded in the binary, which
-// `switchboard init` writes into a new workspace.
+// Package agents runs the team's lifecycle in tmux: up starts every agent
+// of the rules in a pane of a private server, spawn starts one more at run
+// time, close ends a spawned agent and those under it, StopTeam ends the
+// server and every process of its panes; the session file says where each
+// agent sits.
 //
 // The profiles of the default team sit in this package's folder because the
-// root of the repository is itself a workspace: its agents/ folder holds both
-// this package and the team's profiles.
+// root of the repository is itself a workspace: its agents/ folder holds
+// both this package and the team's profiles.
 package agents

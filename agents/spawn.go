@@ -10,6 +10,7 @@ import (
 
 	"switchboard/mailbox"
 	"switchboard/proctree"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -74,7 +75,7 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
 
 func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *workspace.Workspace, opts SpawnOptions) (*Seat, string, error) {
 	store := ws.Store
-	team, _, err := Team(ws, []string{opts.Name})
+	team, _, err := profile.Team(ws, []string{opts.Name})
 	if err != nil {
 		return nil, "", err
 	}
@@ -82,7 +83,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *wo
 	if err := store.Ensure(p.Name); err != nil {
 		return nil, "", err
 	}
-	spec, launch, err := paneFor(p, DefaultVars(ws.Root), ws, opts.Wirer)
+	spec, launch, err := paneFor(p, profile.DefaultVars(ws.Root), ws, opts.Wirer)
 	if err != nil {
 		return nil, "", err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/atomicfile"
+	"switchboard/profile"
 	"switchboard/workspace"
 
 	"switchboard/mailbox"
@@ -41,7 +42,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		opts.PerWindow = 6
 	}
 	ws := opts.Workspace
-	team, unnamed, err := Team(ws, opts.Names)
+	team, unnamed, err := profile.Team(ws, opts.Names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,7 +62,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		return nil, nil, err
 	}
 	session := &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
-	vars := DefaultVars(ws.Root)
+	vars := profile.DefaultVars(ws.Root)
 
 	var window string
 	for i, p := range team {
@@ -133,19 +134,19 @@ func newConversation(store *mailbox.Store, agent string) error {
 // Wirer fits an agent's launch with its hooks, given the switchboard binary
 // the hooks run (package hooks does it, by kind of agent).
 type Wirer interface {
-	Wire(binary string, p *Profile, launch Launch) (Launch, error)
+	Wire(binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error)
 }
 
 // paneFor builds the pane of one agent.
-func paneFor(p *Profile, vars Vars, ws *workspace.Workspace, wirer Wirer) (tmux.PaneSpec, Launch, error) {
+func paneFor(p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wirer Wirer) (tmux.PaneSpec, profile.Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
-		return tmux.PaneSpec{}, Launch{}, err
+		return tmux.PaneSpec{}, profile.Launch{}, err
 	}
 	launch := expanded.Launch(nil)
 	if wirer != nil {
 		if launch, err = wirer.Wire(ws.Binary(), expanded, launch); err != nil {
-			return tmux.PaneSpec{}, Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)
+			return tmux.PaneSpec{}, profile.Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)
 		}
 	}
 	dir := expanded.Cwd

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -201,8 +201,8 @@ func sessionStart(ev event, env Env) (output, error) {
 		return output{}, err
 	}
 	var b strings.Builder
-	display := agents.DisplayName(env.Agent)
-	if profiles, err := agents.LoadProfiles(env.Workspace.Profiles()); err == nil {
+	display := profile.DisplayName(env.Agent)
+	if profiles, err := profile.LoadProfiles(env.Workspace.Profiles()); err == nil {
 		if p, ok := profiles[env.Agent]; ok {
 			display = p.DisplayName
 		}

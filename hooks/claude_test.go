@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -22,7 +22,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func team(t *testing.T) Env {
 	t.Helper()
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	ws := workspace.New(root)

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 )
 
 // Limits on what a hook hands the model: agents' clients cut long context to
@@ -32,7 +32,7 @@ func describe(store *mailbox.Store, agent string, items []mailbox.FileInfo, head
 		if err != nil {
 			continue // read meanwhile
 		}
-		from := agents.DisplayName(m.From) + " (" + m.From + ")"
+		from := profile.DisplayName(m.From) + " (" + m.From + ")"
 		if m.From == mailbox.System {
 			from = "switchboard itself"
 		}

@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"switchboard/atomicfile"
+	"switchboard/profile"
 	"switchboard/workspace"
-
-	"switchboard/agents"
 )
 
 // Wired is a wiring written to disk, and what it asks of the command line
@@ -99,15 +98,15 @@ func writeFile(path string, data []byte) error {
 }
 
 // wireKind is the wiring an agent's launch takes, "" for none.
-func wireKind(launch agents.Launch) string {
+func wireKind(launch profile.Launch) string {
 	switch launch.Kind {
-	case agents.KindClaude:
+	case profile.KindClaude:
 		return WireClaude
-	case agents.KindCodex:
+	case profile.KindCodex:
 		return WireCodex
-	case agents.KindGemini:
+	case profile.KindGemini:
 		return WireGemini
-	case agents.KindShell:
+	case profile.KindShell:
 		switch filepath.Base(launch.Command[0]) {
 		case "bash":
 			return WireBash
@@ -122,7 +121,7 @@ func wireKind(launch agents.Launch) string {
 type Wirer struct{ Workspace *workspace.Workspace }
 
 // Wire is WireLaunch for the workspace.
-func (w Wirer) Wire(binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+func (w Wirer) Wire(binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error) {
 	return WireLaunch(w.Workspace, binary, p, launch)
 }
 
@@ -130,7 +129,7 @@ func (w Wirer) Wire(binary string, p *agents.Profile, launch agents.Launch) (age
 // WriteWiring), and adds its profile's system instructions and model where
 // the client takes them. Other programs run as they are. It returns the
 // launch to run.
-func WireLaunch(ws *workspace.Workspace, binary string, p *agents.Profile, launch agents.Launch) (agents.Launch, error) {
+func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error) {
 	if len(launch.Command) == 0 {
 		return launch, nil
 	}

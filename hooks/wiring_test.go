@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/agents"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -62,9 +62,9 @@ func TestWireLaunchByKind(t *testing.T) {
 	if err := ws.Store.Ensure("developer_agent"); err != nil {
 		t.Fatal(err)
 	}
-	p := &agents.Profile{Name: "developer_agent", SystemInstructions: "You develop.", Model: "sonnet"}
+	p := &profile.Profile{Name: "developer_agent", SystemInstructions: "You develop.", Model: "sonnet"}
 
-	got, err := WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindClaude, Command: []string{"claude", "--verbose"}})
+	got, err := WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--verbose"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestWireLaunchByKind(t *testing.T) {
 		t.Errorf("settings file not written: %v", err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindClaude, Command: []string{"claude", "--model", "opus"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--model", "opus"}})
 	if err != nil || slices.Contains(got.Command, "sonnet") {
 		t.Errorf("a --model in the command must win over the profile's: %q, %v", got.Command, err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindShell, Command: []string{"/bin/bash"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"/bin/bash"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestWireLaunchByKind(t *testing.T) {
 		}
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindShell, Command: []string{"zsh"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"zsh"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestWireLaunchByKind(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("CODEX_HOME", "")
 	t.Setenv("GEMINI_CLI_HOME", "")
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindCodex, Command: []string{"codex", "resume"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex", "resume"}})
 	codexHome := filepath.Join(wiring, "codex")
 	if want := []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--model", "sonnet", "resume"}; err != nil || !slices.Equal(got.Command, want) || got.Env["CODEX_HOME"] != codexHome {
 		t.Errorf("codex launch = %q %v, %v; want %q with CODEX_HOME=%s", got.Command, got.Env, err, want, codexHome)
@@ -124,18 +124,18 @@ func TestWireLaunchByKind(t *testing.T) {
 	}
 	outside := *p
 	outside.Cwd = t.TempDir()
-	if got, err := WireLaunch(ws, "/bin/switchboard", &outside, agents.Launch{Kind: agents.KindCodex, Command: []string{"codex"}}); err != nil || got.Note != "" {
+	if got, err := WireLaunch(ws, "/bin/switchboard", &outside, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex"}}); err != nil || got.Note != "" {
 		t.Errorf("a Codex agent working outside the workspace: note %q, %v; want none", got.Note, err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}})
 	geminiHome := filepath.Join(wiring, "gemini")
 	policy := filepath.Join(geminiHome, "switchboard-policy.toml")
 	if want := []string{"gemini", "--skip-trust", "--policy", policy, "-m", "gemini-2.5-pro"}; err != nil || !slices.Equal(got.Command, want) || got.Env["GEMINI_CLI_HOME"] != geminiHome {
 		t.Errorf("gemini launch = %q %v, %v; want %q with GEMINI_CLI_HOME=%s", got.Command, got.Env, err, want, geminiHome)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, agents.Launch{Kind: agents.KindGeneric, Command: []string{"aider"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGeneric, Command: []string{"aider"}})
 	if err != nil || !slices.Equal(got.Command, []string{"aider"}) {
 		t.Errorf("a generic program must run as it is: %q, %v", got.Command, err)
 	}
@@ -189,7 +189,7 @@ func TestClaudeSettingsAllowTheAgentsSwitchboardCommands(t *testing.T) {
 
 func TestAllowedCommandsFollowTheRules(t *testing.T) {
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	r, err := workspace.New(root).Rules()

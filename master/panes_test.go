@@ -11,6 +11,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -126,8 +127,8 @@ func newPaneRig(t *testing.T) *paneRig {
 		"%1": {agent: "tester_agent", screen: "$ "},
 	})
 	session := &agents.Session{Socket: "fake", Name: "switchboard", Started: r.clock, Agents: map[string]*agents.Seat{
-		"developer_agent": {Pane: "%0", Kind: agents.KindClaude, DisplayName: "Developer Agent"},
-		"tester_agent":    {Pane: "%1", Kind: agents.KindShell, DisplayName: "Tester Agent"},
+		"developer_agent": {Pane: "%0", Kind: profile.KindClaude, DisplayName: "Developer Agent"},
+		"tester_agent":    {Pane: "%1", Kind: profile.KindShell, DisplayName: "Tester Agent"},
 	}}
 	if err := agents.SaveSession(ws, session); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/profile"
 )
 
 // TestFirstNoticeWaitsForAScreenThatStandsStill: a client may look idle
@@ -19,10 +20,10 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 		looks []screen
 		ready bool
 	}{
-		{agents.KindGemini, []screen{{1, true}, {1, true}, {1, true}}, false},              // not drawn yet
-		{agents.KindGemini, []screen{{1, true}, {2, false}, {3, false}}, false},            // still drawing
-		{agents.KindGemini, []screen{{1, true}, {2, false}, {2, false}, {2, false}}, true}, // drawn, then still
-		{agents.KindGeneric, []screen{{1, true}, {1, true}}, true},                         // a program that draws nothing
+		{profile.KindGemini, []screen{{1, true}, {1, true}, {1, true}}, false},              // not drawn yet
+		{profile.KindGemini, []screen{{1, true}, {2, false}, {3, false}}, false},            // still drawing
+		{profile.KindGemini, []screen{{1, true}, {2, false}, {2, false}, {2, false}}, true}, // drawn, then still
+		{profile.KindGeneric, []screen{{1, true}, {1, true}}, true},                         // a program that draws nothing
 	} {
 		v := &view{seat: &agents.Seat{Kind: tt.kind}}
 		for i, sc := range tt.looks {
@@ -33,14 +34,14 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 		}
 	}
 	// A screen that never stands still does not hold the notices forever.
-	v := &view{seat: &agents.Seat{Kind: agents.KindClaude}}
+	v := &view{seat: &agents.Seat{Kind: profile.KindClaude}}
 	for i := 0; i <= 10; i++ {
 		p.settle(v, screen{uint64(i), false}, t0.Add(time.Duration(i)*time.Second))
 	}
 	if !v.ready {
 		t.Error("a pane whose screen changes every second is never ready")
 	}
-	v = &view{seat: &agents.Seat{Kind: agents.KindClaude}}
+	v = &view{seat: &agents.Seat{Kind: profile.KindClaude}}
 	p.settle(v, screen{7, false}, t0)
 	p.settle(v, screen{7, false}, t0.Add(300*time.Millisecond))
 	if v.ready {

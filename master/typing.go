@@ -9,6 +9,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/watch"
 )
@@ -76,7 +77,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 			notices = append(notices, a)
 		}
 	}
-	shell := seat.Kind == agents.KindShell
+	shell := seat.Kind == profile.KindShell
 	for _, a := range interrupts {
 		line := interruptLine(a, p.displayName)
 		if shell {
@@ -176,7 +177,7 @@ const hookConfirm = 3 * time.Second
 
 // hookedKinds are the kinds of agent whose prompt hook runs when a typed
 // line is submitted, so that their hook can confirm it.
-var hookedKinds = map[string]bool{agents.KindClaude: true, agents.KindCodex: true, agents.KindGemini: true}
+var hookedKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true, profile.KindGemini: true}
 
 // confirmByHook checks a line typed into a program that draws its own input
 // box, where the cursor is not (Gemini CLI): the screen cannot say whether
@@ -221,5 +222,5 @@ func (p *panes) displayName(agent string) string {
 			return seat.DisplayName
 		}
 	}
-	return agents.DisplayName(agent)
+	return profile.DisplayName(agent)
 }

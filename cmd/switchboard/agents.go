@@ -10,6 +10,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 )
 
@@ -49,7 +50,7 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	team, _, err := agents.Team(ws.folder, ws.rules.Agents())
+	team, _, err := profile.Team(ws.folder, ws.rules.Agents())
 	if err != nil {
 		return err
 	}

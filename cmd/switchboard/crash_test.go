@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/master"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -26,7 +26,7 @@ func TestKilledMasterDeliversEachMessageExactlyOnce(t *testing.T) {
 		t.Skip("kills the master dozens of times; skipped with -short")
 	}
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	store := mailbox.NewStore(root)

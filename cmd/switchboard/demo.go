@@ -13,6 +13,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -37,16 +38,16 @@ func prepareDemo(dir string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("demo folder: %w", err)
 	}
-	if _, err := agents.WriteDefaultTeam(abs, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(abs, false); err != nil {
 		// Not wrapped: init's hint (--force) is no answer here.
 		return "", fmt.Errorf("%v; give --demo-dir an empty folder", err)
 	}
-	shell := agents.UserShell()
+	shell := profile.UserShell()
 	if bash, err := exec.LookPath("bash"); err == nil {
 		shell = bash // its prompt hook shows the box
 	}
 	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
-		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", agents.DisplayName(name), strconv.Quote(shell))
+		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", profile.DisplayName(name), strconv.Quote(shell))
 		if err := os.WriteFile(filepath.Join(workspace.New(abs).Profiles(), name+".yaml"), []byte(profile), 0o644); err != nil {
 			return "", fmt.Errorf("write the demo team: %w", err)
 		}

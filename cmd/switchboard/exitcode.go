@@ -7,6 +7,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/master"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -61,7 +62,7 @@ var hints = []struct {
 	hint string
 }{
 	{agents.ErrExists, "pick another --name"},
-	{agents.ErrWorkspaceExists, "pass --force to overwrite it"},
+	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 }

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/agents"
+	"switchboard/profile"
 )
 
 // TestExitCodes runs commands in-process and checks the exit code a script
 // would branch on.
 func TestExitCodes(t *testing.T) {
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SWITCHBOARD_AGENT", "")
@@ -49,7 +49,7 @@ func TestExitCodes(t *testing.T) {
 // others, read by an agent without oversight.
 func TestShowRefusalExitsThree(t *testing.T) {
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SWITCHBOARD_ROOT", root)

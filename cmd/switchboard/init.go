@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/spf13/cobra"
+	"switchboard/profile"
 
-	"switchboard/agents"
+	"github.com/spf13/cobra"
 )
 
 type initOptions struct {
@@ -46,7 +46,7 @@ func runInit(io *streams, opts *initOptions) error {
 	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", opts.dir, err)
 	}
-	written, err := agents.WriteDefaultTeam(opts.dir, opts.force)
+	written, err := profile.WriteDefaultTeam(opts.dir, opts.force)
 	if err != nil {
 		return err
 	}

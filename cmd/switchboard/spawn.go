@@ -14,6 +14,7 @@ import (
 	"switchboard/agents"
 	"switchboard/hooks"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/rules"
 )
 
@@ -132,24 +133,24 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 }
 
 // checkProfile accepts a profile file's name or an agent of the rules.
-func checkProfile(ws *caller, profile string) error {
-	profiles, err := agents.LoadProfiles(ws.folder.Profiles())
+func checkProfile(ws *caller, name string) error {
+	profiles, err := profile.LoadProfiles(ws.folder.Profiles())
 	if err != nil {
 		return err
 	}
-	if _, ok := profiles[profile]; ok || ws.rules.Knows(profile) {
+	if _, ok := profiles[name]; ok || ws.rules.Knows(name) {
 		return nil
 	}
-	return fmt.Errorf("no profile %q: give one of agents/ (%s) or an agent of the rules", profile, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
+	return fmt.Errorf("no profile %q: give one of agents/ (%s) or an agent of the rules", name, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
 }
 
 // freeName is the first of P-1, P-2, ... that no agent has, now or before:
 // a closed agent's mailbox stays, and a new agent must not inherit it.
-func freeName(ws *caller, profile string) string {
+func freeName(ws *caller, from string) string {
 	for i := 1; ; i++ {
-		name := profile + "-" + strconv.Itoa(i)
+		name := from + "-" + strconv.Itoa(i)
 		if len(name) > 63 {
-			name = profile[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
+			name = from[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
 		}
 		if !ws.rules.Knows(name) && !ws.folder.HasMailbox(name) {
 			return name

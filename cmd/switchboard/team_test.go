@@ -13,6 +13,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -45,7 +46,7 @@ func newTeam(t testing.TB) *team {
 		t.Skip("starts a team in tmux; skipped with -short")
 	}
 	root := t.TempDir()
-	if _, err := agents.WriteDefaultTeam(root, false); err != nil {
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
 	for name, display := range map[string]string{"master_agent": "Master Agent", "developer_agent": "Developer Agent", "reviewer_agent": "Reviewer Agent"} {
