@@ -107,19 +107,15 @@ func (f *File) syncDir() error {
 
 // WriteFile writes data to path, replacing what was there.
 func WriteFile(path string, data []byte, opts Options) error {
-	f, err := Create(path, opts)
-	if err != nil {
-		return err
-	}
-	defer f.Cleanup()
-	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
-	}
-	return f.CloseAtomicallyReplace()
+	return write(path, data, opts, (*File).CloseAtomicallyReplace)
 }
 
 // Publish writes data to path unless the name is taken (ErrExists).
 func Publish(path string, data []byte, opts Options) error {
+	return write(path, data, opts, (*File).CloseAtomicallyPublish)
+}
+
+func write(path string, data []byte, opts Options, name func(*File) error) error {
 	f, err := Create(path, opts)
 	if err != nil {
 		return err
@@ -128,7 +124,7 @@ func Publish(path string, data []byte, opts Options) error {
 	if _, err := f.Write(data); err != nil {
 		return fmt.Errorf("write %s: %w", f.Name(), err)
 	}
-	return f.CloseAtomicallyPublish()
+	return name(f)
 }
 
 // Move renames a file, within one filesystem, and when durable syncs both
