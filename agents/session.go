@@ -32,6 +32,9 @@ type Seat struct {
 	Kind        string `json:"kind"` // as launched: shell when its program was missing
 	DisplayName string `json:"display_name"`
 	Parent      string `json:"parent,omitempty"` // the agent that spawned it
+	// PID is the pane's first process: what the agent's commands descend
+	// from, which makes them this agent's whatever they claim.
+	PID int `json:"pid,omitempty"`
 }
 
 // DefaultSocket is the private tmux server of a workspace: short, so that

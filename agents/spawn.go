@@ -95,6 +95,10 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *wo
 		return nil, "", fmt.Errorf("start %s: %w", p.Name, err)
 	}
 	seat := &Seat{Pane: pane, Kind: launch.Kind, DisplayName: p.DisplayName, Parent: opts.Parent}
+	if err := notePIDs(ctx, client, map[string]*Seat{p.Name: seat}); err != nil {
+		client.KillPane(context.WithoutCancel(ctx), pane)
+		return nil, "", err
+	}
 	err = client.SetLabels(ctx, tmux.Labels{Agent: map[string]string{pane: p.Name}, Title: map[string]string{pane: startingTitle(seat)}})
 	if err == nil {
 		err = UpdateSession(ws, func(s *Session) error { s.Agents[p.Name] = seat; return nil })

@@ -101,6 +101,9 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if err := decorate(ctx, opts.Client, session); err != nil {
 		return nil, nil, err
 	}
+	if err := notePIDs(ctx, opts.Client, session.Agents); err != nil {
+		return nil, nil, err
+	}
 	if len(opts.Master) > 0 {
 		command := append([]string{ws.Binary()}, opts.Master...)
 		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})

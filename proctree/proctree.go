@@ -42,6 +42,7 @@ func Session(leader int) []int {
 
 type stat struct {
 	state   byte
+	parent  int
 	session int
 }
 
@@ -62,11 +63,12 @@ func readStat(pid int) (stat, bool) {
 	if len(f) < 4 || len(f[0]) != 1 {
 		return stat{}, false
 	}
-	session, err := strconv.Atoi(f[3])
-	if err != nil {
+	parent, err1 := strconv.Atoi(f[1])
+	session, err2 := strconv.Atoi(f[3])
+	if err1 != nil || err2 != nil {
 		return stat{}, false
 	}
-	return stat{state: f[0][0], session: session}, true
+	return stat{state: f[0][0], parent: parent, session: session}, true
 }
 
 // Alive reports whether the process runs: it exists and is not a zombie
@@ -113,4 +115,19 @@ func End(ctx context.Context, leaders []int, grace time.Duration) []int {
 		}
 	}
 	return list()
+}
+
+// Ancestors is pid and its parents, nearest first, up to the first process
+// (or as far as /proc tells).
+func Ancestors(pid int) []int {
+	chain := []int{pid}
+	for len(chain) < 128 {
+		st, ok := readStat(pid)
+		if !ok || st.parent <= 1 || st.parent == pid {
+			break
+		}
+		pid = st.parent
+		chain = append(chain, pid)
+	}
+	return chain
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/agents"
 	"switchboard/hooks"
 	"switchboard/mailbox"
 )
@@ -80,6 +81,9 @@ func hookEnv(g *globals) (hooks.Env, bool) {
 	ws.Store.Durable = false
 	if !ws.HasMailbox(agent) {
 		return hooks.Env{}, false // not an agent whose mailbox exists
+	}
+	if pane, ok := agents.PaneAgent(ws); ok && pane != agent {
+		return hooks.Env{}, false // a hook run for another agent, from this one's pane
 	}
 	return hooks.Env{Workspace: ws, Agent: agent}, true
 }

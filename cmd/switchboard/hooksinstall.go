@@ -81,12 +81,23 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 	w := hooks.Wiring{Agent: opts.agent}
 	var folder *workspace.Workspace
 	if opts.agent != "" {
-		ws, err := openWorkspace(&globals{root: g.root, as: opts.agent})
+		var err error
+		if folder, err = findWorkspace(g); err != nil {
+			return err
+		}
+		r, err := folder.Rules()
 		if err != nil {
 			return err
 		}
-		w.Workspace, w.Dir, folder = ws.root, ws.root, ws.folder
-		w.Allowed = hooks.AllowedCommands(ws.rules, opts.agent)
+		if !r.Knows(opts.agent) {
+			return fmt.Errorf("%q is not an agent of this team (%s); check --agent", opts.agent, strings.Join(r.Agents(), ", "))
+		}
+		// Printing another's wiring is harmless; writing it is not.
+		if pane, ok := agents.PaneAgent(folder); ok && opts.write && pane != opts.agent {
+			return refusedError(fmt.Errorf("this pane is %s's: it may write its own wiring, not %s's", pane, opts.agent))
+		}
+		w.Workspace, w.Dir = folder.Root, folder.Root
+		w.Allowed = hooks.AllowedCommands(r, opts.agent)
 	}
 	binary, err := hookBinary(folder)
 	if err != nil {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
+	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/rules"
@@ -32,12 +34,9 @@ func openWorkspace(g *globals) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	agent := g.as
-	if agent == "" {
-		agent = os.Getenv("SWITCHBOARD_AGENT")
-	}
-	if agent == "" {
-		agent = mailbox.Operator
+	agent, err := whoIsAsking(g, folder, r)
+	if err != nil {
+		return nil, err
 	}
 	if !r.Knows(agent) {
 		return nil, fmt.Errorf("%q is not an agent of this team (%s); check --as or SWITCHBOARD_AGENT", agent, strings.Join(r.Agents(), ", "))
@@ -65,4 +64,53 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 // masterRunning reports the pid of the workspace's master, if one runs.
 func (w *caller) masterRunning() (int, bool) {
 	return master.Running(w.folder)
+}
+
+// whoIsAsking is the agent a command acts as. Inside a team pane it is that
+// pane's agent, whatever the environment says; --as naming another is
+// refused there, and the attempt goes to the overseers, so that the audit
+// log shows who tried. Outside the panes the person names whom they act as
+// with --as or SWITCHBOARD_AGENT, and is the operator otherwise.
+func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (string, error) {
+	if pane, ok := agents.PaneAgent(folder); ok {
+		if g.as != "" && g.as != pane {
+			reportBorrowedName(folder, r, pane, g.as)
+			return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", pane, g.as))
+		}
+		return pane, nil
+	}
+	agent := g.as
+	if agent == "" {
+		agent = os.Getenv("SWITCHBOARD_AGENT")
+	}
+	if agent == "" {
+		agent = mailbox.Operator
+	}
+	return agent, nil
+}
+
+// reportBorrowedName tells the overseers (the operator when the rules name
+// none) that an agent tried to act as another. The message goes out under
+// the agent's own name, through its outbox: the master logs it like any
+// other, and the rules decide whether it reaches them.
+func reportBorrowedName(folder *workspace.Workspace, r *rules.Rules, agent, claimed string) {
+	var to []string
+	for _, n := range r.Oversight {
+		if n.Value != agent && n.Value != rules.Wildcard {
+			to = append(to, n.Value)
+		}
+	}
+	if len(to) == 0 {
+		to = []string{mailbox.Operator}
+	}
+	msg := &mailbox.Message{
+		From:     agent,
+		To:       to,
+		Title:    mailbox.ClipTitle(fmt.Sprintf("REFUSED: %s tried to act as %s", agent, claimed)),
+		Type:     mailbox.TypeStatus,
+		Priority: mailbox.PriorityNormal,
+		Content:  "From its own pane, " + agent + " ran: switchboard " + strings.Join(os.Args[1:], " "),
+	}
+	msg.Normalize(time.Now())
+	_, _ = folder.Store.Post(agent, msg) // the refusal stands whether or not the report goes out
 }

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"switchboard/mailbox"
+)
+
+// TestAnAgentCannotBorrowAName is an agent trying what an LLM that met
+// BLOCKED would: from its own pane, name another agent with --as, or set
+// SWITCHBOARD_AGENT to one. Each attempt acts as the pane's own agent or is
+// refused, and the log shows who tried. Outside the panes the person still
+// acts for anyone.
+func TestAnAgentCannotBorrowAName(t *testing.T) {
+	tm := newTeam(t)
+	home := t.TempDir()
+	writeTestFile(t, filepath.Join(tm.root, "agents", "tester_agent.yaml"),
+		"display_name: Tester Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+home+"\"}\n")
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitIdle("tester_agent")
+	pane := paneOf(t, tm, "tester_agent")
+
+	// run types a command into the tester's pane and returns its exit status.
+	run := func(name, command string) string {
+		t.Helper()
+		rc := filepath.Join(tm.root, "rc-"+name)
+		line := command + "; echo $? > " + rc
+		if out, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "-l", line).CombinedOutput(); err != nil {
+			t.Fatalf("type into the pane: %v\n%s", err, out)
+		}
+		exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "Enter").Run()
+		var got []byte
+		tm.waitFor(name+" to finish in the pane", func() bool {
+			got, _ = os.ReadFile(rc)
+			return len(got) > 0
+		})
+		return strings.TrimSpace(string(got))
+	}
+
+	if rc := run("as", "env -u SWITCHBOARD_AGENT switchboard send --as master_agent --to reviewer_agent --title 'Planted order'"); rc != "3" {
+		t.Errorf("send --as master_agent from the tester's pane: exit %s; want 3, refused", rc)
+	}
+	if rc := run("read", "switchboard read --next --as reviewer_agent"); rc != "3" {
+		t.Errorf("read --as reviewer_agent from the tester's pane: exit %s; want 3, refused", rc)
+	}
+	if rc := run("env", "SWITCHBOARD_AGENT=master_agent switchboard send --to reviewer_agent --title 'Env order'"); rc != "3" {
+		t.Errorf("send with SWITCHBOARD_AGENT=master_agent: exit %s; want 3, as the tester, whom the rules block", rc)
+	}
+	tm.waitFor("the attempts in the log", func() bool {
+		log := tm.must("log")
+		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 2 && strings.Contains(log, "tester_agent → reviewer_agent  Env order")
+	})
+	log := tm.must("log")
+	if strings.Contains(log, "Planted order") || strings.Contains(log, "master_agent → reviewer_agent  Env order") {
+		t.Errorf("a borrowed name reached the log as a message:\n%s", log)
+	}
+	for _, e := range mustList(t, tm.store, "reviewer_agent") {
+		if m, _ := mailbox.Load(e.Path); m != nil && (m.Title == "Planted order" || m.Title == "Env order") {
+			t.Errorf("the reviewer got %q", m.Title)
+		}
+	}
+
+	// Outside the panes, the person acts for anyone.
+	if _, code := tm.switchboard("send", "--as", "master_agent", "--to", "reviewer_agent", "--title", "From the person"); code != 0 {
+		t.Errorf("the operator's --as master_agent: exit %d; want 0", code)
+	}
+}
+
+func mustList(t *testing.T, store *mailbox.Store, agent string) []mailbox.Entry {
+	t.Helper()
+	entries, err := store.List(agent, mailbox.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries
+}
