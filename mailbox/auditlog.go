@@ -3,6 +3,8 @@ package mailbox
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,7 +31,33 @@ type Record struct {
 	Delivered []string  `json:"delivered,omitempty"`
 	Blocked   []Block   `json:"blocked,omitempty"`
 	Notes     []string  `json:"notes,omitempty"`
-	Message   *Message  `json:"message,omitempty"`
+	// Hash is the Fingerprint of the message as its sender posted it: a
+	// later file with the same id is the same message only when it matches.
+	Hash    string   `json:"hash,omitempty"`
+	Message *Message `json:"message,omitempty"`
+}
+
+// Fingerprint identifies a message's content, as posted: the sha256 of its
+// encoding without what delivery adds (seq, delivered_at).
+func Fingerprint(m *Message) string {
+	posted := *m
+	posted.Seq, posted.DeliveredAt = 0, time.Time{}
+	data, err := posted.Encode()
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// SameMessage reports whether msg is the message the record logged: the
+// same sender, and the same content where the record says (records written
+// before hashes were kept do not).
+func (r *Record) SameMessage(msg *Message) bool {
+	if r.Message == nil || r.Message.From != msg.From {
+		return false
+	}
+	return r.Hash == "" || r.Hash == Fingerprint(msg)
 }
 
 // Block is one recipient a message did not reach, and why.
@@ -53,7 +81,7 @@ type LogWriter struct {
 	file    *os.File
 	durable bool
 	lastSeq int64
-	routed  map[string]Record // by message id, without the message body
+	routed  map[string]Record // by message id, with the message's id and sender alone
 }
 
 // OpenLogWriter opens the log for appending. A line left half-written by a
@@ -100,13 +128,14 @@ func (w *LogWriter) index() (int64, error) {
 		var rec struct {
 			Record
 			Message struct {
-				ID string `json:"id"`
+				ID   string `json:"id"`
+				From string `json:"from"`
 			} `json:"message"`
 		}
 		if json.Unmarshal(line, &rec) != nil {
 			continue // a line damaged by hand is skipped, not fatal
 		}
-		rec.Record.Message = nil
+		rec.Record.Message = &Message{ID: rec.Message.ID, From: rec.Message.From}
 		w.routed[rec.Message.ID] = rec.Record
 		w.lastSeq = max(w.lastSeq, rec.Seq)
 	}
@@ -157,7 +186,7 @@ func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 	}
 	w.lastSeq = rec.Seq
 	index := rec
-	index.Message = nil
+	index.Message = &Message{ID: rec.Message.ID, From: rec.Message.From}
 	w.routed[rec.Message.ID] = index
 	return rec, nil
 }

@@ -123,6 +123,13 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		}
 	}
 	rec, done := m.log.Routed(msg.ID)
+	if done && !rec.SameMessage(msg) {
+		// The same file again is a crash's leftover, delivered by the
+		// record; another message under a used id would ride on that
+		// record's decision, past the rules.
+		m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq))
+		return nil, nil
+	}
 	if !done {
 		var ok bool
 		if rec, ok = m.decide(agent, path, msg); !ok {
@@ -217,7 +224,7 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 		m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
 		return mailbox.Record{}, false
 	}
-	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked}
+	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked, Hash: mailbox.Fingerprint(msg)}
 	if wantsInterrupt(msg) && !m.rules.MayInterrupt(agent) {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupt not permitted: %s is not in the interrupts list; delivered as a normal message", agent))
 	}

@@ -1,0 +1,48 @@
+package master
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"switchboard/mailbox"
+)
+
+// TestAReusedIDCarriesNoForbiddenMessage is the tester reusing the id of a
+// delivered developer → reviewer message to reach the reviewer, which the
+// rules forbid it: the file is rejected, nothing reaches the reviewer, and
+// the log has no record of it.
+func TestAReusedIDCarriesNoForbiddenMessage(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	first := post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
+	h.waitInbox("reviewer_agent", 1)
+
+	h.drop("tester_agent", "inject.json", fmt.Sprintf(`{"id":%q,"to":"reviewer_agent","title":"INJECTED"}`, first.ID))
+	notices := h.waitInbox("tester_agent", 1)
+	if !strings.HasPrefix(notices[0].Title, "REJECTED: inject.json: the id "+first.ID+" was used before") {
+		t.Errorf("the tester was told %q; want why its file was refused", notices[0].Title)
+	}
+	for _, m := range h.inbox("reviewer_agent", mailbox.All) {
+		if m.Title == "INJECTED" {
+			t.Fatal("a forbidden message reached the reviewer under a reused id")
+		}
+	}
+	if recs := h.records(); len(recs) != 1 {
+		t.Errorf("the log has %d records; want the first message alone", len(recs))
+	}
+}
+
+// TestReusingYourOwnIDIsRefusedNotLost: a sender that gives new content an
+// id it used before is told so, instead of the message vanishing.
+func TestReusingYourOwnIDIsRefusedNotLost(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	first := post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Part one"})
+	h.waitInbox("reviewer_agent", 1)
+	h.drop("developer_agent", "again.json", fmt.Sprintf(`{"id":%q,"to":"reviewer_agent","title":"Part two"}`, first.ID))
+	notices := h.waitInbox("developer_agent", 1)
+	if !strings.Contains(notices[0].Title, "was used before, by message #1") {
+		t.Errorf("the developer was told %q; want its id refused", notices[0].Title)
+	}
+}
