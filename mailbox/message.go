@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -108,6 +109,9 @@ func Parse(data []byte) (*Message, error) {
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: file is empty (%w)", ErrInvalid, ErrIncomplete)
+	}
+	if err := checkStructure(data); err != nil {
+		return nil, err
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
@@ -256,9 +260,10 @@ func (m *Message) Validate() error {
 		return fmt.Errorf("%w: content is not valid UTF-8", ErrInvalid)
 	}
 	// The copy in each inbox must still be a file its recipient can read.
+	// Extra fields are written as they came, compacted (see Encode).
 	size := encodedSize(m.Content) + encodedSize(m.Title) + 4096
-	for _, v := range m.Extra {
-		size += 2 * len(v) // indentation may grow it
+	for k, v := range m.Extra {
+		size += encodedSize(k) + len(v) + 8
 	}
 	if size > MaxFileSize {
 		return fmt.Errorf("%w: the message would be about %d bytes once written, over the %d-byte limit; shorten the content (control characters take 6 bytes each)", ErrInvalid, size, MaxFileSize)
@@ -375,17 +380,38 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Encode returns the message as indented JSON with a trailing newline, the
-// form in which it is written to disk.
+// Encode returns the message as JSON with a trailing newline, the form in
+// which it is written to disk: its fields indented, one a line, and each
+// extra field on one line as it came, compacted. Indenting what an agent
+// nests deep would multiply its size with every level.
 func (m *Message) Encode() ([]byte, error) {
+	type plain Message
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
+	if err := enc.Encode((*plain)(m)); err != nil {
 		return nil, fmt.Errorf("encode message %s: %w", m.ID, err)
 	}
-	return b.Bytes(), nil
+	if len(m.Extra) == 0 {
+		return b.Bytes(), nil
+	}
+	out := bytes.TrimSuffix(b.Bytes(), []byte("\n}\n"))
+	for _, k := range slices.Sorted(maps.Keys(m.Extra)) {
+		key, err := marshalPlain(k)
+		if err != nil {
+			return nil, fmt.Errorf("encode message %s: %w", m.ID, err)
+		}
+		var value bytes.Buffer
+		if err := json.Compact(&value, m.Extra[k]); err != nil {
+			return nil, fmt.Errorf("encode message %s: field %s: %w", m.ID, key, err)
+		}
+		out = append(out, ",\n  "...)
+		out = append(out, key...)
+		out = append(out, ": "...)
+		out = append(out, value.Bytes()...)
+	}
+	return append(out, "\n}\n"...), nil
 }
 
 // ClipTitle makes s a valid title: one line, at most MaxTitleLength
