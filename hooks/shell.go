@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"switchboard/mailbox"
+	"switchboard/safetext"
 )
 
 // Prompt is `hook prompt`, run by bash's PROMPT_COMMAND or zsh's precmd: it
@@ -39,7 +40,7 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(out, "  new: [%s] %s — %s (switchboard read %s)\n", msg.Priority, msg.From, msg.Title, msg.ID)
+		fmt.Fprintf(out, "  new: [%s] %s — %s (switchboard read %s)\n", msg.Priority, msg.From, safetext.Line(msg.Title), msg.ID)
 	}
 	if len(items) > len(shown) {
 		fmt.Fprintf(out, "  and %d more: switchboard inbox\n", len(items)-len(shown))

@@ -8,6 +8,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/mailbox"
+	"switchboard/safetext"
 	"switchboard/workspace"
 )
 
@@ -80,10 +81,10 @@ func (s *Status) Box(utf bool) string {
 	b.WriteString(v + inner + strings.Repeat(" ", width-displayWidth(inner)) + v + "\n")
 	b.WriteString(bl + strings.Repeat(h, width) + br + "\n")
 	if s.Bulletin.CurrentPhase != "" {
-		fmt.Fprintf(&b, "Phase: %s\n", s.Bulletin.CurrentPhase)
+		fmt.Fprintf(&b, "Phase: %s\n", safetext.Line(s.Bulletin.CurrentPhase))
 	}
 	for _, w := range s.Bulletin.Warnings {
-		fmt.Fprintf(&b, "Warning (%s): %s\n", w.From, w.Text)
+		fmt.Fprintf(&b, "Warning (%s): %s\n", w.From, safetext.Line(w.Text))
 	}
 	names := make([]string, 0, len(s.Bulletin.SharedResources))
 	for name := range s.Bulletin.SharedResources {
@@ -92,9 +93,9 @@ func (s *Status) Box(utf bool) string {
 	sort.Strings(names)
 	for _, name := range names {
 		l := s.Bulletin.SharedResources[name]
-		fmt.Fprintf(&b, "Locked: %s by %s", name, l.Holder)
+		fmt.Fprintf(&b, "Locked: %s by %s", safetext.Line(name), l.Holder)
 		if l.Reason != "" {
-			fmt.Fprintf(&b, " (%s)", l.Reason)
+			fmt.Fprintf(&b, " (%s)", safetext.Line(l.Reason))
 		}
 		b.WriteString("\n")
 	}

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+
+	"switchboard/safetext"
 )
 
 // lineHandler writes the master's log for a person at its window: one line
@@ -26,9 +28,11 @@ func (h *lineHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
 	b.WriteString(r.Time.Format("15:04:05.000"))
 	b.WriteByte(' ')
-	b.WriteString(r.Message)
+	// What agents wrote (titles, file names) is in the messages: shown,
+	// never sent to the terminal to act on, and never a line of its own.
+	b.WriteString(safetext.Line(r.Message))
 	add := func(a slog.Attr) bool {
-		fmt.Fprintf(&b, " %s=%v", a.Key, a.Value)
+		fmt.Fprintf(&b, " %s=%s", a.Key, safetext.Line(a.Value.String()))
 		return true
 	}
 	for _, a := range h.attrs {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/safetext"
 )
 
 const timeLayout = "2006-01-02 15:04:05"
@@ -38,10 +39,10 @@ func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 	if m.Seq > 0 {
 		fmt.Fprintf(w, "#%d  ", m.Seq)
 	}
-	fmt.Fprintf(w, "%s\n", m.Title)
+	fmt.Fprintf(w, "%s\n", safetext.Line(m.Title))
 	header := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(w, "  %-12s %s\n", name+":", value)
+			fmt.Fprintf(w, "  %-12s %s\n", name+":", safetext.Line(value))
 		}
 	}
 	header("From", m.From)
@@ -72,7 +73,7 @@ func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 		header("Response", fmt.Sprintf("requested: switchboard reply %s %s", m.ID, how))
 	}
 	if m.Content != "" {
-		fmt.Fprintf(w, "\n%s", m.Content)
+		fmt.Fprintf(w, "\n%s", safetext.Text(m.Content))
 		if !strings.HasSuffix(m.Content, "\n") {
 			fmt.Fprintln(w)
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/mailbox"
+	"switchboard/safetext"
 )
 
 type inboxOptions struct {
@@ -85,7 +86,7 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID")
 	}
 	for _, it := range items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, it.From, it.Title, it.ID)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, it.From, safetext.Line(it.Title), it.ID)
 		if opts.all {
 			state := "new"
 			if it.Read {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/safetext"
 	"switchboard/watch"
 
 	"github.com/spf13/cobra"
@@ -185,7 +186,7 @@ func logLine(r mailbox.Record) string {
 	for _, note := range r.Notes {
 		outcome += " (" + note + ")"
 	}
-	return fmt.Sprintf("%5d  %s  %s → %s  %s%s  — %s", r.Seq, localTime(r.Time), m.From, to, m.Title, flag, outcome)
+	return safetext.Line(fmt.Sprintf("%5d  %s  %s → %s  %s%s  — %s", r.Seq, localTime(r.Time), m.From, to, m.Title, flag, outcome))
 }
 
 // followLog calls emit with each batch of records appended after offset,

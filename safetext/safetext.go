@@ -1,0 +1,57 @@
+// Package safetext makes text from agents safe to print for a person: a
+// control character, an escape sequence or a character that reorders text
+// on screen is shown as an escape (\x1b, \u202e), never sent to the terminal
+// to interpret. JSON output needs none of this: it keeps the data exact.
+package safetext
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+)
+
+// Line is s as one printable line: newlines are shown as \n too.
+func Line(s string) string { return escape(s, false) }
+
+// Text is s as printable text that keeps its lines and tabs.
+func Text(s string) string { return escape(s, true) }
+
+func escape(s string, lines bool) string {
+	if !needsEscape(s, lines) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case lines && (r == '\n' || r == '\t'):
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case unsafe(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func needsEscape(s string, lines bool) bool {
+	for _, r := range s {
+		if unsafe(r) && !(lines && (r == '\n' || r == '\t')) {
+			return true
+		}
+	}
+	return false
+}
+
+// unsafe reports a character a terminal would act on, or that would make
+// the text look other than it is.
+func unsafe(r rune) bool {
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
+}
