@@ -2,6 +2,7 @@ package master
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -45,4 +46,19 @@ func TestReusingYourOwnIDIsRefusedNotLost(t *testing.T) {
 	if !strings.Contains(notices[0].Title, "was used before, by message #1") {
 		t.Errorf("the developer was told %q; want its id refused", notices[0].Title)
 	}
+}
+
+// TestARemovedOutboxIsWatchedAgainAtOnce: an agent removes its outbox, and
+// the next message into the new one is routed without waiting for the
+// reconcile scan (30 s).
+func TestARemovedOutboxIsWatchedAgainAtOnce(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Before"})
+	h.waitInbox("reviewer_agent", 1)
+	if err := os.RemoveAll(h.store.OutboxDir("developer_agent")); err != nil {
+		t.Fatal(err)
+	}
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "After"})
+	h.waitInbox("reviewer_agent", 2)
 }

@@ -99,6 +99,15 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 		}
 		return
 	}
+	// An outbox removed (rm -rf) is made again and watched again at once:
+	// the next message into it must not wait for the reconcile scan.
+	w.mu.Lock()
+	agent, isOutbox := w.outbox[filepath.Clean(ev.Name)]
+	w.mu.Unlock()
+	if isOutbox && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		m.rewatch(w, agent, filepath.Clean(ev.Name))
+		return
+	}
 	// Files leaving the outbox (routed, rejected) need no work, nor do
 	// temporaries that a writer will rename into place.
 	if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Write) {
@@ -113,6 +122,21 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	if ok {
 		m.work.mark(agent)
 	}
+}
+
+// rewatch makes an agent's outbox again after it was removed, watches it,
+// and has it scanned: what was posted before the watch came back is found.
+func (m *Master) rewatch(w *watcher, agent, dir string) {
+	if err := m.store.Ensure(agent); err != nil {
+		m.logf("the outbox of %s was removed and cannot be made again: %v", agent, err)
+		return
+	}
+	if w.fs != nil {
+		if err := w.fs.Add(dir); err != nil {
+			m.logf("cannot watch the outbox of %s again: %v; it is scanned every %s", agent, err, m.opts.Reconcile)
+		}
+	}
+	m.work.mark(agent)
 }
 
 // add watches an agent's outbox. Files already there are found by the scan
