@@ -1,6 +1,8 @@
 package mailbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -58,10 +60,12 @@ func ReadPending(path string) (data []byte, stamp string, err error) {
 		return nil, "", err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, "", Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
-		}
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		return nil, "", Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+	case errors.Is(err, fs.ErrPermission):
+		return nil, "", Refusal("refused unread: the master may not read it; write files it can read (mode 0600 or wider)")
+	case err != nil:
 		return nil, "", err
 	}
 	defer f.Close()
@@ -125,15 +129,30 @@ func (s *Store) Reject(agent, path, reason string) (*Rejection, error) {
 		return nil, err
 	}
 	name := filepath.Base(path)
-	target := filepath.Join(s.RejectedDir(agent), name)
+	target := filepath.Join(s.RejectedDir(agent), rejectedName(name, ""))
 	if _, err := os.Lstat(target); err == nil {
-		target = filepath.Join(s.RejectedDir(agent), fmt.Sprintf("%s.%d.json", strings.TrimSuffix(name, ".json"), fi.ModTime().UnixNano()))
+		target = filepath.Join(s.RejectedDir(agent), rejectedName(name, fmt.Sprintf(".%d", fi.ModTime().UnixNano())))
 	}
 	opts := atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable}
 	if err := atomicfile.WriteFile(target+".error", []byte(reason+"\n"), opts); err != nil {
 		return nil, fmt.Errorf("reject %s: %w", name, err)
 	}
 	return &Rejection{Name: name, Path: target, Size: fi.Size(), ModTime: fi.ModTime(), from: path}, nil
+}
+
+// maxName is the longest file name most filesystems take.
+const maxName = 255
+
+// rejectedName is the name of a rejected file in rejected/: its own, with
+// suffix added, when that and the reason's name beside it (<name>.error)
+// fit; else a short name derived from it.
+func rejectedName(name, suffix string) string {
+	base := strings.TrimSuffix(name, ".json") + suffix + ".json"
+	if len(base)+len(".error") <= maxName {
+		return base
+	}
+	sum := sha256.Sum256([]byte(name))
+	return "long-name-" + hex.EncodeToString(sum[:8]) + suffix + ".json"
 }
 
 // Finish moves the rejected file to its place in rejected/.

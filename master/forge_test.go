@@ -62,3 +62,33 @@ func TestARemovedOutboxIsWatchedAgainAtOnce(t *testing.T) {
 	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "After"})
 	h.waitInbox("reviewer_agent", 2)
 }
+
+// TestFilesThatCannotBeMovedOrReadAreSetAside: a name too long for its
+// reason file beside it, and a file the master may not read, each go to
+// rejected/ under a name that fits, and the sender is told, instead of
+// being tried on every scan.
+func TestFilesThatCannotBeMovedOrReadAreSetAside(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	long := strings.Repeat("n", 245) + ".json"
+	h.drop("developer_agent", long, `{"to":"reviewer_agent"}`)
+	notices := h.waitInbox("developer_agent", 1)
+	if !strings.Contains(notices[0].Title, "title is missing") {
+		t.Errorf("the sender was told %q; want the reason", notices[0].Title)
+	}
+	entries, _ := os.ReadDir(h.store.RejectedDir("developer_agent"))
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 2 || !strings.HasPrefix(names[0], "long-name-") {
+		t.Errorf("rejected/ holds %q; want the file and its reason under a short name", names)
+	}
+	if os.Geteuid() == 0 {
+		t.Log("running as root, which reads any file: the unreadable case is not tried")
+		return
+	}
+	path := h.drop("developer_agent", "locked.json", `{"to":"reviewer_agent","title":"x"}`)
+	os.Chmod(path, 0)
+	h.waitInbox("developer_agent", 2)
+}

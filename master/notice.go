@@ -67,7 +67,7 @@ func (m *Master) reject(agent, path, reason string) {
 	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, r.Name, r.Size, r.ModTime.UnixNano())
 	content := fmt.Sprintf("Your message file %s was rejected:\n  %s\n\nIt is kept in %s, with the reason in %s.error.\nFix it and send it again, for example with `switchboard send --to AGENT --title TITLE`.\n",
 		r.Name, reason, r.Path, filepath.Base(r.Path))
-	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", r.Name, reason), content, r.ModTime.UTC())
+	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", shortName(r.Name), reason), content, r.ModTime.UTC())
 	if _, err := m.store.Deliver(agent, n); err != nil {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
 		return
@@ -77,4 +77,12 @@ func (m *Master) reject(agent, path, reason string) {
 		return
 	}
 	m.logf("rejected %s from %s: %s", r.Name, agent, reason)
+}
+
+// shortName is a file name cut to leave room for the reason in a title.
+func shortName(name string) string {
+	if r := []rune(name); len(r) > 48 {
+		return string(r[:40]) + "…" + string(r[len(r)-7:])
+	}
+	return name
 }
