@@ -92,3 +92,42 @@ func TestFilesThatCannotBeMovedOrReadAreSetAside(t *testing.T) {
 	os.Chmod(path, 0)
 	h.waitInbox("developer_agent", 2)
 }
+
+// TestOneBrokenInboxHoldsUpNoOne: the reviewer's inbox cannot be written
+// (a file stands where its folder should be). The developer gets the
+// master agent's message at once, the log says the reviewer's copy waits,
+// and the reviewer gets it once its inbox is back, with no one getting it
+// twice.
+func TestOneBrokenInboxHoldsUpNoOne(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	inbox := h.store.InboxDir("reviewer_agent")
+	if err := os.RemoveAll(inbox); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, inbox, "not a folder")
+
+	post(t, h, "master_agent", &mailbox.Message{To: []string{"developer_agent", "reviewer_agent"}, Title: "Standup in five"})
+	h.waitInbox("developer_agent", 1)
+	h.waitFor("the log to say the reviewer's copy waits", func() bool {
+		return strings.Contains(h.log.String(), "cannot deliver to reviewer_agent")
+	})
+
+	if err := os.Remove(inbox); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(inbox, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	h.waitInbox("reviewer_agent", 1)
+	h.waitFor("the message to move to sent/", func() bool {
+		sent, _ := os.ReadDir(h.store.SentDir("master_agent"))
+		return len(sent) == 1
+	})
+	if got := len(h.inbox("developer_agent", mailbox.All)); got != 1 {
+		t.Errorf("the developer has %d copies; want 1", got)
+	}
+	if recs := h.records(); len(recs) != 1 {
+		t.Errorf("the log has %d records; want 1", len(recs))
+	}
+}

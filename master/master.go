@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,6 +70,9 @@ type Master struct {
 	work  workQueue
 	panes *panes
 	watch *watcher
+
+	retryMu   sync.Mutex
+	retryWait map[string]time.Duration // the last wait before a retry, by agent
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -94,6 +98,7 @@ func New(root string, opts Options) *Master {
 		watched:   make(map[string]bool),
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
+		retryWait: make(map[string]time.Duration),
 	}
 }
 

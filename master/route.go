@@ -27,10 +27,9 @@ const batchSize = 256
 
 // routing is one message on its way: its record is in the log.
 type routing struct {
-	path  string
-	msg   *mailbox.Message
-	rec   mailbox.Record
-	fresh bool // logged by this pass, not found logged by an earlier run
+	path string
+	msg  *mailbox.Message
+	rec  mailbox.Record
 }
 
 // scanOutbox routes every message file in one agent's outbox. It returns an
@@ -140,13 +139,15 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		}
 		m.logRouted(rec)
 	}
-	return &routing{path: path, msg: msg, rec: rec, fresh: !done}, nil
+	return &routing{path: path, msg: msg, rec: rec}, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
 // every copy under names derived from the records, syncs each inbox folder
-// it wrote to once, and only then moves the messages to sent/. A failed
-// delivery leaves its message in the outbox for the next pass.
+// it wrote to once, announces each copy written now, and only then moves the
+// messages to sent/. A recipient whose inbox cannot be written keeps no one
+// else waiting: its copy is tried again later, the message staying in the
+// outbox until then.
 func (m *Master) commit(agent string, batch []*routing) error {
 	if len(batch) == 0 {
 		return nil
@@ -156,58 +157,74 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	}
 	written := make(map[string]bool)
 	delivered := make([]bool, len(batch))
+	fresh := make([][]string, len(batch))
 	for i, r := range batch {
-		delivered[i] = m.deliver(agent, r, written)
+		delivered[i], fresh[i] = m.deliver(agent, r, written)
 	}
 	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
 		m.logf("cannot sync the inboxes: %v; will retry", err)
+		m.retryLater(agent)
 		return nil
 	}
+	allDone := true
 	for i, r := range batch {
+		m.announce(r.msg, r.rec, fresh[i])
 		if !delivered[i] {
+			allDone = false
 			continue
-		}
-		if r.fresh {
-			m.announce(r.msg, r.rec)
 		}
 		if err := m.store.MarkSent(agent, r.path, mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID)); err != nil {
 			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
 		}
 	}
+	if allDone {
+		if m.retried(agent) {
+			m.logf("%s's outbox is delivered after a retry", agent)
+		}
+	} else {
+		m.retryLater(agent)
+	}
 	return nil
 }
 
 // deliver writes one message's copies, and the sender's BLOCKED notice,
-// noting the inbox folders written to. It reports whether all went in.
-func (m *Master) deliver(agent string, r *routing, written map[string]bool) bool {
+// noting the inbox folders written to. It reports whether all went in, and
+// the recipients whose copy it wrote now (not found there from before).
+func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all bool, fresh []string) {
 	copy := *r.msg
 	copy.Seq, copy.DeliveredAt = r.rec.Seq, r.rec.Time
-	put := func(to string, msg *mailbox.Message) bool {
-		ok, err := m.store.DeliverUnsynced(to, msg)
+	// put reports whether the copy is in the inbox, and whether it was
+	// written now rather than found there from an earlier pass.
+	put := func(to string, msg *mailbox.Message) (in, now bool) {
+		now, err := m.store.DeliverUnsynced(to, msg)
 		if errors.Is(err, fs.ErrNotExist) {
 			// Its mailbox went away while the master ran: make it again.
 			if err = m.store.Ensure(to); err == nil {
-				ok, err = m.store.DeliverUnsynced(to, msg)
+				now, err = m.store.DeliverUnsynced(to, msg)
 			}
 		}
 		if err != nil {
-			m.logf("#%d: cannot deliver to %s: %v; will retry", r.rec.Seq, to, err)
-			return false
+			m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, to, err)
+			return false, false
 		}
-		if ok {
+		if now {
 			written[to] = true
 		}
-		return true
+		return true, now
 	}
+	all = true
 	for _, to := range r.rec.Delivered {
-		if !put(to, &copy) {
-			return false
+		in, now := put(to, &copy)
+		all = all && in
+		if now {
+			fresh = append(fresh, to)
 		}
 	}
 	if len(r.rec.Blocked) > 0 {
-		return put(agent, blockedNotice(r.msg, r.rec))
+		in, _ := put(agent, blockedNotice(r.msg, r.rec))
+		all = all && in
 	}
-	return true
+	return all, fresh
 }
 
 // decide expands the recipients and applies the rules. It rejects a message
@@ -245,15 +262,15 @@ func wantsInterrupt(msg *mailbox.Message) bool {
 	return msg.Type == mailbox.TypeInterrupt || msg.Priority == mailbox.PriorityUrgent
 }
 
-// announce queues a newly routed message for its recipients' panes: typed
-// when they are idle, or at once with ESC first when the sender may
+// announce queues a delivered message for the panes of recipients to:
+// typed when they are idle, or at once with ESC first when the sender may
 // interrupt. Low priority is never typed.
-func (m *Master) announce(msg *mailbox.Message, rec mailbox.Record) {
+func (m *Master) announce(msg *mailbox.Message, rec mailbox.Record, to []string) {
 	interrupt := wantsInterrupt(msg) && len(rec.Notes) == 0 && m.rules.MayInterrupt(msg.From)
 	if !interrupt && !typedPriority(msg.Priority) {
 		return
 	}
-	for _, to := range rec.Delivered {
+	for _, to := range to {
 		m.panes.announce(to, announcement{
 			seq: rec.Seq, id: msg.ID, from: msg.From, title: msg.Title,
 			file: mailbox.FileName(rec.Time, msg.Priority, msg.ID), interrupt: interrupt,
@@ -310,4 +327,32 @@ func (m *Master) sweepTemporaries() {
 	for agent := range m.watched {
 		m.store.SweepTemporaries(agent, cutoff)
 	}
+}
+
+// The first wait before an outbox whose delivery failed is tried again, and
+// the longest: a full disk or a broken inbox is not hammered, and not left
+// for the reconcile scan either.
+const (
+	retryFirst = 250 * time.Millisecond
+	retryMost  = 10 * time.Second
+)
+
+// retryLater has the agent's outbox scanned again after a wait that doubles
+// with each failure in a row.
+func (m *Master) retryLater(agent string) {
+	m.retryMu.Lock()
+	defer m.retryMu.Unlock()
+	wait := min(max(2*m.retryWait[agent], retryFirst), retryMost)
+	m.retryWait[agent] = wait
+	time.AfterFunc(wait, func() { m.work.mark(agent) })
+}
+
+// retried forgets the failures of an outbox that went through, reporting
+// whether there were any.
+func (m *Master) retried(agent string) bool {
+	m.retryMu.Lock()
+	defer m.retryMu.Unlock()
+	_, failed := m.retryWait[agent]
+	delete(m.retryWait, agent)
+	return failed
 }
