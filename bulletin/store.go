@@ -7,8 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"switchboard/atomicfile"
 	"time"
+
+	"switchboard/atomicfile"
 
 	"switchboard/mailbox"
 )

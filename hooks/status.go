@@ -46,12 +46,13 @@ func (s *Status) Line(utf bool) string {
 	if s.Urgent > 0 {
 		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
 	}
-	line := fmt.Sprintf("%s | Global: %s", mail, s.Bulletin.SystemStatus)
+	status := safetext.Line(s.Bulletin.SystemStatus)
+	line := fmt.Sprintf("%s | Global: %s", mail, status)
 	if utf {
-		line = "📬 " + mail + " | 🌐 Global: " + s.Bulletin.SystemStatus
+		line = "📬 " + mail + " | 🌐 Global: " + status
 	}
 	if s.Bulletin.CurrentPhase != "" {
-		line += " | Phase: " + s.Bulletin.CurrentPhase
+		line += " | Phase: " + safetext.Line(s.Bulletin.CurrentPhase)
 	}
 	if n := len(s.Bulletin.Warnings); n > 0 {
 		line += fmt.Sprintf(" | %d warning", n)
@@ -69,10 +70,11 @@ func (s *Status) Box(utf bool) string {
 	if s.Urgent > 0 {
 		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
 	}
-	inner := fmt.Sprintf(" %s | Global: %s", mail, s.Bulletin.SystemStatus)
+	status := safetext.Line(s.Bulletin.SystemStatus)
+	inner := fmt.Sprintf(" %s | Global: %s", mail, status)
 	tl, tr, bl, br, h, v := "+", "+", "+", "+", "-", "|"
 	if utf {
-		inner = fmt.Sprintf(" 📬 %s | 🌐 Global: %s", mail, s.Bulletin.SystemStatus)
+		inner = fmt.Sprintf(" 📬 %s | 🌐 Global: %s", mail, status)
 		tl, tr, bl, br, h, v = "╔", "╗", "╚", "╝", "═", "║"
 	}
 	width := max(54, displayWidth(inner)+2)

@@ -82,6 +82,15 @@ type LogWriter struct {
 	durable bool
 	lastSeq int64
 	routed  map[string]Record // by message id, with the message's id and sender alone
+	end     int64             // the offset after the last record written
+
+	// What the last Sync made durable: a failed write or sync goes back to
+	// it, so that the log never keeps half a line or a record its caller
+	// did not act on, and a retry numbers the records the same.
+	synced   int64
+	syncedTo int64    // lastSeq then
+	unsynced []string // ids of the records appended since
+	broken   error    // a rollback that failed; the log takes no record until one succeeds
 }
 
 // OpenLogWriter opens the log for appending. A line left half-written by a
@@ -109,6 +118,7 @@ func OpenLogWriter(path string, durable bool) (*LogWriter, error) {
 		f.Close()
 		return nil, fmt.Errorf("seek audit log: %w", err)
 	}
+	w.end, w.synced, w.syncedTo = end, end, w.lastSeq
 	return w, nil
 }
 
@@ -158,22 +168,34 @@ func (w *LogWriter) Append(rec Record) (Record, error) {
 	return rec, w.Sync()
 }
 
-// Sync makes every appended record durable (when the log is durable).
+// Sync makes every appended record durable (when the log is durable). When
+// it fails, the records appended since the last Sync are taken back.
 func (w *LogWriter) Sync() error {
-	if !w.durable {
-		return nil
+	if w.broken != nil {
+		return w.rollback()
 	}
-	if err := w.file.Sync(); err != nil {
-		return fmt.Errorf("sync audit log: %w", err)
+	if w.durable {
+		if err := w.file.Sync(); err != nil {
+			err = fmt.Errorf("sync audit log: %w", err)
+			return errors.Join(err, w.rollback())
+		}
 	}
+	w.synced, w.syncedTo, w.unsynced = w.end, w.lastSeq, w.unsynced[:0]
 	return nil
 }
 
 // AppendUnsynced is Append for a batch: the caller calls Sync once before
-// acting on any of the records.
+// acting on any of the records. When the write fails, the records appended
+// since the last Sync are taken back, and the caller may try the batch
+// again.
 func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 	if rec.Message == nil {
 		return rec, errors.New("log record without a message")
+	}
+	if w.broken != nil {
+		if err := w.rollback(); err != nil {
+			return rec, err
+		}
 	}
 	rec.Seq = w.lastSeq + 1
 	line, err := json.Marshal(rec)
@@ -182,13 +204,38 @@ func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 	}
 	line = append(line, '\n')
 	if _, err := w.file.Write(line); err != nil {
-		return rec, fmt.Errorf("append to audit log: %w", err)
+		err = fmt.Errorf("append to audit log: %w", err)
+		return rec, errors.Join(err, w.rollback())
 	}
+	w.end += int64(len(line))
 	w.lastSeq = rec.Seq
 	index := rec
 	index.Message = &Message{ID: rec.Message.ID, From: rec.Message.From}
 	w.routed[rec.Message.ID] = index
+	w.unsynced = append(w.unsynced, rec.Message.ID)
 	return rec, nil
+}
+
+// rollback cuts the log back to what the last Sync left and forgets the
+// records appended since. Cutting a file frees space, so it works on a full
+// disk; should it fail all the same, the log is marked broken and the next
+// call tries again.
+func (w *LogWriter) rollback() error {
+	for _, id := range w.unsynced {
+		delete(w.routed, id)
+	}
+	w.unsynced = w.unsynced[:0]
+	w.lastSeq, w.end = w.syncedTo, w.synced
+	w.broken = nil
+	if err := w.file.Truncate(w.synced); err != nil {
+		w.broken = fmt.Errorf("take back unsynced audit log records: %w", err)
+		return w.broken
+	}
+	if _, err := w.file.Seek(w.synced, io.SeekStart); err != nil {
+		w.broken = fmt.Errorf("take back unsynced audit log records: %w", err)
+		return w.broken
+	}
+	return nil
 }
 
 // Close closes the log.

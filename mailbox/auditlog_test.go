@@ -3,12 +3,18 @@ package mailbox
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"syscall"
+
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"switchboard/smalldisk"
 )
 
 func record(id string) Record {
@@ -239,5 +245,56 @@ func TestInvolves(t *testing.T) {
 	}
 	if (&Record{}).Involves("dev") {
 		t.Errorf("a record without a message involves nobody")
+	}
+}
+
+// TestLogTakesBackWhatAFullDiskCutShort: records appended on a disk that
+// fills up are taken back, half a line included, so the log holds what the
+// last sync made durable; once space returns the same batch is numbered as
+// it would have been, with no gap and no record twice.
+func TestLogTakesBackWhatAFullDiskCutShort(t *testing.T) {
+	disk := smalldisk.Mount(t, 1<<20)
+	path := filepath.Join(disk, "messages.jsonl")
+	w := openLog(t, path)
+	appendRecord(t, w, "before")
+
+	free := smalldisk.Fill(t, disk)
+	var failed error
+	var tried []string
+	for i := 0; failed == nil; i++ {
+		rec := record(fmt.Sprintf("batch-%d", i))
+		rec.Message.Title = strings.Repeat("t", 900)
+		tried = append(tried, rec.Message.ID)
+		_, failed = w.AppendUnsynced(rec)
+	}
+	if !errors.Is(failed, syscall.ENOSPC) {
+		t.Fatalf("the append failed with %v; want ENOSPC", failed)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if recs, _, _ := ReadLog(path, 0); len(recs) != 1 || !bytes.HasSuffix(data, []byte("\n")) {
+		t.Fatalf("after the failure the log has %d records and ends in %q; want the synced one alone, whole", len(recs), data[max(0, len(data)-20):])
+	}
+	for _, id := range tried {
+		if _, ok := w.Routed(id); ok {
+			t.Fatalf("%s is still known as routed after it was taken back", id)
+		}
+	}
+
+	free()
+	for _, id := range tried {
+		if _, err := w.AppendUnsynced(record(id)); err != nil {
+			t.Fatalf("append %s once space returned: %v", id, err)
+		}
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ := ReadLog(path, 0)
+	seqs, ids := seqsAndIDs(recs)
+	if want := int64(len(tried) + 1); len(recs) != len(tried)+1 || seqs[len(seqs)-1] != want || ids[1] != "batch-0" {
+		t.Errorf("the log has seqs %v for %v; want 1..%d, each once", seqs, ids, want)
 	}
 }

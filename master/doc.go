@@ -10,4 +10,10 @@
 // left alone), and only then moved out of the outbox. A restarted master that
 // finds a logged message still in an outbox finishes its delivery from the
 // record instead of routing it again.
+//
+// Nothing an agent or the disk does stops the master. A bad file is
+// rejected with its reason; an inbox that cannot be written is retried
+// without holding up the other recipients; a full disk, or an audit log
+// that cannot be written, pauses routing with the bulletin marked degraded
+// until a retry goes through.
 package master

@@ -63,7 +63,12 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
-	root := t.TempDir()
+	return newHarnessIn(t, t.TempDir())
+}
+
+// newHarnessIn is newHarness with the workspace in root.
+func newHarnessIn(t *testing.T, root string) *harness {
+	t.Helper()
 	writeFile(t, filepath.Join(root, rules.FileName), teamRules)
 	store := mailbox.NewStore(root)
 	store.Durable = false
@@ -73,6 +78,14 @@ func newHarness(t *testing.T) *harness {
 // start runs a master until the test ends, or until the returned stop is
 // called; stop waits for Run to return and hands back its error.
 func (h *harness) start(opts Options) (stop func() error) {
+	h.t.Helper()
+	stop = h.run(opts)
+	h.waitFor("master to start", func() bool { return strings.Contains(h.log.String(), "master running") })
+	return stop
+}
+
+// run is start without waiting for the master to say it runs.
+func (h *harness) run(opts Options) (stop func() error) {
 	h.t.Helper()
 	if opts.Settle == 0 {
 		opts.Settle = 200 * time.Millisecond
@@ -95,7 +108,6 @@ func (h *harness) start(opts Options) (stop func() error) {
 		return err
 	}
 	h.t.Cleanup(func() { stop() })
-	h.waitFor("master to start", func() bool { return strings.Contains(h.log.String(), "master running") })
 	return stop
 }
 

@@ -43,19 +43,27 @@ func acquireLock(path string) (*lock, error) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := f.Truncate(0); err != nil {
+	// The pid is written over the last one, padded to the same length, so
+	// that a full disk, which has no block to give a truncated file, still
+	// lets the master start.
+	pid := fmt.Sprintf("%-*d\n", pidWidth-1, os.Getpid())
+	if _, err := f.WriteAt([]byte(pid), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("write master lock: %w", err)
 	}
-	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+	if err := f.Truncate(pidWidth); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("write master lock: %w", err)
 	}
 	return &lock{file: f}, nil
 }
 
+// pidWidth is the length of the lock file: a pid padded with spaces.
+const pidWidth = 16
+
+// release lets go of the workspace. The pid stays in the file, whose
+// block the next master reuses; only the flock tells that one runs.
 func (l *lock) release() {
-	l.file.Truncate(0)
 	l.file.Close() // closing drops the flock
 }
 
@@ -90,6 +98,9 @@ func Stop(ctx context.Context, ws *workspace.Workspace, limit time.Duration) (in
 	pid, running := Running(ws)
 	if !running {
 		return 0, nil
+	}
+	if pid <= 0 {
+		return 0, fmt.Errorf("a master holds %s but its pid is not in it", ws.MasterLock())
 	}
 	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
 		return pid, fmt.Errorf("stop the master (pid %d): %w", pid, err)

@@ -73,6 +73,7 @@ type Master struct {
 
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
+	pause     pause
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -103,8 +104,8 @@ func New(root string, opts Options) *Master {
 }
 
 // Run holds the workspace lock and routes until ctx is done. It returns an
-// error only when it cannot start or cannot write the audit log; a bad
-// message never stops it.
+// error only when it cannot start; a bad message never stops it, and a full
+// disk pauses it until there is room again.
 func (m *Master) Run(ctx context.Context) error {
 	m.started = m.now()
 	m.rulesStamp = m.teamStamp()
@@ -113,19 +114,29 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	m.rules = r
-	if err := m.store.Ensure(mailbox.Operator); err != nil {
+	var lk *lock
+	err = m.untilRoom(ctx, func() (err error) {
+		if err = m.store.Ensure(mailbox.Operator); err == nil {
+			lk, err = acquireLock(m.ws.MasterLock())
+		}
 		return err
-	}
-	lk, err := acquireLock(m.ws.MasterLock())
-	if err != nil {
+	})
+	if err != nil || lk == nil {
 		return err
 	}
 	defer lk.release()
-	m.log, err = mailbox.OpenLogWriter(m.store.LogPath(), m.store.Durable)
-	if err != nil {
+	err = m.untilRoom(ctx, func() (err error) {
+		m.log, err = mailbox.OpenLogWriter(m.store.LogPath(), m.store.Durable)
+		return err
+	})
+	if err != nil || m.log == nil {
 		return err
 	}
 	defer m.log.Close()
+	m.adoptDegraded()
+	if err := m.keepReserve(); err != nil && !diskFull(err) {
+		m.logf("%v; a full disk will leave the bulletin as it is", err)
+	}
 
 	watch, err := m.startWatching(ctx)
 	if err != nil {
@@ -138,8 +149,11 @@ func (m *Master) Run(ctx context.Context) error {
 	panesDone := make(chan struct{})
 	go func() { defer close(panesDone); m.panes.run(panesCtx) }()
 	defer func() { stopPanes(); <-panesDone }()
-	if err := m.syncAgents(watch); err != nil {
+	if err := m.untilRoom(ctx, func() error { return m.syncAgents(watch) }); err != nil {
 		return err
+	}
+	if ctx.Err() != nil {
+		return nil
 	}
 	m.logf("master running for %d agents in %s (pid %d)", len(m.watched), m.root, os.Getpid())
 	return m.loop(ctx, watch)
@@ -151,6 +165,10 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 	settle := time.NewTimer(time.Hour)
 	settle.Stop()
 	defer settle.Stop()
+	retry := time.NewTimer(pauseRetry) // runs only while routing is paused
+	retry.Stop()
+	defer retry.Stop()
+	retrying := false
 	for {
 		settled := false
 		select {
@@ -163,6 +181,9 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 			m.sweepTemporaries()
 		case <-settle.C:
 			settled = true
+		case <-retry.C:
+			retrying = false
+			m.work.markAll()
 		}
 		dirty, rulesChanged, all := m.work.take()
 		if rulesChanged {
@@ -180,10 +201,16 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 				dirty[u.agent] = true
 			}
 		}
+		var logErr error
 		for _, agent := range slices.Sorted(maps.Keys(dirty)) {
-			if err := m.scanOutbox(agent); err != nil {
-				return err
+			if logErr = m.scanOutbox(agent); logErr != nil {
+				break // the next outboxes would fail alike; the retry scans all
 			}
+		}
+		m.afterPass(all, logErr)
+		if m.paused() && !retrying {
+			retry.Reset(pauseRetry)
+			retrying = true
 		}
 		if next, ok := m.nextSettleCheck(); ok {
 			settle.Reset(time.Until(next))

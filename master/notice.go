@@ -62,6 +62,7 @@ func (m *Master) reject(agent, path, reason string) {
 	}
 	if err != nil {
 		m.logf("cannot reject %s: %v", path, err)
+		m.noteFull(err)
 		return
 	}
 	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, r.Name, r.Size, r.ModTime.UnixNano())
@@ -70,6 +71,7 @@ func (m *Master) reject(agent, path, reason string) {
 	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", shortName(r.Name), reason), content, r.ModTime.UTC())
 	if _, err := m.store.Deliver(agent, n); err != nil {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
+		m.noteFull(err)
 		return
 	}
 	if err := r.Finish(); err != nil {

@@ -27,13 +27,14 @@ const batchSize = 256
 
 // routing is one message on its way: its record is in the log.
 type routing struct {
-	path string
-	msg  *mailbox.Message
-	rec  mailbox.Record
+	path     string
+	msg      *mailbox.Message
+	rec      mailbox.Record
+	appended bool // logged by this pass, not found logged by an earlier one
 }
 
 // scanOutbox routes every message file in one agent's outbox. It returns an
-// error only when the audit log cannot be written, which stops the master:
+// error only when the audit log cannot be written, which pauses routing:
 // routing without a log would break the exactly-once guarantee.
 func (m *Master) scanOutbox(agent string) error {
 	paths, err := m.store.Pending(agent)
@@ -118,6 +119,7 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 	if normalized {
 		if err := m.store.FixPending(agent, path, msg); err != nil {
 			m.logf("cannot fill in the id of %s: %v", path, err)
+			m.noteFull(err)
 			return nil, nil
 		}
 	}
@@ -137,9 +139,8 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
 			return nil, errLog{err}
 		}
-		m.logRouted(rec)
 	}
-	return &routing{path: path, msg: msg, rec: rec}, nil
+	return &routing{path: path, msg: msg, rec: rec, appended: !done}, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
@@ -155,6 +156,11 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	if err := m.log.Sync(); err != nil {
 		return errLog{err}
 	}
+	for _, r := range batch {
+		if r.appended {
+			m.logRouted(r.rec)
+		}
+	}
 	written := make(map[string]bool)
 	delivered := make([]bool, len(batch))
 	fresh := make([][]string, len(batch))
@@ -163,6 +169,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	}
 	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
 		m.logf("cannot sync the inboxes: %v; will retry", err)
+		m.noteFull(err)
 		m.retryLater(agent)
 		return nil
 	}
@@ -205,6 +212,7 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 		}
 		if err != nil {
 			m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, to, err)
+			m.noteFull(err)
 			return false, false
 		}
 		if now {
