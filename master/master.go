@@ -74,6 +74,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
+	wrote     map[string]bool // inbox files this master wrote and has not yet seen arrive
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -100,6 +101,7 @@ func New(root string, opts Options) *Master {
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
 		retryWait: make(map[string]time.Duration),
+		wrote:     make(map[string]bool),
 	}
 }
 
@@ -155,6 +157,8 @@ func (m *Master) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
+	m.adoptOldNotices()
+	m.work.markInboxes()
 	m.logf("master running for %d agents in %s (pid %d)", len(m.watched), m.root, os.Getpid())
 	return m.loop(ctx, watch)
 }
@@ -178,6 +182,9 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 		case <-m.work.ready:
 		case <-reconcile.C:
 			m.work.markAll()
+			if m.opts.Poll > 0 {
+				m.work.markInboxes() // no events tell of files put there
+			}
 			m.sweepTemporaries()
 		case <-settle.C:
 			settled = true
@@ -207,6 +214,7 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 				break // the next outboxes would fail alike; the retry scans all
 			}
 		}
+		m.checkInboxes(m.work.takeArrivals())
 		m.afterPass(all, logErr)
 		if m.paused() && !retrying {
 			retry.Reset(pauseRetry)
@@ -230,6 +238,9 @@ func (m *Master) syncAgents(watch *watcher) error {
 		}
 		if err := watch.add(m.store.OutboxDir(agent), agent); err != nil {
 			return err
+		}
+		if err := watch.addInbox(agent, m.store.InboxDir(agent), m.store.ReadDir(agent)); err != nil {
+			m.logf("%v; files put there by hand are reported when the inboxes are checked next", err)
 		}
 		m.watched[agent] = true
 	}

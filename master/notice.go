@@ -69,7 +69,14 @@ func (m *Master) reject(agent, path, reason string) {
 	content := fmt.Sprintf("Your message file %s was rejected:\n  %s\n\nIt is kept in %s, with the reason in %s.error.\nFix it and send it again, for example with `switchboard send --to AGENT --title TITLE`.\n",
 		r.Name, reason, r.Path, filepath.Base(r.Path))
 	n := notice(agent, key, fmt.Sprintf("REJECTED: %s: %s", shortName(r.Name), reason), content, r.ModTime.UTC())
-	if _, err := m.store.Deliver(agent, n); err != nil {
+	err = m.store.VouchNotice(agent, n)
+	if err == nil {
+		var delivered bool
+		if delivered, err = m.store.Deliver(agent, n); delivered {
+			m.noteWritten(agent, n)
+		}
+	}
+	if err != nil {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
 		m.noteFull(err)
 		return

@@ -217,6 +217,7 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 		}
 		if now {
 			written[to] = true
+			m.noteWritten(to, msg)
 		}
 		return true, now
 	}
@@ -229,7 +230,13 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 		}
 	}
 	if len(r.rec.Blocked) > 0 {
-		in, _ := put(agent, blockedNotice(r.msg, r.rec))
+		n := blockedNotice(r.msg, r.rec)
+		if err := m.store.VouchNotice(agent, n); err != nil {
+			m.logf("#%d: cannot record the notice to %s: %v; will retry", r.rec.Seq, agent, err)
+			m.noteFull(err)
+			return false, fresh
+		}
+		in, _ := put(agent, n)
 		all = all && in
 	}
 	return all, fresh

@@ -81,19 +81,22 @@ func (p *panes) loadSession() bool {
 }
 
 // unreadAnnouncements lists an agent's unread mail that is announced by
-// typing, so that a team brought up again hears of what waits for it.
+// typing, so that a team brought up again hears of what waits for it. A
+// file the master did not deliver is never announced.
 func (p *panes) unreadAnnouncements(agent string) []announcement {
 	entries, err := p.store.List(agent, mailbox.Unread)
 	if err != nil {
 		return nil
 	}
+	v := p.store.NewVoucher()
+	defer v.Close()
 	var out []announcement
 	for _, e := range entries {
 		if !typedPriority(e.Priority) {
 			continue
 		}
 		msg, err := mailbox.Load(e.Path)
-		if err != nil {
+		if err != nil || !v.Vouches(agent, e.Name, msg) {
 			continue
 		}
 		out = append(out, announcement{seq: msg.Seq, id: msg.ID, from: msg.From, title: msg.Title, file: e.Name})

@@ -19,6 +19,7 @@ type watcher struct {
 	fs      *fsnotify.Watcher // nil when polling
 	mu      sync.Mutex
 	outbox  map[string]string // outbox folder -> agent
+	inbox   map[string]string // inbox and read folder -> agent
 	cancel  context.CancelFunc
 	stopped chan struct{}
 }
@@ -29,7 +30,7 @@ var ErrNoInotify = errors.New("inotify unavailable")
 
 func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &watcher{outbox: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
+	w := &watcher{outbox: make(map[string]string), inbox: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
 	if m.opts.Poll > 0 {
 		go func() {
 			defer close(w.stopped)
@@ -79,11 +80,12 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 					return
 				}
 				if errors.Is(err, fsnotify.ErrEventOverflow) {
-					m.logf("fsnotify queue overflowed: rescanning every outbox")
+					m.logf("fsnotify queue overflowed: rescanning every outbox and inbox")
 				} else {
-					m.logf("fsnotify: %v; rescanning every outbox", err)
+					m.logf("fsnotify: %v; rescanning every outbox and inbox", err)
 				}
 				m.work.markAll()
+				m.work.markInboxes()
 			}
 		}
 	}()
@@ -118,9 +120,13 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	}
 	w.mu.Lock()
 	agent, ok := w.outbox[dir]
+	inboxOf, isInbox := w.inbox[dir]
 	w.mu.Unlock()
-	if ok {
+	switch {
+	case ok:
 		m.work.mark(agent)
+	case isInbox && ev.Has(fsnotify.Create):
+		m.work.markArrival(inboxOf, ev.Name)
 	}
 }
 
@@ -150,6 +156,27 @@ func (w *watcher) add(dir, agent string) error {
 	}
 	if err := w.fs.Add(dir); err != nil {
 		return fmt.Errorf("%w: watch outbox of %s (raise fs.inotify.max_user_watches): %w", ErrNoInotify, agent, err)
+	}
+	return nil
+}
+
+// addInbox watches an agent's inbox and read folders, where only the master
+// writes, to catch files put there by anyone else. Without the watch such a
+// file is still shown as unverified; it is reported when the inboxes are
+// checked next.
+func (w *watcher) addInbox(agent string, dirs ...string) error {
+	w.mu.Lock()
+	for _, dir := range dirs {
+		w.inbox[dir] = agent
+	}
+	w.mu.Unlock()
+	if w.fs == nil {
+		return nil
+	}
+	for _, dir := range dirs {
+		if err := w.fs.Add(dir); err != nil {
+			return fmt.Errorf("watch inbox of %s: %w", agent, err)
+		}
 	}
 	return nil
 }

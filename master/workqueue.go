@@ -4,17 +4,21 @@ import "sync"
 
 // workQueue collects what changed between two passes of the loop: the
 // agents whose outbox changed, a changed rules file, or "everything" after
-// an overflow or on the reconcile tick. Events merge; the loop takes them all.
+// an overflow or on the reconcile tick; and the files that appeared in
+// inboxes, or "every inbox" at start and after an overflow. Events merge;
+// the loop takes them all.
 type workQueue struct {
 	mu           sync.Mutex
 	dirty        map[string]bool
 	all          bool
 	rulesChanged bool
+	arrived      map[string][]string // paths that appeared in inboxes, by agent
+	allInboxes   bool
 	ready        chan struct{}
 }
 
 func newWorkQueue() workQueue {
-	return workQueue{dirty: make(map[string]bool), ready: make(chan struct{}, 1)}
+	return workQueue{dirty: make(map[string]bool), arrived: make(map[string][]string), ready: make(chan struct{}, 1)}
 }
 
 func (q *workQueue) signal() {
@@ -53,4 +57,26 @@ func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
 	rulesChanged, all = q.rulesChanged, q.all
 	q.rulesChanged, q.all = false, false
 	return dirty, rulesChanged, all
+}
+
+func (q *workQueue) markArrival(agent, path string) {
+	q.mu.Lock()
+	q.arrived[agent] = append(q.arrived[agent], path)
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) markInboxes() {
+	q.mu.Lock()
+	q.allInboxes = true
+	q.mu.Unlock()
+	q.signal()
+}
+
+func (q *workQueue) takeArrivals() (arrived map[string][]string, all bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	arrived, all = q.arrived, q.allInboxes
+	q.arrived, q.allInboxes = make(map[string][]string), false
+	return arrived, all
 }

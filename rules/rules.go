@@ -151,3 +151,19 @@ func findName(names []Name, agent string) (Name, bool) {
 	}
 	return Name{}, false
 }
+
+// Overseers names the agents the rules give oversight, the wildcard left
+// out: those told when an agent steps outside the rules. It is the operator
+// alone when the rules name none.
+func (r *Rules) Overseers() []string {
+	var out []string
+	for _, n := range r.Oversight {
+		if n.Value != Wildcard && !slices.Contains(out, n.Value) {
+			out = append(out, n.Value)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{mailbox.Operator}
+	}
+	return out
+}

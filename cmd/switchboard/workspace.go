@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,12 +95,7 @@ func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (strin
 // the agent's own name, through its outbox: the master logs it like any
 // other, and the rules decide whether it reaches them.
 func reportBorrowedName(folder *workspace.Workspace, r *rules.Rules, agent, claimed string) {
-	var to []string
-	for _, n := range r.Oversight {
-		if n.Value != agent && n.Value != rules.Wildcard {
-			to = append(to, n.Value)
-		}
-	}
+	to := slices.DeleteFunc(r.Overseers(), func(n string) bool { return n == agent })
 	if len(to) == 0 {
 		to = []string{mailbox.Operator}
 	}

@@ -1,0 +1,287 @@
+package mailbox
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Only the master writes inboxes, and it keeps a record of each file it
+// writes there: a routed message's copy is vouched for by the message's
+// audit log record (id, sender, seq, delivery time, recipients, content
+// hash), a notice of its own by a line in log/notices.jsonl. A file in an
+// inbox that neither vouches for was put there by someone else, and is
+// shown as unverified. This keeps honest mistakes and casual forgeries out;
+// a process that can write the user's files can forge the records too.
+
+// Vouches reports whether the file name in agent's mailbox, holding m, is a
+// copy the master delivered under this record.
+func (r *Record) Vouches(agent, name string, m *Message) bool {
+	if r.Message == nil || r.Message.ID != m.ID || r.Message.From != m.From || r.Seq != m.Seq ||
+		!r.Time.Equal(m.DeliveredAt) || !slices.Contains(r.Delivered, agent) {
+		return false
+	}
+	if name != FileName(m.DeliveredAt, m.Priority, m.ID) {
+		return false
+	}
+	return r.Hash == "" || r.Hash == Fingerprint(m)
+}
+
+// NoticeMark is one line of log/notices.jsonl: a notice the master wrote
+// into an inbox.
+type NoticeMark struct {
+	ID   string `json:"id"`
+	To   string `json:"to"`
+	Hash string `json:"hash"`
+}
+
+// Vouches reports whether the file name in agent's mailbox, holding m, is
+// the notice this mark records.
+func (n NoticeMark) Vouches(agent, name string, m *Message) bool {
+	return m.From == System && n.ID == m.ID && n.To == agent && name == FileName(m.DeliveredAt, m.Priority, m.ID) && n.Hash == Fingerprint(m)
+}
+
+// NoticesPath is the record of the notices the master wrote into inboxes.
+func (s *Store) NoticesPath() string {
+	return filepath.Join(filepath.Dir(s.LogPath()), "notices.jsonl")
+}
+
+// StartNoticeMarks makes the record of notices when there is none, and
+// reports whether it did.
+func (s *Store) StartNoticeMarks() (created bool, err error) {
+	f, err := os.OpenFile(s.NoticesPath(), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("start the record of notices: %w", err)
+	}
+	return true, f.Close()
+}
+
+// VouchNotice records a notice before the master delivers it to agent.
+func (s *Store) VouchNotice(agent string, m *Message) error {
+	line, err := json.Marshal(NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m)})
+	if err != nil {
+		return fmt.Errorf("encode notice mark: %w", err)
+	}
+	f, err := os.OpenFile(s.NoticesPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("record notice: %w", err)
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil && s.Durable {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("record notice: %w", err)
+	}
+	return nil
+}
+
+// ReadNoticeMarks reads the notices the master recorded, by id and
+// recipient (NoticeKey).
+func (s *Store) ReadNoticeMarks() (map[string]NoticeMark, error) {
+	marks := make(map[string]NoticeMark)
+	data, err := os.ReadFile(s.NoticesPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return marks, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read notice marks: %w", err)
+	}
+	for line := range bytes.Lines(data) {
+		var n NoticeMark
+		if json.Unmarshal(line, &n) == nil {
+			marks[NoticeKey(n.ID, n.To)] = n
+		}
+	}
+	return marks, nil
+}
+
+// NoticeKey indexes notice marks.
+func NoticeKey(id, to string) string { return id + "/" + to }
+
+// A Voucher tells the files the master delivered from files put in an inbox
+// by anyone else, for readers of inboxes: it finds a message's record in the
+// audit log by seq (a binary search, the log being in seq order), and reads
+// the notice marks once. It is not safe for concurrent use.
+type Voucher struct {
+	store   *Store
+	log     *os.File
+	size    int64
+	notices map[string]NoticeMark
+	err     error // the log or the marks could not be read: nothing is vouched for
+}
+
+// NewVoucher returns a Voucher for the store's inboxes; Close it after use.
+func (s *Store) NewVoucher() *Voucher { return &Voucher{store: s} }
+
+// Close closes the log.
+func (v *Voucher) Close() error {
+	if v.log != nil {
+		return v.log.Close()
+	}
+	return nil
+}
+
+// Vouches reports whether the master delivered the file name, holding m, to
+// agent.
+func (v *Voucher) Vouches(agent, name string, m *Message) bool {
+	if m.From == System {
+		if v.notices == nil && v.err == nil {
+			v.notices, v.err = v.store.ReadNoticeMarks()
+		}
+		mark, ok := v.notices[NoticeKey(m.ID, agent)]
+		return ok && mark.Vouches(agent, name, m)
+	}
+	rec, ok := v.record(m.Seq)
+	return ok && rec.Vouches(agent, name, m)
+}
+
+// searchSpan is the length of log below which the search reads line by line.
+const searchSpan = 16 << 10
+
+// record finds the log record numbered seq.
+func (v *Voucher) record(seq int64) (Record, bool) {
+	if seq <= 0 || !v.openLog() {
+		return Record{}, false
+	}
+	// lo is a line's start, and the line of seq, if the log has it, starts
+	// in [lo, hi).
+	lo, hi := int64(0), v.size
+	for hi-lo > searchSpan {
+		mid := lo + (hi-lo)/2
+		start, ok := v.lineStart(mid)
+		if !ok || start >= hi {
+			hi = mid
+			continue
+		}
+		s, next, ok := v.seqAt(start)
+		for !ok && next < hi { // past lines damaged by hand
+			start = next
+			s, next, ok = v.seqAt(start)
+		}
+		switch {
+		case !ok:
+			hi = mid
+		case s == seq:
+			return v.recordAt(start)
+		case s < seq:
+			lo = next
+		default:
+			hi = start
+		}
+	}
+	return v.scan(lo, hi, seq)
+}
+
+// scan reads the lines starting in [lo, hi) for the record numbered seq.
+func (v *Voucher) scan(lo, hi, seq int64) (Record, bool) {
+	for off := lo; off < hi; {
+		s, next, ok := v.seqAt(off)
+		if ok && s == seq {
+			return v.recordAt(off)
+		}
+		if ok && s > seq || next <= off {
+			break
+		}
+		off = next
+	}
+	return Record{}, false
+}
+
+func (v *Voucher) openLog() bool {
+	if v.log != nil {
+		return true
+	}
+	if v.err != nil {
+		return false
+	}
+	f, err := os.Open(v.store.LogPath())
+	if err != nil {
+		v.err = err
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		v.err = err
+		return false
+	}
+	v.log, v.size = f, fi.Size()
+	return true
+}
+
+// lineStart returns where the first line starting at or after off starts.
+func (v *Voucher) lineStart(off int64) (int64, bool) {
+	if off == 0 {
+		return 0, true
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off-1, v.size-off+1), 4096)
+	skipped, err := skipLine(r)
+	if err != nil {
+		return 0, false
+	}
+	return off - 1 + skipped, true
+}
+
+// seqAt reads the seq of the line at off from its start, `{"seq":N,`, and
+// returns where the next line starts; ok is false for a line that does not
+// start so, or has no end.
+func (v *Voucher) seqAt(off int64) (seq, next int64, ok bool) {
+	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off, v.size-off), 4096)
+	head, _ := r.Peek(32)
+	if rest, found := bytes.CutPrefix(head, []byte(`{"seq":`)); found {
+		if end := bytes.IndexByte(rest, ','); end > 0 {
+			n, err := strconv.ParseInt(string(rest[:end]), 10, 64)
+			seq, ok = n, err == nil
+		}
+	}
+	skipped, err := skipLine(r)
+	if err != nil {
+		return 0, v.size, false // a last line cut short is not a record
+	}
+	return seq, off + skipped, ok
+}
+
+// skipLine reads through the next newline and returns how many bytes that
+// took.
+func skipLine(r *bufio.Reader) (int64, error) {
+	var n int64
+	for {
+		chunk, err := r.ReadSlice('\n')
+		n += int64(len(chunk))
+		if err == nil {
+			return n, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return n, err
+		}
+	}
+}
+
+// recordAt decodes the line at off.
+func (v *Voucher) recordAt(off int64) (Record, bool) {
+	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off, v.size-off), 64<<10)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return Record{}, false
+	}
+	var rec Record
+	if json.Unmarshal(line, &rec) != nil {
+		return Record{}, false
+	}
+	return rec, true
+}

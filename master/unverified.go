@@ -1,0 +1,161 @@
+package master
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/safetext"
+)
+
+// noteWritten remembers a file the master put in agent's inbox, so that its
+// arrival is not checked like a stranger's.
+func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
+	m.wrote[filepath.Join(m.store.InboxDir(agent), mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID))] = true
+}
+
+// planted is a file in an inbox that the master did not deliver.
+type planted struct {
+	path string
+	msg  *mailbox.Message // nil when it cannot be read as a message
+	at   time.Time        // its modification time
+}
+
+// checkInboxes looks at the files that appeared in inboxes, or at every
+// unread file when all, and reports those no record vouches for to the
+// overseers. Readers show such files as unverified whether or not the
+// master saw them.
+func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
+	if all {
+		arrived = make(map[string][]string)
+		for agent := range m.watched {
+			names, err := m.store.UnreadNames(agent)
+			if err != nil {
+				continue
+			}
+			for _, name := range names {
+				arrived[agent] = append(arrived[agent], filepath.Join(m.store.InboxDir(agent), name))
+			}
+		}
+		clear(m.wrote)
+	}
+	if len(arrived) == 0 {
+		return
+	}
+	v := m.store.NewVoucher()
+	defer v.Close()
+	for _, agent := range slices.Sorted(maps.Keys(arrived)) {
+		var found []planted
+		for _, path := range arrived[agent] {
+			if m.wrote[path] {
+				delete(m.wrote, path)
+				continue
+			}
+			name := filepath.Base(path)
+			if _, ok := mailbox.ParseFileName(name); !ok {
+				continue // not listed by any reader
+			}
+			fi, err := os.Lstat(path)
+			if err != nil || !fi.Mode().IsRegular() {
+				continue // gone meanwhile (read, or removed): its next place is checked
+			}
+			msg, err := mailbox.Load(path)
+			if err == nil && v.Vouches(agent, name, msg) {
+				continue
+			}
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			found = append(found, planted{path: path, msg: msg, at: fi.ModTime()})
+		}
+		if len(found) > 0 {
+			m.reportPlanted(agent, found)
+		}
+	}
+}
+
+// reportPlanted tells the overseers, once, of files in agent's mailbox that
+// the master did not deliver.
+func (m *Master) reportPlanted(agent string, files []planted) {
+	var what strings.Builder
+	var key strings.Builder
+	latest := files[0].at
+	for _, f := range files {
+		fmt.Fprintf(&key, "%s|%d\n", f.path, f.at.UnixNano())
+		if f.at.After(latest) {
+			latest = f.at
+		}
+		if f.msg == nil {
+			fmt.Fprintf(&what, "  %s: not a message anyone can read\n", safetext.Line(filepath.Base(f.path)))
+			continue
+		}
+		fmt.Fprintf(&what, "  %s: claims to be from %s, %s, titled %q\n", safetext.Line(filepath.Base(f.path)), safetext.Line(f.msg.From), f.msg.Priority, safetext.Line(f.msg.Title))
+	}
+	title := fmt.Sprintf("UNVERIFIED: %d files in the mailbox of %s that switchboard did not deliver", len(files), agent)
+	if len(files) == 1 && files[0].msg != nil {
+		title = fmt.Sprintf("UNVERIFIED: a file in the mailbox of %s claims to be from %s: %s", agent, files[0].msg.From, files[0].msg.Title)
+	}
+	content := fmt.Sprintf("No record of switchboard vouches for these files in the mailbox of %s (%s):\n%s\n"+
+		"Someone wrote them there by hand instead of sending through an outbox. %s sees them marked UNVERIFIED, "+
+		"and they are never announced in its pane. Find out who wrote them; remove them once you have.\n",
+		agent, m.store.InboxDir(agent), what.String(), agent)
+	var told []string
+	for _, to := range m.rules.Overseers() {
+		n := notice(to, "unverified/"+key.String(), safetext.Line(title), content, latest.UTC())
+		if err := m.store.VouchNotice(to, n); err != nil {
+			m.logf("cannot report unverified files in the mailbox of %s: %v", agent, err)
+			m.noteFull(err)
+			return
+		}
+		delivered, err := m.store.Deliver(to, n)
+		if err != nil {
+			m.logf("cannot report unverified files in the mailbox of %s to %s: %v", agent, to, err)
+			m.noteFull(err)
+			continue
+		}
+		if delivered {
+			m.noteWritten(to, n)
+			told = append(told, to)
+		}
+	}
+	if len(told) > 0 {
+		m.logf("%s; told %s", title, strings.Join(told, ", "))
+	}
+}
+
+// adoptOldNotices records the notices found in mailboxes when the record
+// of notices is new: they were written by a master of a version that kept
+// none, and are taken as they are rather than all shown unverified.
+func (m *Master) adoptOldNotices() {
+	created, err := m.store.StartNoticeMarks()
+	if err != nil {
+		m.logf("cannot start the record of notices: %v", err)
+		return
+	}
+	if !created {
+		return
+	}
+	for agent := range m.watched {
+		entries, err := m.store.List(agent, mailbox.All)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			msg, err := mailbox.Load(e.Path)
+			if err != nil || msg.From != mailbox.System {
+				continue
+			}
+			if err := m.store.VouchNotice(agent, msg); err != nil {
+				m.logf("cannot record the notices of an earlier version: %v", err)
+				return
+			}
+		}
+	}
+}
