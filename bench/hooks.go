@@ -250,9 +250,9 @@ func newHookBench(ctx context.Context, cfg HookConfig, dir string) (h *hookBench
 	return h, nil
 }
 
-// fill delivers cfg.Unread messages to the agent, as the master would but
-// without fsync, and writes the bulletin as the master keeps it: status
-// reads it on every call.
+// fill logs and delivers cfg.Unread messages to the agent, as the master
+// would but without fsync, so that the log vouches for each, and writes the
+// bulletin as the master keeps it: status reads it on every call.
 func (h *hookBench) fill() error {
 	h.store = workspace.New(h.root).Store
 	h.store.Durable = false
@@ -261,6 +261,11 @@ func (h *hookBench) fill() error {
 			return fmt.Errorf("hook bench: %w", err)
 		}
 	}
+	log, err := mailbox.OpenLogWriter(h.store.LogPath(), false)
+	if err != nil {
+		return fmt.Errorf("hook bench: %w", err)
+	}
+	defer log.Close()
 	// Delivered one millisecond apart, ending now, so that the names sort
 	// in the order of delivery, as they do in a real inbox.
 	first := time.Now().UTC().Add(-time.Duration(h.cfg.Unread) * time.Millisecond)
@@ -272,7 +277,6 @@ func (h *hookBench) fill() error {
 			Title:       fmt.Sprintf("hook benchmark message %d", i+1),
 			Priority:    mailbox.PriorityNormal,
 			Content:     benchContent,
-			Seq:         int64(i + 1),
 			DeliveredAt: first.Add(time.Duration(i) * time.Millisecond),
 		}
 		// One in twenty urgent: the status line counts them apart.
@@ -285,6 +289,13 @@ func (h *hookBench) fill() error {
 		if err := m.Validate(); err != nil {
 			return fmt.Errorf("hook bench: message %d: %w", i+1, err)
 		}
+		posted := *m
+		posted.Seq, posted.DeliveredAt = 0, time.Time{}
+		rec := mailbox.Record{Time: m.DeliveredAt, Status: mailbox.StatusDelivered, Delivered: m.To, Hash: mailbox.Fingerprint(&posted), Message: &posted}
+		if rec, err = log.AppendUnsynced(rec); err != nil {
+			return fmt.Errorf("hook bench: %w", err)
+		}
+		m.Seq = rec.Seq
 		delivered, err := h.store.DeliverUnsynced(hookAgent, m)
 		if err != nil {
 			return fmt.Errorf("hook bench: %w", err)
@@ -294,7 +305,7 @@ func (h *hookBench) fill() error {
 		}
 		h.newest = m.ID
 	}
-	err := workspace.New(h.root).Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err = workspace.New(h.root).Bulletin().Update(func(b *bulletin.Bulletin) error {
 		b.Agents = map[string]bulletin.AgentSummary{
 			hookAgent:  {State: mailbox.StateBusy, Unread: h.cfg.Unread, Urgent: h.urgent},
 			hookSender: {State: mailbox.StateIdle},

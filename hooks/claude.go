@@ -252,10 +252,7 @@ func countMessages(sum mailbox.InboxSummary) string {
 	if sum.Unread != 1 {
 		s += "s"
 	}
-	if sum.Urgent > 0 {
-		s += fmt.Sprintf(" (%d urgent)", sum.Urgent)
-	}
-	return s
+	return s + mailNotes(sum.Urgent, sum.Unverified)
 }
 
 func orNone(names []string) string {

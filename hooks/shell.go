@@ -35,12 +35,18 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 	if len(shown) > maxListed {
 		shown = shown[len(shown)-maxListed:]
 	}
+	v := env.Workspace.Store.NewVoucher()
+	defer v.Close()
 	for _, info := range shown {
 		msg, err := env.Workspace.Store.LoadUnread(env.Agent, info.Name)
 		if err != nil {
 			continue
 		}
-		fmt.Fprintf(out, "  new: [%s] %s — %s (switchboard read %s)\n", msg.Priority, msg.From, safetext.Line(msg.Title), msg.ID)
+		from := safetext.Line(msg.From)
+		if !v.Vouches(env.Agent, info.Name, msg) {
+			from = mailbox.Unverified + ", claims " + from
+		}
+		fmt.Fprintf(out, "  new: [%s] %s — %s (switchboard read %s)\n", msg.Priority, from, safetext.Line(msg.Title), msg.ID)
 	}
 	if len(items) > len(shown) {
 		fmt.Fprintf(out, "  and %d more: switchboard inbox\n", len(items)-len(shown))

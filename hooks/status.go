@@ -15,10 +15,13 @@ import (
 // Status is what every agent is shown before each prompt: its mailbox and
 // the team's bulletin.
 type Status struct {
-	Agent    string             `json:"agent"`
-	Unread   int                `json:"unread"`
-	Urgent   int                `json:"urgent"`
-	Bulletin *bulletin.Bulletin `json:"bulletin"`
+	Agent  string `json:"agent"`
+	Unread int    `json:"unread"`
+	Urgent int    `json:"urgent"`
+	// Unverified counts the unread files no record of the master vouches
+	// for: written into the inbox by hand.
+	Unverified int                `json:"unverified"`
+	Bulletin   *bulletin.Bulletin `json:"bulletin"`
 }
 
 // ReadStatus gathers an agent's status from file names and the bulletin,
@@ -37,15 +40,28 @@ func statusOf(ws *workspace.Workspace, agent string, sum mailbox.InboxSummary) (
 	if err != nil {
 		return nil, err
 	}
-	return &Status{Agent: agent, Unread: sum.Unread, Urgent: sum.Urgent, Bulletin: b}, nil
+	return &Status{Agent: agent, Unread: sum.Unread, Urgent: sum.Urgent, Unverified: sum.Unverified, Bulletin: b}, nil
+}
+
+// mailNotes says " (1 urgent, 2 UNVERIFIED)" after a count of messages, or
+// nothing.
+func mailNotes(urgent, unverified int) string {
+	var notes []string
+	if urgent > 0 {
+		notes = append(notes, fmt.Sprintf("%d urgent", urgent))
+	}
+	if unverified > 0 {
+		notes = append(notes, fmt.Sprintf("%d %s", unverified, mailbox.Unverified))
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(notes, ", ") + ")"
 }
 
 // Line is the one-line form, for status lines.
 func (s *Status) Line(utf bool) string {
-	mail := fmt.Sprintf("%d new", s.Unread)
-	if s.Urgent > 0 {
-		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
-	}
+	mail := fmt.Sprintf("%d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
 	status := safetext.Line(s.Bulletin.SystemStatus)
 	line := fmt.Sprintf("%s | Global: %s", mail, status)
 	if utf {
@@ -66,10 +82,7 @@ func (s *Status) Line(utf bool) string {
 // Box is the status box, followed by the phase, warnings and held locks
 // when there are any; plain ASCII when utf is false.
 func (s *Status) Box(utf bool) string {
-	mail := fmt.Sprintf("Mailbox: %d new", s.Unread)
-	if s.Urgent > 0 {
-		mail += fmt.Sprintf(" (%d urgent)", s.Urgent)
-	}
+	mail := fmt.Sprintf("Mailbox: %d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
 	status := safetext.Line(s.Bulletin.SystemStatus)
 	inner := fmt.Sprintf(" %s | Global: %s", mail, status)
 	tl, tr, bl, br, h, v := "+", "+", "+", "+", "-", "|"

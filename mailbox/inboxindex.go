@@ -17,8 +17,13 @@ import (
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.
-// The second line is the summary, then come the names, one per line.
-const indexHeader = "switchboard-inbox-index 2"
+// The second line is the summary, then come the names, one per line, each
+// marked with unverifiedMark when no record vouches for its file.
+const indexHeader = "switchboard-inbox-index 3"
+
+// unverifiedMark starts the line of a name whose file no record vouches
+// for; names never start with it.
+const unverifiedMark = "!"
 
 // indexEnd is the index's last line: an index cut short is not used.
 const indexEnd = ".\n"
@@ -35,18 +40,24 @@ const (
 	coarseRacyWindow = 2 * time.Second
 )
 
-// InboxSummary is what the names of an inbox tell at a glance.
+// InboxSummary is what the names of an inbox tell at a glance, and the
+// count of files among them that no record vouches for.
 type InboxSummary struct {
-	Unread, Urgent int
+	Unread, Urgent, Unverified int
 	// Newest and NewestUrgent are the latest names, "" when none: a hook
 	// compares them with what it has shown and reads the names only when
 	// something is new.
 	Newest, NewestUrgent string
 }
 
-func summarize(sorted []string) InboxSummary {
+func summarize(sorted []string, unverified map[string]bool) InboxSummary {
 	var sum InboxSummary
 	sum.Unread, sum.Urgent = CountNames(sorted)
+	for _, name := range sorted {
+		if unverified[name] {
+			sum.Unverified++
+		}
+	}
 	if len(sorted) > 0 {
 		sum.Newest = sorted[len(sorted)-1]
 	}
@@ -67,6 +78,11 @@ func summarize(sorted []string) InboxSummary {
 // delivery and every read renames a file into or out of it, which changes
 // its times. The summary is the index's second line, read alone. The index
 // is a cache: anyone may rebuild it, and nothing depends on it.
+//
+// The index also keeps whether a record vouches for each file (Voucher), so
+// that a file is opened and checked once, when its name is new to the
+// index; a notice recorded later makes every index be rebuilt, and the files
+// found unverified checked again.
 func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	stamp, ok, err := s.inboxStamp(agent)
 	if err != nil || !ok {
@@ -75,11 +91,11 @@ func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	if sum, ok := readIndexHead(s.indexPath(agent), stamp); ok {
 		return sum, nil
 	}
-	names, err := s.rebuildIndex(agent, stamp)
+	names, unverified, err := s.rebuildIndex(agent, stamp)
 	if err != nil {
 		return InboxSummary{}, err
 	}
-	return summarize(names), nil
+	return summarize(names, unverified), nil
 }
 
 // InboxIndex returns the names of the agent's unread messages, sorted
@@ -89,10 +105,11 @@ func (s *Store) InboxIndex(agent string) ([]string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	if names, ok := readIndex(s.indexPath(agent), stamp); ok {
+	if names, _, ok := readIndex(s.indexPath(agent), stamp); ok {
 		return names, nil
 	}
-	return s.rebuildIndex(agent, stamp)
+	names, _, err := s.rebuildIndex(agent, stamp)
+	return names, err
 }
 
 func (s *Store) indexPath(agent string) string {
@@ -111,6 +128,10 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 	}
 	stamp = strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(info.Size(), 10)
 	stamp += inodeAndChange(info)
+	// A notice recorded may vouch for a file found unverified before.
+	if notices, err := os.Stat(s.NoticesPath()); err == nil {
+		stamp += " n" + strconv.FormatInt(notices.Size(), 10)
+	}
 	// A folder changed within the racy window is listed every time.
 	window := racyWindow
 	if info.ModTime().Nanosecond() == 0 {
@@ -123,20 +144,70 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 }
 
 // rebuildIndex lists the inbox (after its stamp was taken, so that a change
-// while listing leaves a stamp that no longer matches) and keeps the
-// listing unless the stamp is racy.
-func (s *Store) rebuildIndex(agent, stamp string) ([]string, error) {
+// while listing leaves a stamp that no longer matches), checks the files
+// whose names are new to the index, and keeps the listing unless the stamp
+// is racy.
+func (s *Store) rebuildIndex(agent, stamp string) (names []string, unverified map[string]bool, err error) {
 	listed, err := s.UnreadNames(agent)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	names := slices.DeleteFunc(listed, func(name string) bool { return !isDeliveredName(name) })
+	names = slices.DeleteFunc(listed, func(name string) bool { return !isDeliveredName(name) })
 	slices.Sort(names)
-	if !strings.HasSuffix(stamp, " racy") {
-		// Best effort: without the index the next call lists again.
-		_ = writeIndex(s.TmpDir(agent), s.indexPath(agent), stamp, names)
+	unverified, checked := s.checkNames(agent, names, stamp)
+	if racy, isRacy := strings.CutSuffix(stamp, " racy"); isRacy {
+		if checked == 0 {
+			return names, unverified, nil
+		}
+		// The listing may not be trusted later, but what was checked may:
+		// kept under a stamp no folder has, for its verdicts alone.
+		stamp = racy + " unsettled"
 	}
-	return names, nil
+	// Best effort: without the index the next call lists again.
+	_ = writeIndex(s.TmpDir(agent), s.indexPath(agent), stamp, names, unverified)
+	return names, unverified, nil
+}
+
+// checkNames returns the names among names whose files no record vouches
+// for, and how many files it opened to tell: a name the index found vouched
+// for before keeps its verdict, and so does one it found unverified while
+// no notice was recorded since.
+func (s *Store) checkNames(agent string, names []string, stamp string) (unverified map[string]bool, checked int) {
+	before, beforeStamp := readVerdicts(s.indexPath(agent))
+	sameNotices := noticesPart(beforeStamp) == noticesPart(stamp)
+	unverified = make(map[string]bool)
+	var v *Voucher
+	for _, name := range names {
+		if was, known := before[name]; known && (!was || sameNotices) {
+			if was {
+				unverified[name] = true
+			}
+			continue
+		}
+		if v == nil {
+			v = s.NewVoucher()
+			defer v.Close()
+		}
+		checked++
+		m, err := s.LoadUnread(agent, name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // read meanwhile: the listing is stale already
+		}
+		if err != nil || !v.Vouches(agent, name, m) {
+			unverified[name] = true
+		}
+	}
+	return unverified, checked
+}
+
+// noticesPart is the part of a stamp that the record of notices gives.
+func noticesPart(stamp string) string {
+	for _, f := range strings.Fields(stamp) {
+		if strings.HasPrefix(f, "n") {
+			return f
+		}
+	}
+	return ""
 }
 
 // readIndexHead reads the header and summary alone.
@@ -161,46 +232,91 @@ func readIndexHead(path, stamp string) (InboxSummary, bool) {
 
 func parseSummary(line string) (InboxSummary, bool) {
 	f := strings.Split(line, " ")
-	if len(f) != 4 {
+	if len(f) != 5 {
 		return InboxSummary{}, false
 	}
-	unread, err1 := strconv.Atoi(f[0])
-	urgent, err2 := strconv.Atoi(f[1])
-	if err1 != nil || err2 != nil {
-		return InboxSummary{}, false
+	var counts [3]int
+	for i := range counts {
+		n, err := strconv.Atoi(f[i])
+		if err != nil {
+			return InboxSummary{}, false
+		}
+		counts[i] = n
 	}
-	return InboxSummary{Unread: unread, Urgent: urgent, Newest: strings.TrimPrefix(f[2], "-"), NewestUrgent: strings.TrimPrefix(f[3], "-")}, true
+	return InboxSummary{Unread: counts[0], Urgent: counts[1], Unverified: counts[2],
+		Newest: strings.TrimPrefix(f[3], "-"), NewestUrgent: strings.TrimPrefix(f[4], "-")}, true
 }
 
-func readIndex(path, stamp string) ([]string, bool) {
+func readIndex(path, stamp string) (names []string, unverified map[string]bool, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false
+		return nil, nil, false
 	}
 	head, body, ok := bytes.Cut(data, []byte("\n"))
 	if !ok || string(head) != indexHeader+" "+stamp {
-		return nil, false
+		return nil, nil, false
 	}
+	names, unverified, ok = parseIndexBody(body)
+	return names, unverified, ok
+}
+
+// readVerdicts reads the verdicts of an index whatever its stamp, and the
+// stamp.
+func readVerdicts(path string) (unverified map[string]bool, stamp string) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, ""
+	}
+	head, body, ok := bytes.Cut(data, []byte("\n"))
+	stamp, isIndex := strings.CutPrefix(string(head), indexHeader+" ")
+	if !ok || !isIndex {
+		return nil, ""
+	}
+	names, marks, ok := parseIndexBody(body)
+	if !ok {
+		return nil, ""
+	}
+	verdicts := make(map[string]bool, len(names))
+	for _, name := range names {
+		verdicts[name] = marks[name]
+	}
+	return verdicts, stamp
+}
+
+// parseIndexBody reads what follows the header: the summary, then the
+// names up to the end line.
+func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok bool) {
 	if _, body, ok = bytes.Cut(body, []byte("\n")); !ok { // the summary
-		return nil, false
+		return nil, nil, false
 	}
+	unverified = make(map[string]bool)
 	if string(body) == indexEnd {
-		return []string{}, true
+		return []string{}, unverified, true
 	}
 	body, ok = bytes.CutSuffix(body, []byte("\n"+indexEnd))
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
-	return strings.Split(string(body), "\n"), true
+	names = strings.Split(string(body), "\n")
+	for i, name := range names {
+		if bare, marked := strings.CutPrefix(name, unverifiedMark); marked {
+			names[i] = bare
+			unverified[bare] = true
+		}
+	}
+	return names, unverified, true
 }
 
-func writeIndex(tmpDir, path, stamp string, names []string) error {
-	sum := summarize(names)
+func writeIndex(tmpDir, path, stamp string, names []string, unverified map[string]bool) error {
+	sum := summarize(names, unverified)
 	var b strings.Builder
 	b.Grow(len(indexHeader) + len(stamp) + 256 + len(names)*72)
 	// Names never hold spaces; "-" stands for none.
-	fmt.Fprintf(&b, "%s %s\n%d %d -%s -%s\n", indexHeader, stamp, sum.Unread, sum.Urgent, sum.Newest, sum.NewestUrgent)
+	fmt.Fprintf(&b, "%s %s\n%d %d %d -%s -%s\n", indexHeader, stamp, sum.Unread, sum.Urgent, sum.Unverified, sum.Newest, sum.NewestUrgent)
 	for _, name := range names {
+		if unverified[name] {
+			b.WriteString(unverifiedMark)
+		}
 		b.WriteString(name)
 		b.WriteByte('\n')
 	}

@@ -34,7 +34,8 @@ func TestInboxIndexFollowsDeliveriesAndReads(t *testing.T) {
 	}
 	listed, _ := s.UnreadNames("rev")
 	names := slices.Sorted(slices.Values(slices.DeleteFunc(listed, func(n string) bool { return n == "read" })))
-	want := InboxSummary{Unread: 3, Urgent: 1, Newest: names[2], NewestUrgent: names[1]}
+	// Written here, not by a master: no record vouches for them.
+	want := InboxSummary{Unread: 3, Urgent: 1, Unverified: 3, Newest: names[2], NewestUrgent: names[1]}
 	if sum != want {
 		t.Errorf("summary = %+v; want %+v", sum, want)
 	}
@@ -93,5 +94,37 @@ func TestInboxOfAnAgentWithoutMailbox(t *testing.T) {
 	s := testStore(t)
 	if sum, err := s.InboxSummary("nobody"); err != nil || sum != (InboxSummary{}) {
 		t.Errorf("summary of a missing inbox = %+v, %v; want empty, no error", sum, err)
+	}
+}
+
+// TestInboxIndexCountsWhatNoRecordVouchesFor: the summary counts a file
+// planted beside a logged copy as unverified, the count survives the index
+// being remembered and rebuilt, and a notice found unverified is checked
+// again once the record of notices grows.
+func TestInboxIndexCountsWhatNoRecordVouchesFor(t *testing.T) {
+	s := testStore(t)
+	s.Durable = false
+	w := openLog(t, s.LogPath())
+	deliverLogged(t, s, w, "logged", "", true)
+	forged := &Message{ID: NewID(), From: "master_agent", To: []string{"rev"}, Title: "forged", Priority: PriorityUrgent, Type: TypeRequest, Seq: 1,
+		Timestamp: time.Now().UTC(), DeliveredAt: time.Now().UTC()}
+	plant(t, s, "rev", FileName(forged.DeliveredAt, forged.Priority, forged.ID), forged)
+	notice := &Message{ID: NewID(), From: System, To: []string{"rev"}, Title: "REJECTED: x", Priority: PriorityNormal, Type: TypeNotification,
+		Timestamp: time.Now().UTC(), DeliveredAt: time.Now().UTC().Add(time.Second)}
+	if _, err := s.Deliver("rev", notice); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, s, "rev")
+	if sum, _ := s.InboxSummary("rev"); sum.Unread != 3 || sum.Unverified != 2 {
+		t.Errorf("summary = %+v; want 3 unread, the forged file and the unrecorded notice unverified", sum)
+	}
+	if sum, _ := s.InboxSummary("rev"); sum.Unverified != 2 {
+		t.Errorf("remembered summary = %+v; want 2 unverified still", sum)
+	}
+	if err := s.VouchNotice("rev", notice); err != nil {
+		t.Fatal(err)
+	}
+	if sum, _ := s.InboxSummary("rev"); sum.Unverified != 1 {
+		t.Errorf("after the notice was recorded: %+v; want the forged file alone unverified", sum)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"time"
 )
 
 // Only the master writes inboxes, and it keeps a record of each file it
@@ -21,6 +22,10 @@ import (
 // inbox that neither vouches for was put there by someone else, and is
 // shown as unverified. This keeps honest mistakes and casual forgeries out;
 // a process that can write the user's files can forge the records too.
+
+// Unverified is how a file no record vouches for is marked wherever it is
+// listed or read.
+const Unverified = "UNVERIFIED"
 
 // Vouches reports whether the file name in agent's mailbox, holding m, is a
 // copy the master delivered under this record.
@@ -121,8 +126,13 @@ type Voucher struct {
 	store   *Store
 	log     *os.File
 	size    int64
+	reader  *bufio.Reader
 	notices map[string]NoticeMark
 	err     error // the log or the marks could not be read: nothing is vouched for
+
+	// The line after the last record found: readers list messages in
+	// order, and the next one's record is usually there.
+	nextSeq, nextAt int64
 }
 
 // NewVoucher returns a Voucher for the store's inboxes; Close it after use.
@@ -157,6 +167,11 @@ const searchSpan = 16 << 10
 func (v *Voucher) record(seq int64) (Record, bool) {
 	if seq <= 0 || !v.openLog() {
 		return Record{}, false
+	}
+	if seq == v.nextSeq && v.nextAt < v.size {
+		if s, _, ok := v.seqAt(v.nextAt); ok && s == seq {
+			return v.recordAt(v.nextAt)
+		}
 	}
 	// lo is a line's start, and the line of seq, if the log has it, starts
 	// in [lo, hi).
@@ -229,8 +244,7 @@ func (v *Voucher) lineStart(off int64) (int64, bool) {
 	if off == 0 {
 		return 0, true
 	}
-	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off-1, v.size-off+1), 4096)
-	skipped, err := skipLine(r)
+	skipped, err := skipLine(v.readAt(off - 1))
 	if err != nil {
 		return 0, false
 	}
@@ -241,7 +255,7 @@ func (v *Voucher) lineStart(off int64) (int64, bool) {
 // returns where the next line starts; ok is false for a line that does not
 // start so, or has no end.
 func (v *Voucher) seqAt(off int64) (seq, next int64, ok bool) {
-	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off, v.size-off), 4096)
+	r := v.readAt(off)
 	head, _ := r.Peek(32)
 	if rest, found := bytes.CutPrefix(head, []byte(`{"seq":`)); found {
 		if end := bytes.IndexByte(rest, ','); end > 0 {
@@ -254,6 +268,17 @@ func (v *Voucher) seqAt(off int64) (seq, next int64, ok bool) {
 		return 0, v.size, false // a last line cut short is not a record
 	}
 	return seq, off + skipped, ok
+}
+
+// readAt returns the Voucher's reader, reading the log from off.
+func (v *Voucher) readAt(off int64) *bufio.Reader {
+	section := io.NewSectionReader(v.log, off, v.size-off)
+	if v.reader == nil {
+		v.reader = bufio.NewReaderSize(section, 4096)
+	} else {
+		v.reader.Reset(section)
+	}
+	return v.reader
 }
 
 // skipLine reads through the next newline and returns how many bytes that
@@ -272,16 +297,26 @@ func skipLine(r *bufio.Reader) (int64, error) {
 	}
 }
 
-// recordAt decodes the line at off.
+// recordAt decodes what vouching needs of the line at off.
 func (v *Voucher) recordAt(off int64) (Record, bool) {
-	r := bufio.NewReaderSize(io.NewSectionReader(v.log, off, v.size-off), 64<<10)
-	line, err := r.ReadBytes('\n')
+	line, err := v.readAt(off).ReadBytes('\n')
 	if err != nil {
 		return Record{}, false
 	}
-	var rec Record
+	var rec struct {
+		Seq       int64     `json:"seq"`
+		Time      time.Time `json:"time"`
+		Delivered []string  `json:"delivered"`
+		Hash      string    `json:"hash"`
+		Message   struct {
+			ID   string `json:"id"`
+			From string `json:"from"`
+		} `json:"message"`
+	}
 	if json.Unmarshal(line, &rec) != nil {
 		return Record{}, false
 	}
-	return rec, true
+	v.nextSeq, v.nextAt = rec.Seq+1, off+int64(len(line))
+	return Record{Seq: rec.Seq, Time: rec.Time, Delivered: rec.Delivered, Hash: rec.Hash,
+		Message: &Message{ID: rec.Message.ID, From: rec.Message.From}}, true
 }

@@ -25,6 +25,9 @@ type inboxItem struct {
 	From     string    `json:"from"`
 	Title    string    `json:"title"`
 	Read     bool      `json:"read"`
+	// Unverified marks a file no record of the master vouches for:
+	// written into the inbox by hand, its sender and content unproven.
+	Unverified bool `json:"unverified"`
 }
 
 func newInboxCmd(io *streams, g *globals) *cobra.Command {
@@ -34,7 +37,11 @@ func newInboxCmd(io *streams, g *globals) *cobra.Command {
 		Short: "List your unread messages (or all with --all)",
 		Long: `List the current agent's unread messages, oldest first: time, priority, sender,
 title and id. --all adds the messages already read. Read one with
-switchboard read ID, or the next with switchboard read --next.`,
+switchboard read ID, or the next with switchboard read --next.
+
+A file that switchboard did not deliver (written into the inbox by hand)
+is listed with its title marked UNVERIFIED: nothing vouches for its sender
+or its content.`,
 		Example: `  switchboard inbox --as reviewer_agent
   switchboard inbox --all --json`,
 		Args: args(0, 0),
@@ -59,14 +66,22 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 	if err != nil {
 		return err
 	}
+	v := ws.store.NewVoucher()
+	defer v.Close()
 	items := make([]inboxItem, 0, len(entries))
+	unverified := 0
 	for _, e := range entries {
 		m, err := mailbox.Load(e.Path)
 		if err != nil {
-			fmt.Fprintf(io.errOut, "skipping %s: %v\n", e.Name, err)
+			fmt.Fprintf(io.errOut, "skipping %s: %v\n", safetext.Line(e.Name), err)
 			continue
 		}
-		items = append(items, inboxItem{ID: m.ID, Seq: m.Seq, Time: e.Time, Priority: e.Priority, Type: m.Type, From: m.From, Title: m.Title, Read: e.Read})
+		it := inboxItem{ID: m.ID, Seq: m.Seq, Time: e.Time, Priority: e.Priority, Type: m.Type, From: m.From, Title: m.Title, Read: e.Read}
+		if !v.Vouches(ws.agent, e.Name, m) {
+			it.Unverified = true
+			unverified++
+		}
+		items = append(items, it)
 	}
 	if g.json {
 		return writeJSON(io.out, items)
@@ -86,7 +101,11 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID")
 	}
 	for _, it := range items {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, it.From, safetext.Line(it.Title), it.ID)
+		title := safetext.Line(it.Title)
+		if it.Unverified {
+			title = mailbox.Unverified + ": " + title
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, safetext.Line(it.From), title, it.ID)
 		if opts.all {
 			state := "new"
 			if it.Read {
@@ -96,5 +115,11 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if unverified > 0 {
+		fmt.Fprintf(io.out, "%s: %d listed here were not delivered by switchboard: written into the inbox by hand, their sender and content are unproven\n", mailbox.Unverified, unverified)
+	}
+	return nil
 }
