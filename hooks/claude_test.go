@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // team makes a workspace of the default team with three messages waiting
 // for developer_agent: one normal, one urgent, one low.
-func team(t *testing.T) Env {
+func team(t testing.TB) Env {
 	t.Helper()
 	root := t.TempDir()
 	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
