@@ -25,6 +25,15 @@ func NewStore(dir string) *Store {
 	return &Store{dir: dir}
 }
 
+// Ensure makes the bulletin's folder, so that it can be given to an agent
+// run in a container before anyone wrote the bulletin.
+func (s *Store) Ensure() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("create bulletin folder: %w", err)
+	}
+	return nil
+}
+
 // Path is the bulletin file.
 func (s *Store) Path() string { return filepath.Join(s.dir, "status.json") }
 

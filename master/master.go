@@ -119,6 +119,9 @@ func (m *Master) Run(ctx context.Context) error {
 	var lk *lock
 	err = m.untilRoom(ctx, func() (err error) {
 		if err = m.store.Ensure(mailbox.Operator); err == nil {
+			err = m.ws.Bulletin().Ensure()
+		}
+		if err == nil {
 			lk, err = acquireLock(m.ws.MasterLock())
 		}
 		return err
