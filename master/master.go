@@ -74,7 +74,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
-	wrote     map[string]bool // inbox files this master wrote and has not yet seen arrive
+	known     map[string]bool // mailbox files known to be vouched for, by knownKey
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -101,7 +101,7 @@ func New(root string, opts Options) *Master {
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
 		retryWait: make(map[string]time.Duration),
-		wrote:     make(map[string]bool),
+		known:     make(map[string]bool),
 	}
 }
 

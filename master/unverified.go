@@ -15,10 +15,25 @@ import (
 	"switchboard/safetext"
 )
 
+// maxKnown bounds the names the master remembers as vouched for; past it
+// the memory is dropped, and files are checked again as they come.
+const maxKnown = 1 << 17
+
+// knownKey names a file of an agent's mailbox, unread or read alike: a
+// message moving to read/ keeps it.
+func knownKey(agent, name string) string { return agent + "/" + name }
+
 // noteWritten remembers a file the master put in agent's inbox, so that its
-// arrival is not checked like a stranger's.
+// arrival, and its move to read/, are not checked like a stranger's.
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
-	m.wrote[filepath.Join(m.store.InboxDir(agent), mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID))] = true
+	m.noteKnown(knownKey(agent, mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)))
+}
+
+func (m *Master) noteKnown(key string) {
+	if len(m.known) >= maxKnown {
+		clear(m.known)
+	}
+	m.known[key] = true
 }
 
 // planted is a file in an inbox that the master did not deliver.
@@ -35,6 +50,7 @@ type planted struct {
 func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 	if all {
 		arrived = make(map[string][]string)
+		listed := make(map[string]bool)
 		for agent := range m.watched {
 			names, err := m.store.UnreadNames(agent)
 			if err != nil {
@@ -42,23 +58,23 @@ func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 			}
 			for _, name := range names {
 				arrived[agent] = append(arrived[agent], filepath.Join(m.store.InboxDir(agent), name))
+				listed[knownKey(agent, name)] = true
 			}
 		}
-		clear(m.wrote)
+		// What was read meanwhile is forgotten: it does not come back.
+		maps.DeleteFunc(m.known, func(key string, _ bool) bool { return !listed[key] })
 	}
 	if len(arrived) == 0 {
 		return
 	}
-	v := m.store.NewVoucher()
-	defer v.Close()
+	var v *mailbox.Voucher
 	for _, agent := range slices.Sorted(maps.Keys(arrived)) {
 		var found []planted
 		for _, path := range arrived[agent] {
-			if m.wrote[path] {
-				delete(m.wrote, path)
+			name := filepath.Base(path)
+			if m.known[knownKey(agent, name)] {
 				continue
 			}
-			name := filepath.Base(path)
 			if _, ok := mailbox.ParseFileName(name); !ok {
 				continue // not listed by any reader
 			}
@@ -66,11 +82,16 @@ func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 			if err != nil || !fi.Mode().IsRegular() {
 				continue // gone meanwhile (read, or removed): its next place is checked
 			}
+			if v == nil {
+				v = m.store.NewVoucher()
+				defer v.Close()
+			}
 			msg, err := mailbox.Load(path)
-			if err == nil && v.Vouches(agent, name, msg) {
+			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			if errors.Is(err, fs.ErrNotExist) {
+			if err == nil && v.Vouches(agent, name, msg) {
+				m.noteKnown(knownKey(agent, name))
 				continue
 			}
 			found = append(found, planted{path: path, msg: msg, at: fi.ModTime()})
