@@ -58,15 +58,13 @@ func (f *File) Cleanup() error {
 
 // finish syncs (when durable) and closes the temporary file.
 func (f *File) finish() error {
+	// The errors of os name the operation and the file already.
 	if f.opts.Durable {
 		if err := f.Sync(); err != nil {
-			return fmt.Errorf("sync %s: %w", f.Name(), err)
+			return err
 		}
 	}
-	if err := f.File.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", f.Name(), err)
-	}
-	return nil
+	return f.File.Close()
 }
 
 // CloseAtomicallyReplace gives the file its name, replacing what was there.
@@ -122,7 +120,7 @@ func write(path string, data []byte, opts Options, name func(*File) error) error
 	}
 	defer f.Cleanup()
 	if _, err := f.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", f.Name(), err)
+		return err // it names the operation and the file
 	}
 	return name(f)
 }

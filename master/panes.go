@@ -37,8 +37,9 @@ type panes struct {
 	typingWG sync.WaitGroup
 	newTmux  func(socket string) *tmux.Client
 
-	team      []string                         // the agents the rules name
-	published map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
+	team            []string                         // the agents the rules name
+	published       map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
+	bulletinFailing bool                             // the last write of the bulletin failed, and said so; used by look alone
 }
 
 // view is what the master knows of one agent in its pane.

@@ -51,8 +51,15 @@ func (p *panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 		return nil
 	})
 	if err != nil {
-		p.m.logf("cannot update the bulletin: %v", err)
+		if !p.bulletinFailing {
+			p.m.logf("cannot update the bulletin: %v; trying again as the team changes", err)
+			p.bulletinFailing = true
+		}
 		return
+	}
+	if p.bulletinFailing {
+		p.m.logf("the bulletin is updated again")
+		p.bulletinFailing = false
 	}
 	p.published = agents
 }

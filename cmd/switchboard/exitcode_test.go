@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"switchboard/profile"
@@ -71,5 +73,14 @@ func TestShowRefusalExitsThree(t *testing.T) {
 		if leaked := strings.Contains(out.String(), "private"); leaked != (want == exitOK) {
 			t.Errorf("show 1 as %s printed the message: %v", agent, leaked)
 		}
+	}
+}
+
+// TestAFullDiskSaysWhatToDo: an error of a full disk, however deep, ends
+// with what to do, and that nothing was changed.
+func TestAFullDiskSaysWhatToDo(t *testing.T) {
+	err := withHint(fmt.Errorf("queue message: %w", &os.PathError{Op: "write", Path: "/w/mailboxes/a/tmp/.tmp-1", Err: syscall.ENOSPC}))
+	if want := "no space left on device; the disk is full: free some space and run the command again; nothing was changed"; !strings.HasSuffix(err.Error(), want) {
+		t.Errorf("got %q; want it to end %q", err, want)
 	}
 }
