@@ -66,8 +66,8 @@ var hints = []struct {
 	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
-	{syscall.ENOSPC, "the disk is full: free some space and run the command again; nothing was changed"},
-	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again; nothing was changed"},
+	{syscall.ENOSPC, "the disk is full: free some space and run the command again"},
+	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again"},
 }
 
 // withHint adds to err what to do next, when a hint knows.
