@@ -30,7 +30,7 @@ const (
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks] [--agents N] [--rate R] [--duration D] [--burst K] [--idle S] [--hooks-unread N] [--hooks-runs N] [--quick]",
+		Use:   "bench [--only routing|hooks] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--quick]",
 		Short: "Measure routing latency and throughput, and the hooks' run time, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -39,7 +39,7 @@ where every agent may write to every other:
            random others: outbox-to-inbox latency p50, p99 and max
   burst    --burst messages posted at once: messages per second from the first
            post to the last delivery
-  idle     the master's CPU use over --idle seconds with nothing to route
+  idle     the master's CPU use over --idle (a duration, like 10s) with nothing to route
 
 each with the master durable (the default) and with --no-fsync, beside a floor
 measured in the same run: a minimal relay in this process that only reads,
