@@ -28,10 +28,13 @@ func escape(s string, lines bool) string {
 		case r == '\n':
 			b.WriteString(`\n`)
 		case unsafe(r):
-			if r < 0x100 {
+			switch {
+			case r < 0x100:
 				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
+			case r <= 0xffff:
 				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
+				fmt.Fprintf(&b, `\U%08x`, r)
 			}
 		default:
 			b.WriteRune(r)
@@ -49,9 +52,11 @@ func needsEscape(s string, lines bool) bool {
 	return false
 }
 
-// unsafe reports a character a terminal would act on, or that would make
-// the text look other than it is.
+// unsafe reports the characters a terminal acts on or hides: controls, the
+// line and paragraph separators, and the invisible format characters (bidi
+// controls that reorder a line, zero-width spaces and joiners, the soft
+// hyphen, the byte order mark, and the tag characters that smuggle text
+// past a reader's eye).
 func unsafe(r rune) bool {
-	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' ||
-		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
+	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }

@@ -18,3 +18,14 @@ func TestEscapesAreShownNotSent(t *testing.T) {
 		}
 	}
 }
+
+// TestInvisibleCharactersAreShown: zero-width characters, the soft hyphen,
+// the byte order mark and tag characters, which hide text from a person
+// while a model reads it, are shown escaped.
+func TestInvisibleCharactersAreShown(t *testing.T) {
+	in := "ok\u200b\u2060\ufeff\u00ad\U000E0049\U000E0047\U000E004E"
+	want := `ok\u200b\u2060\ufeff\xad\U000e0049\U000e0047\U000e004e`
+	if got := Line(in); got != want {
+		t.Errorf("Line(%q) = %q; want %q", in, got, want)
+	}
+}

@@ -193,11 +193,16 @@ func (c *Client) KillPane(ctx context.Context, pane string) error {
 	return err
 }
 
-// Display shows a line on the pane's client for d, without typing it.
+// Display shows a line on the pane's client for d, without typing it. The
+// line is a tmux format, in which #(...) runs a command and #{...} expands:
+// every # of the text is doubled, so that tmux shows it and does nothing.
 func (c *Client) Display(ctx context.Context, pane, text string, d time.Duration) error {
-	_, err := c.Command(ctx, "display-message", "-d", strconv.FormatInt(d.Milliseconds(), 10), "-t", pane, Sanitize(text))
+	_, err := c.Command(ctx, "display-message", "-d", strconv.FormatInt(d.Milliseconds(), 10), "-t", pane, literalFormat(Sanitize(text)))
 	return err
 }
+
+// literalFormat is a tmux format that shows text as it is.
+func literalFormat(text string) string { return strings.ReplaceAll(text, "#", "##") }
 
 // TypeCommand types a command line into a shell's pane, key by key, and
 // presses Enter, leaving copy mode first: what a person at the pane does.

@@ -7,14 +7,16 @@ import (
 
 // Sanitize makes text safe to type into a pane: control characters
 // (including ESC, which would start a key sequence, and newlines, each of
-// which would submit) become spaces, runs of spaces collapse, and the ends
-// are trimmed. What remains is one line.
+// which would submit) and invisible format characters (bidi controls that
+// reorder text on screen, zero-width ones, tags that smuggle text past the
+// eye) become spaces, runs of spaces collapse, and the ends are trimmed.
+// What remains is one line.
 func Sanitize(text string) string {
 	var b strings.Builder
 	b.Grow(len(text))
 	space := false
 	for _, r := range text {
-		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar || isBidiControl(r) {
+		if unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029' || r == unicode.ReplacementChar || unicode.Is(unicode.Cf, r) {
 			space = b.Len() > 0
 			continue
 		}
@@ -27,8 +29,4 @@ func Sanitize(text string) string {
 	return b.String()
 }
 
-// isBidiControl reports the invisible characters that reorder text on
-// screen, so that what an agent sees differs from what was typed.
-func isBidiControl(r rune) bool {
-	return (r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069') || r == '\u200e' || r == '\u200f'
-}
+

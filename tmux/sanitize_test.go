@@ -1,6 +1,10 @@
 package tmux
 
-import "testing"
+import (
+	"context"
+	"testing"
+	"time"
+)
 
 func TestSanitizeLeavesOneSafeLine(t *testing.T) {
 	tests := []struct{ in, want string }{
@@ -20,4 +24,18 @@ func TestSanitizeLeavesOneSafeLine(t *testing.T) {
 			t.Errorf("Sanitize(%q) = %q; want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// TestDisplayRunsNothingATitleSays: a line shown on a pane's client is a
+// tmux format; a title's #(...) would run a command in the tmux server, out
+// of every pane's reach. Every # is doubled, so tmux shows it as it is, and
+// invisible characters go too.
+func TestDisplayRunsNothingATitleSays(t *testing.T) {
+	stub := NewStubRunner(t)
+	c := NewClient("test", stub)
+	stub.Expect(StubCall{Match: "display-message -d 1000 -t %1 [FROM: Tester] ok ##(touch /tmp/pwned) ##{pane_id} ##[fg=red] x"})
+	if err := c.Display(context.Background(), "%1", "[FROM: Tester] ok #(touch /tmp/pwned) #{pane_id} #[fg=red]\u200b\U000E0041x", time.Second); err != nil {
+		t.Fatal(err)
+	}
+	useAll(stub)
 }
