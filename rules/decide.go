@@ -21,12 +21,20 @@ type Decision struct {
 // and the agent it spawned may always talk unless a forbidden entry says no.
 func (r *Rules) Decide(from, to string) Decision {
 	d := Decision{From: from, To: to}
-	if f, ok := r.forbiddenBy(from, to); ok {
+	if f, asFrom, asTo, ok := r.forbiddenBy(from, to); ok {
 		d.Reason = f.Reason
 		if d.Reason == "" {
-			d.Reason = fmt.Sprintf("%s may not send to %s", from, to)
+			d.Reason = fmt.Sprintf("%s may not send to %s", asFrom, asTo)
 		}
 		d.Because = append(d.Because, r.at(f.Line, "forbidden: %s → %s (%q)", f.From, f.To, f.Reason))
+		if asFrom != from && asFrom != r.role(from) {
+			d.Because = append(d.Because, fmt.Sprintf("%s was spawned under %s, and keeps what %s may not do", from, asFrom, asFrom))
+			d.Reason += fmt.Sprintf(" (%s was spawned under %s)", from, asFrom)
+		}
+		if asTo != to && asTo != r.role(to) {
+			d.Because = append(d.Because, fmt.Sprintf("%s was spawned under %s, and is kept from what %s is kept from", to, asTo, asTo))
+			d.Reason += fmt.Sprintf(" (%s was spawned under %s)", to, asTo)
+		}
 		return d
 	}
 	asFrom, asTo := r.role(from), r.role(to)
@@ -56,15 +64,25 @@ func (r *Rules) Decide(from, to string) Decision {
 }
 
 // forbiddenBy returns the first forbidden entry that matches a send, the
-// way Decide matches them: by each agent's name or its role.
-func (r *Rules) forbiddenBy(from, to string) (Forbidden, bool) {
-	asFrom, asTo := r.role(from), r.role(to)
+// way Decide matches them: by each agent's name or its role, or those of
+// an agent it was spawned under, so that an agent cannot spawn a helper to
+// carry what it may not send, nor reach an agent through the helpers it
+// spawned. It returns the names the entry matched.
+func (r *Rules) forbiddenBy(from, to string) (f Forbidden, asFrom, asTo string, ok bool) {
+	froms, tos := r.lineage(from), r.lineage(to)
 	for _, f := range r.Forbidden {
-		if (matches(f.From, from) || matches(f.From, asFrom)) && (matches(f.To, to) || matches(f.To, asTo)) {
-			return f, true
+		for _, a := range froms {
+			if !matches(f.From, a) && !matches(f.From, r.role(a)) {
+				continue
+			}
+			for _, b := range tos {
+				if matches(f.To, b) || matches(f.To, r.role(b)) {
+					return f, a, b, true
+				}
+			}
 		}
 	}
-	return Forbidden{}, false
+	return Forbidden{}, "", "", false
 }
 
 func (r *Rules) maySend(from, to string) (bool, string) {

@@ -65,7 +65,7 @@ func (r *Rules) Graph() Graph {
 			// Decide puts forbidden entries first, so when one matches it is
 			// what blocked the pair, and d.Reason is its reason (or the
 			// generated one for an entry without a reason).
-			if f, ok := r.forbiddenBy(from.Name, to.Name); ok {
+			if f, _, _, ok := r.forbiddenBy(from.Name, to.Name); ok {
 				g.Edges = append(g.Edges, Edge{From: d.From, To: d.To, Reason: d.Reason, Line: f.Line})
 			}
 		}

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"maps"
+	"slices"
 	"sort"
 )
 
@@ -58,4 +59,17 @@ func (r *Rules) family(a, b string) bool {
 	}
 	s, ok := r.spawned[b]
 	return ok && s.Parent == a
+}
+
+// lineage is the agent and the agents it was spawned under, nearest first.
+func (r *Rules) lineage(agent string) []string {
+	out := []string{agent}
+	for len(out) <= len(r.spawned) {
+		parent, ok := r.Parent(out[len(out)-1])
+		if !ok || slices.Contains(out, parent) {
+			break
+		}
+		out = append(out, parent)
+	}
+	return out
 }

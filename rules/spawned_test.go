@@ -56,3 +56,49 @@ oversight: [lead]
 		t.Errorf("reviewer-2 oversees, as a reviewer it must not")
 	}
 }
+
+// TestAHelperCarriesNoForbiddenMessage: the tester may not write to the
+// reviewer. A helper it spawns from the developer's profile, which may,
+// keeps the tester's bar; and the tester cannot reach the reviewer through
+// a helper the reviewer spawned either.
+func TestAHelperCarriesNoForbiddenMessage(t *testing.T) {
+	r := parseRules(t, `allowed_interactions:
+  developer:
+    can_send_to: [reviewer, tester]
+    can_receive_from: [reviewer, tester]
+  reviewer:
+    can_send_to: [developer]
+    can_receive_from: [developer]
+  tester:
+    can_send_to: [developer]
+    can_receive_from: [developer]
+forbidden_interactions:
+  - from: tester
+    to: reviewer
+    reason: "Should go through developer first"
+`).WithSpawned(map[string]Spawned{
+		"developer-1": {Profile: "developer", Parent: "tester"},
+		"developer-2": {Profile: "developer", Parent: "developer-1"},
+		"developer-3": {Profile: "developer", Parent: "reviewer"},
+	})
+	for _, c := range []struct {
+		from, to string
+		allowed  bool
+	}{
+		{"developer-1", "reviewer", false}, // the tester's helper
+		{"developer-2", "reviewer", false}, // and its helper in turn
+		{"tester", "developer-3", false},   // the reviewer's helper
+		{"developer-1", "tester", true},    // the helper still answers its parent
+		{"tester", "developer-1", true},
+		{"developer-1", "developer-3", false}, // tester's line to reviewer's line
+		{"developer", "reviewer", true},       // the real developer is not touched
+	} {
+		d := r.Decide(c.from, c.to)
+		if d.Allowed != c.allowed {
+			t.Errorf("%s → %s: allowed %v (%s); want %v", c.from, c.to, d.Allowed, d.Reason, c.allowed)
+		}
+	}
+	if d := r.Decide("developer-1", "reviewer"); d.Reason != "Should go through developer first (developer-1 was spawned under tester)" {
+		t.Errorf("the reason says %q; want the entry's, and whose helper it is", d.Reason)
+	}
+}
