@@ -146,7 +146,7 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 		return nil, err
 	}
 	if _, ok := spawned[agent]; !ok {
-		return nil, fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: stop the whole team with `switchboard down`", agent)
+		return nil, fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: the team is stopped as a whole, by an overseer or the person, with `switchboard down`", agent)
 	}
 	order := append(Descendants(spawned, agent), agent)
 	// The records go first: an agent no longer recorded is not started

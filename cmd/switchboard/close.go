@@ -38,7 +38,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 		if !ws.rules.Knows(agent) {
 			return fmt.Errorf("%s is not an agent of this team", agent)
 		}
-		return fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: stop the whole team with `switchboard down`", agent)
+		return fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: the team is stopped as a whole, by an overseer or the person, with `switchboard down`", agent)
 	}
 	if !ws.rules.MayClose(ws.agent, agent) {
 		return refusedError(fmt.Errorf("%s may not close %s: only its ancestors and the overseers may", ws.agent, agent))

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/tmux"
 )
@@ -36,6 +37,10 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
+	}
+	if ws.agent != mailbox.Operator && !ws.rules.IsOverseer(ws.agent) {
+		reportAttempt(ws.folder, ws.rules, ws.agent, "tried to stop the team")
+		return refusedError(fmt.Errorf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged); outside the team's panes, run `switchboard down --as operator`", ws.agent, overseers(ws)))
 	}
 	stopped := false
 	pid, err := master.Stop(ctx, ws.folder, 10*time.Second)

@@ -8,13 +8,15 @@ import (
 	"testing"
 
 	"switchboard/mailbox"
+	"switchboard/master"
+	"switchboard/workspace"
 )
 
 // TestAnAgentCannotBorrowAName is an agent trying what an LLM that met
 // BLOCKED would: from its own pane, name another agent with --as, or set
 // SWITCHBOARD_AGENT to one. Each attempt acts as the pane's own agent or is
-// refused, and the log shows who tried. Outside the panes the person still
-// acts for anyone.
+// refused, and the log shows who tried; so is stopping the team. Outside the
+// panes the person still acts for anyone.
 func TestAnAgentCannotBorrowAName(t *testing.T) {
 	tm := newTeam(t)
 	home := t.TempDir()
@@ -48,14 +50,20 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 		t.Errorf("read --as reviewer_agent from the tester's pane: exit %s; want 3, refused", rc)
 	}
 	if rc := run("env", "SWITCHBOARD_AGENT=master_agent switchboard send --to reviewer_agent --title 'Env order'"); rc != "3" {
-		t.Errorf("send with SWITCHBOARD_AGENT=master_agent: exit %s; want 3, as the tester, whom the rules block", rc)
+		t.Errorf("send with SWITCHBOARD_AGENT=master_agent: exit %s; want 3, refused", rc)
+	}
+	if rc := run("down", "switchboard down"); rc != "3" {
+		t.Errorf("down from the tester's pane: exit %s; want 3, refused", rc)
 	}
 	tm.waitFor("the attempts in the log", func() bool {
 		log := tm.must("log")
-		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 2 && strings.Contains(log, "tester_agent → reviewer_agent  Env order")
+		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 3 && strings.Contains(log, "REFUSED: tester_agent tried to stop the team")
 	})
+	if _, running := master.Running(workspace.New(tm.root)); !running {
+		t.Error("the tester's down stopped the master")
+	}
 	log := tm.must("log")
-	if strings.Contains(log, "Planted order") || strings.Contains(log, "master_agent → reviewer_agent  Env order") {
+	if strings.Contains(log, "Planted order") || strings.Contains(log, "Env order") {
 		t.Errorf("a borrowed name reached the log as a message:\n%s", log)
 	}
 	for _, e := range mustList(t, tm.store, "reviewer_agent") {

@@ -74,9 +74,13 @@ func (w *caller) masterRunning() (int, bool) {
 // with --as or SWITCHBOARD_AGENT, and is the operator otherwise.
 func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (string, error) {
 	if pane, ok := agents.PaneAgent(folder); ok {
-		if g.as != "" && g.as != pane {
-			reportBorrowedName(folder, r, pane, g.as)
-			return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", pane, g.as))
+		claimed := g.as
+		if claimed == "" {
+			claimed = os.Getenv("SWITCHBOARD_AGENT") // up sets it to the pane's own
+		}
+		if claimed != "" && claimed != pane {
+			reportAttempt(folder, r, pane, "tried to act as "+claimed)
+			return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", pane, claimed))
 		}
 		return pane, nil
 	}
@@ -90,11 +94,12 @@ func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (strin
 	return agent, nil
 }
 
-// reportBorrowedName tells the overseers (the operator when the rules name
-// none) that an agent tried to act as another. The message goes out under
-// the agent's own name, through its outbox: the master logs it like any
-// other, and the rules decide whether it reaches them.
-func reportBorrowedName(folder *workspace.Workspace, r *rules.Rules, agent, claimed string) {
+// reportAttempt tells the overseers (the operator when the rules name
+// none) that an agent tried what it may not: "tried to act as X". The
+// message goes out under the agent's own name, through its outbox: the
+// master logs it like any other, and the rules decide whether it reaches
+// them.
+func reportAttempt(folder *workspace.Workspace, r *rules.Rules, agent, tried string) {
 	to := slices.DeleteFunc(r.Overseers(), func(n string) bool { return n == agent })
 	if len(to) == 0 {
 		to = []string{mailbox.Operator}
@@ -102,7 +107,7 @@ func reportBorrowedName(folder *workspace.Workspace, r *rules.Rules, agent, clai
 	msg := &mailbox.Message{
 		From:     agent,
 		To:       to,
-		Title:    mailbox.ClipTitle(fmt.Sprintf("REFUSED: %s tried to act as %s", agent, claimed)),
+		Title:    mailbox.ClipTitle(fmt.Sprintf("REFUSED: %s %s", agent, tried)),
 		Type:     mailbox.TypeStatus,
 		Priority: mailbox.PriorityNormal,
 		Content:  "From its own pane, " + agent + " ran: switchboard " + strings.Join(os.Args[1:], " "),
