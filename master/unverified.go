@@ -43,13 +43,13 @@ type planted struct {
 	at   time.Time        // its modification time
 }
 
-// checkInboxes looks at the files that appeared in inboxes, or at every
-// unread file when all, and reports those no record vouches for to the
-// overseers. Readers show such files as unverified whether or not the
+// checkInboxes looks at the files that appeared, or were written to, in
+// inboxes, or at every unread file when all, and reports those no record
+// vouches for to the overseers. Readers show such files as unverified whether or not the
 // master saw them.
-func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
+func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 	if all {
-		arrived = make(map[string][]string)
+		arrived = make(map[string][]arrival)
 		listed := make(map[string]bool)
 		for agent := range m.watched {
 			names, err := m.store.UnreadNames(agent)
@@ -57,7 +57,7 @@ func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 				continue
 			}
 			for _, name := range names {
-				arrived[agent] = append(arrived[agent], filepath.Join(m.store.InboxDir(agent), name))
+				arrived[agent] = append(arrived[agent], arrival{path: filepath.Join(m.store.InboxDir(agent), name)})
 				listed[knownKey(agent, name)] = true
 			}
 		}
@@ -70,9 +70,14 @@ func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 	var v *mailbox.Voucher
 	for _, agent := range slices.Sorted(maps.Keys(arrived)) {
 		var found []planted
-		for _, path := range arrived[agent] {
-			name := filepath.Base(path)
-			if m.known[knownKey(agent, name)] {
+		seen := make(map[string]bool)
+		for _, a := range arrived[agent] {
+			path, name := a.path, filepath.Base(a.path)
+			if seen[path] {
+				continue // written to many times in one pass
+			}
+			seen[path] = true
+			if m.known[knownKey(agent, name)] && !a.written {
 				continue
 			}
 			if _, ok := mailbox.ParseFileName(name); !ok {
@@ -88,6 +93,11 @@ func (m *Master) checkInboxes(arrived map[string][]string, all bool) {
 			}
 			msg, err := mailbox.Load(path)
 			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			if err != nil && m.now().Sub(fi.ModTime()) < m.opts.Settle {
+				// Being written, likely: looked at again once it settles.
+				time.AfterFunc(m.opts.Settle, func() { m.work.markArrival(agent, arrival{path: path, written: true}) })
 				continue
 			}
 			if err == nil && v.Vouches(agent, name, msg) {
@@ -120,6 +130,9 @@ func (m *Master) reportPlanted(agent string, files []planted) {
 		fmt.Fprintf(&what, "  %s: claims to be from %s, %s, titled %q\n", safetext.Line(filepath.Base(f.path)), safetext.Line(f.msg.From), f.msg.Priority, safetext.Line(f.msg.Title))
 	}
 	title := fmt.Sprintf("UNVERIFIED: %d files in the mailbox of %s that switchboard did not deliver", len(files), agent)
+	if len(files) == 1 {
+		title = fmt.Sprintf("UNVERIFIED: a file in the mailbox of %s that switchboard did not deliver", agent)
+	}
 	if len(files) == 1 && files[0].msg != nil {
 		title = fmt.Sprintf("UNVERIFIED: a file in the mailbox of %s claims to be from %s: %s", agent, files[0].msg.From, files[0].msg.Title)
 	}

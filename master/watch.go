@@ -101,13 +101,18 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 		}
 		return
 	}
-	// An outbox removed (rm -rf) is made again and watched again at once:
-	// the next message into it must not wait for the reconcile scan.
+	// An outbox or inbox removed (rm -rf) is made again and watched again
+	// at once: the next message into it must not wait for the reconcile
+	// scan, nor a file put there by hand go unseen.
 	w.mu.Lock()
 	agent, isOutbox := w.outbox[filepath.Clean(ev.Name)]
+	inboxAgent, isInbox := w.inbox[filepath.Clean(ev.Name)]
 	w.mu.Unlock()
-	if isOutbox && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
-		m.rewatch(w, agent, filepath.Clean(ev.Name))
+	if (isOutbox || isInbox) && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
+		if isInbox {
+			agent = inboxAgent
+		}
+		m.rewatch(w, agent, filepath.Clean(ev.Name), 0)
 		return
 	}
 	// Files leaving the outbox (routed, rejected) need no work, nor do
@@ -125,24 +130,39 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	switch {
 	case ok:
 		m.work.mark(agent)
-	case isInbox && ev.Has(fsnotify.Create):
-		m.work.markArrival(inboxOf, ev.Name)
+	case isInbox && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)):
+		m.work.markArrival(inboxOf, arrival{path: ev.Name, written: ev.Has(fsnotify.Write)})
 	}
 }
 
-// rewatch makes an agent's outbox again after it was removed, watches it,
-// and has it scanned: what was posted before the watch came back is found.
-func (m *Master) rewatch(w *watcher, agent, dir string) {
-	if err := m.store.Ensure(agent); err != nil {
-		m.logf("the outbox of %s was removed and cannot be made again: %v", agent, err)
+// rewatch makes an agent's mailbox folders again after one was removed,
+// watches the folder again, and has the outbox scanned and the inbox
+// checked: what came before the watch is found. While the folder cannot be
+// made (a file took its name) it tries again, each time after a longer
+// wait, saying so the first time.
+func (m *Master) rewatch(w *watcher, agent, dir string, failures int) {
+	select {
+	case <-w.stopped:
+		return // the master stopped meanwhile
+	default:
+	}
+	err := m.store.Ensure(agent)
+	if err == nil && w.fs != nil {
+		err = w.fs.Add(dir)
+	}
+	if err != nil {
+		if failures == 0 {
+			m.logf("%s of %s was removed and cannot be watched again yet: %v; trying until it can", filepath.Base(dir), agent, err)
+		}
+		wait := min(time.Second<<min(failures, 5), 30*time.Second)
+		time.AfterFunc(wait, func() { m.rewatch(w, agent, dir, failures+1) })
 		return
 	}
-	if w.fs != nil {
-		if err := w.fs.Add(dir); err != nil {
-			m.logf("cannot watch the outbox of %s again: %v; it is scanned every %s", agent, err, m.opts.Reconcile)
-		}
+	if failures > 0 {
+		m.logf("%s of %s is watched again", filepath.Base(dir), agent)
 	}
 	m.work.mark(agent)
+	m.work.markInboxes()
 }
 
 // add watches an agent's outbox. Files already there are found by the scan

@@ -12,13 +12,13 @@ type workQueue struct {
 	dirty        map[string]bool
 	all          bool
 	rulesChanged bool
-	arrived      map[string][]string // paths that appeared in inboxes, by agent
+	arrived      map[string][]arrival // files that appeared in inboxes, by agent
 	allInboxes   bool
 	ready        chan struct{}
 }
 
 func newWorkQueue() workQueue {
-	return workQueue{dirty: make(map[string]bool), arrived: make(map[string][]string), ready: make(chan struct{}, 1)}
+	return workQueue{dirty: make(map[string]bool), arrived: make(map[string][]arrival), ready: make(chan struct{}, 1)}
 }
 
 func (q *workQueue) signal() {
@@ -59,9 +59,15 @@ func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
 	return dirty, rulesChanged, all
 }
 
-func (q *workQueue) markArrival(agent, path string) {
+// arrival is a file that appeared in an inbox, or was written to there.
+type arrival struct {
+	path    string
+	written bool // written to in place, which the master never does
+}
+
+func (q *workQueue) markArrival(agent string, a arrival) {
 	q.mu.Lock()
-	q.arrived[agent] = append(q.arrived[agent], path)
+	q.arrived[agent] = append(q.arrived[agent], a)
 	q.mu.Unlock()
 	q.signal()
 }
@@ -73,10 +79,10 @@ func (q *workQueue) markInboxes() {
 	q.signal()
 }
 
-func (q *workQueue) takeArrivals() (arrived map[string][]string, all bool) {
+func (q *workQueue) takeArrivals() (arrived map[string][]arrival, all bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	arrived, all = q.arrived, q.allInboxes
-	q.arrived, q.allInboxes = make(map[string][]string), false
+	q.arrived, q.allInboxes = make(map[string][]arrival), false
 	return arrived, all
 }
