@@ -28,5 +28,3 @@ func Sanitize(text string) string {
 	}
 	return b.String()
 }
-
-
