@@ -15,7 +15,7 @@ func WithLock(path string, fn func() error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("lock %s: %w", filepath.Base(path), err)
 	}
-	lock, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	lock, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return fmt.Errorf("lock %s: %w", filepath.Base(path), err)
 	}

@@ -164,7 +164,7 @@ func (s *Store) rebuildIndex(agent, stamp string) (names []string, unverified ma
 		stamp = racy + " unsettled"
 	}
 	// Best effort: without the index the next call lists again.
-	_ = writeIndex(s.TmpDir(agent), s.indexPath(agent), stamp, names, unverified)
+	_ = writeIndex(s.stageFor(agent), s.indexPath(agent), stamp, names, unverified)
 	return names, unverified, nil
 }
 

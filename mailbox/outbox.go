@@ -133,7 +133,7 @@ func (s *Store) Reject(agent, path, reason string) (*Rejection, error) {
 	if _, err := os.Lstat(target); err == nil {
 		target = filepath.Join(s.RejectedDir(agent), rejectedName(name, fmt.Sprintf(".%d", fi.ModTime().UnixNano())))
 	}
-	opts := atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable}
+	opts := atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable}
 	if err := atomicfile.WriteFile(target+".error", []byte(reason+"\n"), opts); err != nil {
 		return nil, fmt.Errorf("reject %s: %w", name, err)
 	}
@@ -163,10 +163,24 @@ func (r *Rejection) Finish() error {
 // SweepTemporaries removes the temporary files of the agent's mailbox older
 // than cutoff: writers that died between writing and publishing left them.
 func (s *Store) SweepTemporaries(agent string, cutoff time.Time) {
-	dir := s.TmpDir(agent)
+	for _, dir := range []string{s.TmpDir(agent), s.OutboxDir(agent)} {
+		sweep(dir, cutoff)
+	}
+}
+
+// SweepStage removes what writes into the master's stage folder left,
+// older than cutoff.
+func (s *Store) SweepStage(cutoff time.Time) {
+	if s.Stage != "" {
+		sweep(s.Stage, cutoff)
+	}
+}
+
+// sweep removes the temporary files in dir older than cutoff.
+func sweep(dir string, cutoff time.Time) {
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
-		if info, err := e.Info(); err == nil && strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(cutoff) {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && strings.HasPrefix(e.Name(), ".tmp-") && info.ModTime().Before(cutoff) {
 			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
@@ -188,5 +202,5 @@ func (s *Store) FixPending(agent, path string, m *Message) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable})
+	return atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable})
 }

@@ -144,6 +144,6 @@ func (s *Store) updateShown(agent string, change func(*Shown)) error {
 		if next.Upto == old.Upto && slices.Equal(next.Also, old.Also) {
 			return nil
 		}
-		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.TmpDir(agent)})
+		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.stageFor(agent)})
 	})
 }

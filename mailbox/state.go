@@ -66,7 +66,7 @@ func (s *Store) WriteState(agent string, st AgentState) error {
 		return err
 	}
 	// Not synced: a state is soon replaced, and a lost one is rebuilt.
-	return atomicfile.WriteFile(s.StatePath(agent), append(data, '\n'), atomicfile.Options{TmpDir: s.TmpDir(agent)})
+	return atomicfile.WriteFile(s.StatePath(agent), append(data, '\n'), atomicfile.Options{TmpDir: s.stageFor(agent)})
 }
 
 // ReadState reads the agent's state; ok is false when it has none yet.

@@ -28,9 +28,25 @@ var ErrNotFound = errors.New("no such message")
 
 // Store is the mailboxes folder of a workspace. Durable makes every write
 // fsync its file and folder; turning it off is for benchmarks and tests.
+// Stage, when set, is where the store's atomic writes into mailboxes put
+// their temporary files, instead of each agent's tmp/ folder: the master
+// sets it to a folder of its own, so that no agent can point where the
+// master writes.
 type Store struct {
 	Dir     string
 	Durable bool
+	Stage   string
+}
+
+// StageDir is the master's folder for temporary files (see Store.Stage).
+func (s *Store) StageDir() string { return filepath.Join(s.Dir, ".stage") }
+
+// stageFor is where a write into agent's mailbox puts its temporary file.
+func (s *Store) stageFor(agent string) string {
+	if s.Stage != "" {
+		return s.Stage
+	}
+	return s.TmpDir(agent)
 }
 
 // NewStore returns the store under a workspace's mailboxes folder.
@@ -78,6 +94,34 @@ func (s *Store) Ensure(agent string) error {
 	return nil
 }
 
+// Unlink replaces each of the agent's mailbox folders that is a symbolic
+// link by a folder, and returns the links it removed with where they
+// pointed. The master writes and moves files in these folders on an agent's
+// say-so; through a link they would land wherever the agent pointed it.
+// (A process that can swap a folder for a link between this check and the
+// master's next step still can: an agent in a container gets each folder as
+// a mount of its own, which it cannot swap.)
+func (s *Store) Unlink(agent string) (removed []string, err error) {
+	if err := ValidateAgentName(agent); err != nil {
+		return nil, err
+	}
+	for _, dir := range []string{s.AgentDir(agent), s.InboxDir(agent), s.ReadDir(agent), s.OutboxDir(agent), s.SentDir(agent), s.RejectedDir(agent), s.TmpDir(agent)} {
+		fi, err := os.Lstat(dir)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		target, _ := os.Readlink(dir)
+		if err := os.Remove(dir); err != nil {
+			return removed, fmt.Errorf("remove the link %s: %w", dir, err)
+		}
+		removed = append(removed, dir+" → "+target)
+	}
+	if len(removed) > 0 {
+		return removed, s.Ensure(agent)
+	}
+	return nil, nil
+}
+
 // Post drops a message into the agent's outbox, where the master picks it up.
 // It returns the file name.
 func (s *Store) Post(agent string, m *Message) (string, error) {
@@ -89,7 +133,10 @@ func (s *Store) Post(agent string, m *Message) (string, error) {
 		return "", err
 	}
 	name := FileName(m.Timestamp, m.Priority, m.ID)
-	if err := atomicfile.Publish(filepath.Join(s.OutboxDir(agent), name), data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable}); err != nil {
+	// The temporary file is made in the outbox itself, where its dot name
+	// keeps it from the master: an outbox given to a contained agent as a
+	// mount of its own is then all it needs to post.
+	if err := atomicfile.Publish(filepath.Join(s.OutboxDir(agent), name), data, atomicfile.Options{TmpDir: s.OutboxDir(agent), Durable: s.Durable}); err != nil {
 		return "", err
 	}
 	return name, nil
@@ -122,7 +169,7 @@ func (s *Store) DeliverUnsynced(agent string, m *Message) (delivered bool, err e
 	if err != nil {
 		return false, err
 	}
-	err = atomicfile.Publish(filepath.Join(s.InboxDir(agent), name), data, atomicfile.Options{TmpDir: s.TmpDir(agent), Durable: s.Durable, NoDirSync: true})
+	err = atomicfile.Publish(filepath.Join(s.InboxDir(agent), name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true})
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}

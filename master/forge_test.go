@@ -95,19 +95,24 @@ func TestFilesThatCannotBeMovedOrReadAreSetAside(t *testing.T) {
 	h.waitInbox("developer_agent", 2)
 }
 
-// TestOneBrokenInboxHoldsUpNoOne: the reviewer's mailbox cannot be written
-// (a file stands where its temporaries folder should be). The developer
-// gets the master agent's message at once, the log says the reviewer's copy
-// waits, and the reviewer gets it once its mailbox is mended, with no one
-// getting it twice.
+// TestOneBrokenInboxHoldsUpNoOne: the reviewer's inbox cannot be written
+// (a file stands where its folder should be). The developer gets the master
+// agent's message at once, the log says the reviewer's copy waits, and the
+// reviewer gets it once its inbox is mended, with no one getting it twice.
 func TestOneBrokenInboxHoldsUpNoOne(t *testing.T) {
 	h := newHarness(t)
 	h.start(Options{})
-	broken := h.store.TmpDir("reviewer_agent")
-	if err := os.RemoveAll(broken); err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, broken, "not a folder")
+	broken := h.store.InboxDir("reviewer_agent")
+	// The master makes a removed inbox again at once: the file must win a race.
+	h.waitFor("a file to take the inbox's place", func() bool {
+		os.RemoveAll(broken)
+		f, err := os.OpenFile(broken, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return false
+		}
+		f.Close()
+		return true
+	})
 
 	post(t, h, "master_agent", &mailbox.Message{To: []string{"developer_agent", "reviewer_agent"}, Title: "Standup in five"})
 	h.waitInbox("developer_agent", 1)
@@ -263,5 +268,32 @@ func TestMailRewrittenInPlaceIsReported(t *testing.T) {
 	reports := h.waitInbox("master_agent", 1)
 	if !strings.Contains(reports[0].Title, "Approved, merge it") {
 		t.Errorf("the overseer was told %q", reports[0].Title)
+	}
+}
+
+// TestTheMasterFollowsNoLinkAnAgentSet: the tester points its rejected/
+// folder at a folder of its choosing and drops a bad file; the master
+// writes nothing there, and sets the file aside in a real rejected/ folder.
+func TestTheMasterFollowsNoLinkAnAgentSet(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	elsewhere := t.TempDir()
+	rejected := h.store.RejectedDir("tester_agent")
+	if err := os.RemoveAll(rejected); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, rejected); err != nil {
+		t.Fatal(err)
+	}
+	h.drop("tester_agent", "evil.json", `{"to":"developer_agent"}`)
+	h.waitInbox("tester_agent", 1)
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Errorf("the master wrote %d files where the tester's link pointed", len(entries))
+	}
+	if fi, err := os.Lstat(rejected); err != nil || !fi.IsDir() {
+		t.Errorf("rejected/ is not a folder again: %v, %v", fi, err)
+	}
+	if !strings.Contains(h.log.String(), "was a link") {
+		t.Errorf("the master's log does not say a link was found:\n%s", h.log.String())
 	}
 }

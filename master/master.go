@@ -122,6 +122,12 @@ func (m *Master) Run(ctx context.Context) error {
 			err = m.ws.Bulletin().Ensure()
 		}
 		if err == nil {
+			// The master's temporary files go to a folder of its own,
+			// which no agent can point elsewhere.
+			err = os.MkdirAll(m.store.StageDir(), 0o700)
+			m.store.Stage = m.store.StageDir()
+		}
+		if err == nil {
 			lk, err = acquireLock(m.ws.MasterLock())
 		}
 		return err

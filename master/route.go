@@ -37,6 +37,7 @@ type routing struct {
 // error only when the audit log cannot be written, which pauses routing:
 // routing without a log would break the exactly-once guarantee.
 func (m *Master) scanOutbox(agent string) error {
+	m.noteFull(m.unlink(agent))
 	paths, err := m.store.Pending(agent)
 	if err != nil {
 		m.logf("cannot read the outbox of %s: %v", agent, err)
@@ -159,6 +160,15 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	for _, r := range batch {
 		if r.appended {
 			m.logRouted(r.rec)
+		}
+	}
+	secured := make(map[string]bool)
+	for _, r := range batch {
+		for _, to := range r.rec.Delivered {
+			if !secured[to] {
+				m.noteFull(m.unlink(to))
+				secured[to] = true
+			}
 		}
 	}
 	written := make(map[string]bool)
@@ -340,8 +350,11 @@ func (m *Master) nextSettleCheck() (time.Time, bool) {
 func (m *Master) sweepTemporaries() {
 	cutoff := m.now().Add(-time.Hour)
 	for agent := range m.watched {
-		m.store.SweepTemporaries(agent, cutoff)
+		if m.unlink(agent) == nil {
+			m.store.SweepTemporaries(agent, cutoff)
+		}
 	}
+	m.store.SweepStage(cutoff)
 }
 
 // The first wait before an outbox whose delivery failed is tried again, and
@@ -370,4 +383,18 @@ func (m *Master) retried(agent string) bool {
 	_, failed := m.retryWait[agent]
 	delete(m.retryWait, agent)
 	return failed
+}
+
+// unlink replaces links among an agent's mailbox folders by folders, saying
+// so: the master follows no link an agent set. It is safe to call from any
+// goroutine; the caller decides what an error means.
+func (m *Master) unlink(agent string) error {
+	removed, err := m.store.Unlink(agent)
+	for _, link := range removed {
+		m.logf("a mailbox folder of %s was a link, %s: replaced by a folder, the link not followed", agent, link)
+	}
+	if err != nil {
+		m.logf("the mailbox of %s: %v", agent, err)
+	}
+	return err
 }

@@ -146,7 +146,10 @@ func (m *Master) rewatch(w *watcher, agent, dir string, failures int) {
 		return // the master stopped meanwhile
 	default:
 	}
-	err := m.store.Ensure(agent)
+	err := m.unlink(agent)
+	if err == nil {
+		err = m.store.Ensure(agent)
+	}
 	if err == nil && w.fs != nil {
 		err = w.fs.Add(dir)
 	}
