@@ -121,11 +121,17 @@ func Parse(data []byte) (*Message, error) {
 		}
 		return nil, fmt.Errorf("%w: not a JSON object: %w", ErrInvalid, err)
 	}
-	// Go matches JSON keys to fields regardless of case: a "FROM" beside
-	// "from" could decide the sender. Only exact keys may name a field.
+	// Go matches JSON keys to fields regardless of case, by Unicode case
+	// folding: a "FROM" or a "ſeq" (long s) beside "from" or "seq" could
+	// decide a field. Only exact keys may name a field.
 	for k := range raw {
-		if !knownFields[k] && knownFields[strings.ToLower(k)] {
-			return nil, fmt.Errorf("%w: field %q differs from %q only in case; write it in lowercase", ErrInvalid, k, strings.ToLower(k))
+		if knownFields[k] {
+			continue
+		}
+		for field := range knownFields {
+			if strings.EqualFold(k, field) {
+				return nil, fmt.Errorf("%w: field %q differs from %q only in case; write it as %q", ErrInvalid, k, field, field)
+			}
 		}
 	}
 	var w wireMessage

@@ -517,3 +517,20 @@ func TestTimestampThatParsesCanBeEncoded(t *testing.T) {
 		}
 	}
 }
+
+// TestUnicodeFoldedKeysAreRefused: Go's JSON decoder also folds "ſ" (long
+// s) to "s": a "ſeq" or a "timeſtamp" would set the field while passing for
+// an extra, and its copy read back would change the message. They are
+// refused like any other case variant; a key no field folds to stays an
+// extra.
+func TestUnicodeFoldedKeysAreRefused(t *testing.T) {
+	for _, key := range []string{"ſeq", "timeſtamp", "Priority"} {
+		in := `{"to":["reviewer_agent"],"title":"x","` + key + `":1}`
+		if _, err := Parse([]byte(in)); err == nil || !strings.Contains(err.Error(), "only in case") {
+			t.Errorf("Parse with key %q: %v; want it refused as a case variant", key, err)
+		}
+	}
+	if _, err := Parse([]byte(`{"to":["reviewer_agent"],"title":"x","reſponse":1}`)); err != nil {
+		t.Errorf("an extra with a long s was refused: %v", err)
+	}
+}
