@@ -90,11 +90,26 @@ func checkPending(fi fs.FileInfo) error {
 	case mode&fs.ModeSymlink != 0:
 		return Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
 	case !mode.IsRegular():
-		return Refusal(fmt.Sprintf("refused unread: it is not a regular file (%s)", mode.Type()))
+		return Refusal(fmt.Sprintf("refused unread: it is %s, not a file; write the message itself into the outbox", kindOf(mode)))
 	case fi.Size() > MaxFileSize:
 		return Refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), MaxFileSize))
 	}
 	return nil
+}
+
+// kindOf names what a directory entry that is not a regular file is.
+func kindOf(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a folder"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "a special file"
 }
 
 // MarkSent moves a routed outbox file to sent/, under name (its delivered

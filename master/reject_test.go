@@ -35,13 +35,13 @@ func TestRejectsBadInputAndKeepsRunning(t *testing.T) {
 			if err := syscall.Mkfifo(path, 0o600); err != nil {
 				h.t.Fatal(err)
 			}
-		}, "not a regular file"},
+		}, "it is a named pipe, not a file"},
 		{"over 1 MiB", "huge.json", content(`{"to": ["reviewer_agent"], "title": "big", "content": "` + strings.Repeat("x", mailbox.MaxFileSize) + `"}`), "over the limit"},
 		{"directory", "folder.json", func(h *harness, path string) {
 			if err := os.Mkdir(path, 0o700); err != nil {
 				h.t.Fatal(err)
 			}
-		}, "not a regular file"},
+		}, "it is a folder, not a file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -68,6 +68,7 @@ var hints = []struct {
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 	{syscall.ENOSPC, "the disk is full: free some space and run the command again"},
 	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again"},
+	{syscall.ENOTDIR, "a file stands where a folder should be: move it away and run the command again"},
 }
 
 // withHint adds to err what to do next, when a hint knows.
