@@ -62,7 +62,10 @@ type Master struct {
 	// failedStamp is the last one that did not load, tried once more.
 	rulesStamp  string
 	failedStamp string
-	now         func() time.Time
+	// rulesFileStamp is the rules file last loaded, apart from the spawned
+	// agents: its change is reported to the overseers.
+	rulesFileStamp string
+	now            func() time.Time
 
 	watched   map[string]bool      // agents whose outbox is known
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
@@ -111,6 +114,7 @@ func New(root string, opts Options) *Master {
 func (m *Master) Run(ctx context.Context) error {
 	m.started = m.now()
 	m.rulesStamp = m.teamStamp()
+	m.rulesFileStamp = fileStamp(m.ws.RulesPath())
 	r, err := m.ws.Rules()
 	if err != nil {
 		return err
@@ -276,13 +280,17 @@ func (m *Master) reloadRules(watch *watcher) {
 		}
 		return
 	}
-	before := len(m.watched)
+	before, old := len(m.watched), m.rules
 	m.rules = r
 	if err := m.syncAgents(watch); err != nil {
 		m.logf("rules reloaded, but a new mailbox failed: %v", err)
 		return
 	}
 	m.logf("rules reloaded: %d agents (%d new)", len(m.watched), len(m.watched)-before)
+	if file := fileStamp(m.ws.RulesPath()); file != m.rulesFileStamp {
+		m.rulesFileStamp = file
+		m.reportRulesChange(old, r, file)
+	}
 }
 
 // teamStamp changes when the rules file or the registry of spawned agents

@@ -66,3 +66,30 @@ func TestNewAgentGetsAMailboxWithoutRestart(t *testing.T) {
 	h.drop("docs_agent", "hi.json", `{"to": ["master_agent"], "title": "docs are up"}`)
 	h.waitInbox("master_agent", 1)
 }
+
+// TestTheOverseersAreToldWhatNewRulesOpen: the tester's forbidden entry is
+// taken out of the file; the master agent, which oversees, is told that
+// tester_agent → reviewer_agent is now allowed.
+func TestTheOverseersAreToldWhatNewRulesOpen(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	replaceRules(t, h, `allowed_interactions:
+  master_agent:
+    can_send_to: ["*"]
+    can_receive_from: ["*"]
+  developer_agent:
+    can_send_to: [master_agent, reviewer_agent, tester_agent]
+    can_receive_from: [master_agent, reviewer_agent, tester_agent]
+  reviewer_agent:
+    can_send_to: [master_agent, developer_agent]
+    can_receive_from: [master_agent, developer_agent, tester_agent]
+  tester_agent:
+    can_send_to: [master_agent, developer_agent, reviewer_agent]
+    can_receive_from: [master_agent, developer_agent]
+oversight: [master_agent]
+`)
+	reports := h.waitInbox("master_agent", 1)
+	if reports[0].Title != "RULES CHANGED: tester_agent → reviewer_agent is now allowed" || !strings.Contains(reports[0].Content, "Now allowed:\n  tester_agent → reviewer_agent") {
+		t.Errorf("the overseer was told %q:\n%s", reports[0].Title, reports[0].Content)
+	}
+}
