@@ -78,12 +78,17 @@ func TestFilesThatCannotBeMovedOrReadAreSetAside(t *testing.T) {
 	if !strings.Contains(notices[0].Title, "title is missing") {
 		t.Errorf("the sender was told %q; want the reason", notices[0].Title)
 	}
-	entries, _ := os.ReadDir(h.store.RejectedDir("developer_agent"))
+	// The sender is told before the file is moved: the move may follow.
 	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if len(names) != 2 || !strings.HasPrefix(names[0], "long-name-") {
+	h.waitFor("the file and its reason in rejected/", func() bool {
+		entries, _ := os.ReadDir(h.store.RejectedDir("developer_agent"))
+		names = names[:0]
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		return len(names) == 2
+	})
+	if !strings.HasPrefix(names[0], "long-name-") {
 		t.Errorf("rejected/ holds %q; want the file and its reason under a short name", names)
 	}
 	if os.Geteuid() == 0 {
