@@ -22,6 +22,11 @@ type SpawnOptions struct {
 	Profile   string
 	Parent    string
 	Task      string
+	// Model, System and Env are given over the profile: its model, more
+	// system instructions, more environment.
+	Model  string
+	System string
+	Env    map[string]string
 	// Taken reports whether a name is in use by the team already.
 	Taken func(name string) bool
 	// Wirer wires the agent's hooks, as for up.
@@ -58,7 +63,8 @@ func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
 		if _, ok := all[opts.Name]; ok {
 			return fmt.Errorf("%w: %s was spawned already", ErrExists, opts.Name)
 		}
-		all[opts.Name] = workspace.Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC()}
+		all[opts.Name] = workspace.Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC(),
+			Model: opts.Model, System: opts.System, Env: opts.Env}
 		return nil
 	})
 	if err != nil {

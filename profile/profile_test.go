@@ -150,3 +150,31 @@ func TestTeamFillsShellsAndFallsBackWhenNotInstalled(t *testing.T) {
 		t.Errorf("launch with claude = %+v", launch)
 	}
 }
+
+// TestASpawnedAgentRunsWithWhatSpawnGave: a helper spawned with a model,
+// more instructions and an environment variable runs its profile with
+// them, its profile file untouched for the others.
+func TestASpawnedAgentRunsWithWhatSpawnGave(t *testing.T) {
+	dir := t.TempDir()
+	writeProfile(t, dir, "developer_agent.yaml", "kind: claude\ncommand: claude\nmodel: claude-sonnet-4\nsystem_instructions: Write Go.\nenv: {A: one}\n")
+	ws := workspace.New(dir)
+	err := ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		all["developer_agent-1"] = workspace.Spawned{Profile: "developer_agent", Parent: "developer_agent",
+			Model: "claude-haiku-4", System: "Only touch tests/.", Env: map[string]string{"B": "two"}}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	team, _, err := Team(ws, []string{"developer_agent", "developer_agent-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lead, helper := team[0], team[1]
+	if helper.Model != "claude-haiku-4" || helper.SystemInstructions != "Write Go.\n\nOnly touch tests/." || !reflect.DeepEqual(helper.Env, map[string]string{"A": "one", "B": "two"}) {
+		t.Errorf("the helper runs with model %q, instructions %q, env %v", helper.Model, helper.SystemInstructions, helper.Env)
+	}
+	if lead.Model != "claude-sonnet-4" || len(lead.Env) != 1 || lead.SystemInstructions != "Write Go." {
+		t.Errorf("the lead's profile changed: %+v", lead)
+	}
+}

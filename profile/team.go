@@ -2,13 +2,14 @@ package profile
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"sort"
-
-	"switchboard/workspace"
+	"strings"
 
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // Team returns the profile of every agent the rules name (the operator
@@ -17,7 +18,8 @@ import (
 //
 // An agent spawned at run time without a profile of its own takes the
 // profile it was spawned from, under its own name; and its parent's kind,
-// command and folder where that profile gives none.
+// command and folder where that profile gives none; what spawn gave over
+// the profile (model, instructions, environment) comes last.
 func Team(ws *workspace.Workspace, names []string) (team []*Profile, unnamed []string, err error) {
 	profiles, err := LoadProfiles(ws.Profiles())
 	if err != nil {
@@ -69,6 +71,19 @@ func resolveProfile(name string, profiles map[string]*Profile, spawned map[strin
 		if p.Cwd == "" {
 			p.Cwd = parent.Cwd
 		}
+	}
+	if s.Model != "" {
+		p.Model = s.Model
+	}
+	if s.System != "" {
+		p.SystemInstructions = strings.TrimSpace(p.SystemInstructions + "\n\n" + s.System)
+	}
+	if len(s.Env) > 0 {
+		p.Env = maps.Clone(p.Env)
+		if p.Env == nil {
+			p.Env = make(map[string]string, len(s.Env))
+		}
+		maps.Copy(p.Env, s.Env)
 	}
 	return &p
 }

@@ -73,3 +73,9 @@ func (r *Rules) lineage(agent string) []string {
 	}
 	return out
 }
+
+// IsSpawned reports whether agent was started at run time.
+func (r *Rules) IsSpawned(agent string) bool {
+	_, ok := r.spawned[agent]
+	return ok
+}

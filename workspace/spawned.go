@@ -20,6 +20,11 @@ type Spawned struct {
 	Parent  string    `json:"parent"`
 	Task    string    `json:"task,omitempty"`
 	Started time.Time `json:"started"`
+	// What spawn gave over the profile: its model, instructions added to
+	// the profile's, and environment.
+	Model  string            `json:"model,omitempty"`
+	System string            `json:"system,omitempty"`
+	Env    map[string]string `json:"env,omitempty"`
 }
 
 // SpawnedFile is the registry of spawned agents. It outlives the tmux

@@ -74,6 +74,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newAttachCmd(io, g),
 		newAgentsCmd(io, g),
 		newSpawnCmd(io, g),
+		newProfilesCmd(io, g),
 		newCloseCmd(io, g),
 		newWaitCmd(io, g),
 		newInterruptCmd(io, g),

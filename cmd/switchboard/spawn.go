@@ -23,25 +23,31 @@ type spawnOptions struct {
 	name    string
 	parent  string
 	task    string
+	model   string
+	system  string
+	env     []string
 }
 
 func newSpawnCmd(io *streams, g *globals) *cobra.Command {
 	opts := &spawnOptions{}
 	cmd := &cobra.Command{
-		Use:   "spawn --profile P [--name N] [--parent A] [--task T]",
+		Use:   "spawn --profile P [--name N] [--parent A] [--task T] [--model M] [--system S] [--env K=V]",
 		Short: "Start one more agent in a new pane of the running team",
 		Long: `Start an agent at run time, in a new tmux window named after it, from the
 profile agents/P.yaml (or, for an agent the rules name without a profile, a
 shell). The new agent is matched by the rules under its own name when the
 rules name it, else under its profile's name; it may always talk with its
 parent (by default, you) unless a forbidden entry says otherwise. Where the
-profile sets no kind, command or cwd, the parent's are used.
+profile sets no kind, command or cwd, the parent's are used. --model,
+--system (added to the profile's system instructions) and --env K=V
+(repeatable) are given over the profile, for this agent alone.
 
 The task, when given, is its first message, sent by you and asking for a
 response: the parent collects it with switchboard wait. Spawned agents are
 started again by up after a down, until they are closed.`,
 		Example: `  switchboard spawn --profile reviewer_agent --task "Review the diff of auth.go"
   switchboard spawn --profile tester_agent --name tester-2 --task "Run the integration tests"
+  switchboard spawn --profile developer_agent --model claude-haiku-4 --system "Only touch tests/" --env GOFLAGS=-race
   switchboard wait reviewer_agent-1 --timeout 30m`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -53,6 +59,9 @@ started again by up after a down, until they are closed.`,
 	f.StringVar(&opts.name, "name", "", "the new agent's name (default: P-1, P-2, ...)")
 	f.StringVar(&opts.parent, "parent", "", "the agent it answers to (default: you)")
 	f.StringVar(&opts.task, "task", "", "its first message: what to do")
+	f.StringVar(&opts.model, "model", "", "the model, over the profile's")
+	f.StringVar(&opts.system, "system", "", "system instructions added to the profile's")
+	f.StringArrayVar(&opts.env, "env", nil, "an environment variable K=V, over the profile's (repeatable)")
 	return cmd
 }
 
@@ -89,12 +98,17 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	case errors.Is(err, rules.ErrOtherParent):
 		return refusedError(fmt.Errorf("%s may spawn agents for itself only: leave out --parent, or ask an overseer", ws.agent))
 	}
+	env, err := parseEnv(opts.env)
+	if err != nil {
+		return err
+	}
 	name := opts.name
 	if name == "" {
 		name = freeName(ws, opts.profile)
 	}
 	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
 		Workspace: ws.folder, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
+		Model: opts.model, System: opts.system, Env: env,
 		Taken: ws.rules.Knows,
 		Wirer: hooks.Wirer{Workspace: ws.folder},
 	})
@@ -130,6 +144,22 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 		fmt.Fprintf(io.out, "its task is message %s; its answer goes to %s: switchboard wait %s%s\n", res.Task, parent, name, as)
 	}
 	return nil
+}
+
+// parseEnv reads --env K=V flags.
+func parseEnv(pairs []string) (map[string]string, error) {
+	if len(pairs) == 0 {
+		return nil, nil
+	}
+	env := make(map[string]string, len(pairs))
+	for _, kv := range pairs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t\n") {
+			return nil, usageError("--env %q is not K=V: give a name, an equals sign and the value, like --env GOFLAGS=-race", kv)
+		}
+		env[k] = v
+	}
+	return env, nil
 }
 
 // checkProfile accepts a profile file's name or an agent of the rules.
