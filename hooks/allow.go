@@ -7,12 +7,12 @@ import (
 // agentCommands are the switchboard commands an agent uses to talk and
 // coordinate. Its client runs them without asking the person; nothing else
 // is allowed by the wiring.
-var agentCommands = []string{"send", "reply", "read", "inbox", "ask", "wait", "status", "lock", "unlock", "state", "bulletin", "spawn", "close"}
+var agentCommands = []string{"send", "reply", "read", "inbox", "ask", "wait", "status", "lock", "unlock", "state", "bulletin", "spawn", "close", "interrupt", "cancel", "profiles"}
 
 // AllowedCommands are the switchboard commands an agent's client may run
-// without a prompt: agentCommands, with log and show for overseers, and
-// interrupt for agents with interrupt rights. switchboard itself still
-// checks every right; the list only spares the person a dialog.
+// without a prompt: agentCommands (interrupt and cancel too: any agent may
+// stop the helpers it spawned), with log and show for overseers. switchboard
+// itself still checks every right; the list only spares the person a dialog.
 func AllowedCommands(r *rules.Rules, agent string) []string {
 	allowed := append([]string(nil), agentCommands...)
 	if r == nil {
@@ -20,9 +20,6 @@ func AllowedCommands(r *rules.Rules, agent string) []string {
 	}
 	if r.IsOverseer(agent) {
 		allowed = append(allowed, "log", "show")
-	}
-	if r.MayInterrupt(agent) {
-		allowed = append(allowed, "interrupt")
 	}
 	return allowed
 }

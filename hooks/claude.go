@@ -2,11 +2,15 @@ package hooks
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
+	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -95,12 +99,30 @@ func answer(ev event, env Env) (output, error) {
 		// Codex asks the person; the prompt is left to them.
 		return output{}, setState(env, mailbox.StateWaiting)
 	case "Interrupt":
-		// Codex says when the person stopped the turn with Esc.
-		return output{}, setState(env, mailbox.StateInterrupted)
+		// Codex says when the person stopped the turn with Esc: the agents
+		// it spawned for that work stop too.
+		return output{}, errors.Join(setState(env, mailbox.StateInterrupted), cancelChildren(env))
 	case "SessionEnd":
 		return output{}, setState(env, mailbox.StateExited)
 	}
 	return output{}, nil
+}
+
+// cancelChildren cancels the agents spawned under the agent, but those
+// cancelled already, when the person stopped the agent itself.
+func cancelChildren(env Env) error {
+	spawned, err := env.Workspace.Spawned()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, child := range slices.Sorted(maps.Keys(spawned)) {
+		if s := spawned[child]; s.Parent == env.Agent && s.Cancelled == nil {
+			_, err := agents.Cancel(env.Workspace, env.Agent, child, "the person stopped "+env.Agent+" with Esc")
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func setState(env Env, state string) error {

@@ -271,3 +271,33 @@ func TestPlantedMailIsShownUnverified(t *testing.T) {
 		t.Errorf("status counts %d unverified (%v); want 1", st.Unverified, err)
 	}
 }
+
+// TestEscOnCodexCancelsItsHelpers: the person stops a Codex agent with Esc;
+// the helper it spawned is cancelled with it, once however often Esc comes.
+func TestEscOnCodexCancelsItsHelpers(t *testing.T) {
+	env := team(t)
+	err := env.Workspace.UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		all["helper-1"] = workspace.Spawned{Profile: "reviewer_agent", Parent: "developer_agent"}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runHook(t, env, `{"hook_event_name":"Interrupt","turn_id":"t1"}`)
+	runHook(t, env, `{"hook_event_name":"Interrupt","turn_id":"t2"}`)
+	spawned, _ := env.Workspace.Spawned()
+	if c := spawned["helper-1"].Cancelled; c == nil || c.By != "developer_agent" {
+		t.Fatalf("the helper is not cancelled by its parent: %+v", spawned["helper-1"])
+	}
+	pending, err := env.Workspace.Store.Pending("developer_agent")
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("the developer's outbox holds %d messages (%v); want one cancel notice", len(pending), err)
+	}
+	m, err := mailbox.Load(pending[0])
+	if err != nil || !strings.HasPrefix(m.Title, "[CANCELLED] by developer_agent: the person stopped developer_agent with Esc") || m.To[0] != "helper-1" {
+		t.Errorf("the notice is %+v (%v)", m, err)
+	}
+	if stateOf(t, env) != mailbox.StateInterrupted {
+		t.Errorf("state %q; want interrupted", stateOf(t, env))
+	}
+}

@@ -197,12 +197,12 @@ func TestAllowedCommandsFollowTheRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	dev, master := AllowedCommands(r, "developer_agent"), AllowedCommands(r, "master_agent")
-	for _, cmd := range []string{"send", "reply", "read", "inbox", "ask", "wait", "status", "lock", "unlock", "state", "bulletin", "spawn", "close"} {
+	for _, cmd := range []string{"send", "reply", "read", "inbox", "ask", "wait", "status", "lock", "unlock", "state", "bulletin", "spawn", "close", "interrupt", "cancel", "profiles"} {
 		if !slices.Contains(dev, cmd) {
 			t.Errorf("developer_agent may not run switchboard %s without a prompt", cmd)
 		}
 	}
-	for _, cmd := range []string{"log", "show", "interrupt"} {
+	for _, cmd := range []string{"log", "show"} {
 		if slices.Contains(dev, cmd) || !slices.Contains(master, cmd) {
 			t.Errorf("switchboard %s: developer_agent %v, master_agent %v; want the overseer alone", cmd, slices.Contains(dev, cmd), slices.Contains(master, cmd))
 		}

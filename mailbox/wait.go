@@ -14,7 +14,8 @@ import (
 const rescanEvery = time.Second
 
 // WaitFor waits until a message in the agent's unread inbox satisfies match,
-// and returns it with its entry; it leaves every other message where it is.
+// and returns it with its entry; it leaves every other message where it is,
+// and takes no file that no record vouches for (Voucher).
 // It watches the inbox folder and looks again at least every second, so it
 // works where events are lost too. It returns ctx's error when ctx ends
 // first.
@@ -27,6 +28,7 @@ func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message) 
 		if err != nil {
 			return Entry{}, nil, err
 		}
+		v := s.NewVoucher() // the log as it is now, new records included
 		for _, e := range entries {
 			if checked[e.Name] {
 				continue
@@ -36,10 +38,12 @@ func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message) 
 				continue // read meanwhile by someone else
 			}
 			checked[e.Name] = true
-			if err == nil && match(m) {
+			if err == nil && match(m) && v.Vouches(agent, e.Name, m) {
+				v.Close()
 				return e, m, nil
 			}
 		}
+		v.Close()
 		select {
 		case <-ctx.Done():
 			return Entry{}, nil, ctx.Err()

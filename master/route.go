@@ -266,8 +266,20 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 		m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
 		return mailbox.Record{}, false
 	}
+	if msg.Type == mailbox.TypeInterrupt {
+		// An agent may always interrupt the agents spawned under it
+		// (cancel), whatever the allow lists say of the pair.
+		route.Blocked = slices.DeleteFunc(route.Blocked, func(b mailbox.Block) bool {
+			if m.rules.IsAncestor(agent, b.To) {
+				route.Delivered = append(route.Delivered, b.To)
+				return true
+			}
+			return false
+		})
+		route.Blocked = slices.Clip(route.Blocked)
+	}
 	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked, Hash: mailbox.Fingerprint(msg)}
-	if wantsInterrupt(msg) && !m.rules.MayInterrupt(agent) {
+	if wantsInterrupt(msg) && !slices.ContainsFunc(rec.Delivered, func(to string) bool { return m.rules.MayInterruptAgent(agent, to) }) && len(rec.Delivered) > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupt not permitted: %s is not in the interrupts list; delivered as a normal message", agent))
 	}
 	switch {
@@ -291,11 +303,11 @@ func wantsInterrupt(msg *mailbox.Message) bool {
 // typed when they are idle, or at once with ESC first when the sender may
 // interrupt. Low priority is never typed.
 func (m *Master) announce(msg *mailbox.Message, rec mailbox.Record, to []string) {
-	interrupt := wantsInterrupt(msg) && len(rec.Notes) == 0 && m.rules.MayInterrupt(msg.From)
-	if !interrupt && !typedPriority(msg.Priority) {
-		return
-	}
 	for _, to := range to {
+		interrupt := wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to)
+		if !interrupt && !typedPriority(msg.Priority) {
+			continue
+		}
 		m.panes.announce(to, announcement{
 			seq: rec.Seq, id: msg.ID, from: msg.From, title: msg.Title,
 			file: mailbox.FileName(rec.Time, msg.Priority, msg.ID), interrupt: interrupt,

@@ -23,6 +23,13 @@ func (r *Rules) IsAncestor(a, b string) bool {
 	return false
 }
 
+// MayInterruptAgent reports whether actor may interrupt agent: the
+// interrupters may interrupt anyone, and an agent the agents it spawned,
+// directly or through its children.
+func (r *Rules) MayInterruptAgent(actor, agent string) bool {
+	return r.MayInterrupt(actor) || r.IsAncestor(actor, agent)
+}
+
 // MayClose reports whether actor may close agent: its ancestors and the
 // overseers may.
 func (r *Rules) MayClose(actor, agent string) bool {

@@ -25,6 +25,15 @@ type Spawned struct {
 	Model  string            `json:"model,omitempty"`
 	System string            `json:"system,omitempty"`
 	Env    map[string]string `json:"env,omitempty"`
+	// Cancelled says who cancelled it and why; a cancelled agent stays so.
+	Cancelled *Cancellation `json:"cancelled,omitempty"`
+}
+
+// Cancellation is who stopped a spawned agent's work, when and why.
+type Cancellation struct {
+	By     string    `json:"by"`
+	Reason string    `json:"reason,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // SpawnedFile is the registry of spawned agents. It outlives the tmux

@@ -18,11 +18,12 @@ func newInterruptCmd(io *streams, g *globals) *cobra.Command {
 	opts := &interruptOptions{}
 	cmd := &cobra.Command{
 		Use:   "interrupt AGENT --reason R",
-		Short: "Stop an agent with ESC and tell it why (needs interrupt rights)",
+		Short: "Stop an agent with ESC and tell it why (interrupt rights, or your own helpers)",
 		Long: `Interrupt an agent: the master sends ESC to its pane, pauses, then types
-"[INTERRUPT] [FROM: <you>] <reason> (switchboard read <id>)". Only agents in the
-rules' interrupts list (default: the oversight list) and the operator may; from
-anyone else it exits 3 and sends nothing. A shell agent is shown the notice
+"[INTERRUPT] [FROM: <you>] <reason> (switchboard read <id>)". Agents in the
+rules' interrupts list (default: the oversight list) and the operator may
+interrupt anyone, and an agent the agents it spawned; from anyone else it
+exits 3 and sends nothing. A shell agent is shown the notice
 instead: its shell would run typed text.`,
 		Example: `  switchboard interrupt developer_agent --reason "Stop: the API changed, rebase first" --as master_agent`,
 		Args:    args(1, 1),
@@ -43,8 +44,8 @@ func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
 	if err != nil {
 		return err
 	}
-	if !ws.rules.MayInterrupt(ws.agent) {
-		return refusedError(fmt.Errorf("%s may not interrupt other agents; ask one of the interrupts list of the rules, or send an ordinary message", ws.agent))
+	if !ws.rules.MayInterruptAgent(ws.agent, opts.agent) {
+		return refusedError(fmt.Errorf("%s may not interrupt %s: only the interrupts list of the rules may, and an agent the agents it spawned; send an ordinary message instead", ws.agent, opts.agent))
 	}
 	msg := &mailbox.Message{
 		To:       []string{opts.agent},

@@ -14,6 +14,16 @@ import (
 // errChildExited ends a wait whose agent stopped without answering.
 var errChildExited = errors.New("exited")
 
+// errChildCancelled ends a wait whose agent was cancelled.
+type errChildCancelled struct{ by, reason string }
+
+func (e errChildCancelled) Error() string {
+	if e.reason == "" {
+		return "cancelled by " + e.by
+	}
+	return "cancelled by " + e.by + ": " + e.reason
+}
+
 func newWaitCmd(io *streams, g *globals) *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
@@ -22,7 +32,8 @@ func newWaitCmd(io *streams, g *globals) *cobra.Command {
 		Long: `Wait until AGENT sends you a response (a message of type response), mark it
 read and print it: the result of the task you gave it with spawn. Other mail
 stays unread. Exits 4 when --timeout passes first (0, the default, waits
-forever) and 1 when the agent exits or is closed without answering.`,
+forever) and 1 when the agent exits, is closed or is cancelled without
+answering.`,
 		Example: `  switchboard wait reviewer_agent-1
   switchboard wait tester-2 --timeout 30m --json`,
 		Args: args(1, 1),
@@ -55,7 +66,7 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 	}
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	go watchExit(ctx, ws.store, agent, stop)
+	go watchExit(ctx, ws, agent, stop)
 	wait := "for as long as it takes"
 	if timeout > 0 {
 		wait = "up to " + timeout.String()
@@ -65,9 +76,12 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 	entry, msg, err := ws.store.WaitFor(ctx, ws.agent, func(m *mailbox.Message) bool {
 		return m.From == agent && m.Type == mailbox.TypeResponse
 	})
+	var cancelled errChildCancelled
 	switch {
 	case errors.Is(context.Cause(ctx), errChildExited):
 		return fmt.Errorf("%s exited without sending you a response", agent)
+	case errors.As(context.Cause(ctx), &cancelled):
+		return fmt.Errorf("%s was %v before it sent you a response", agent, cancelled)
 	case errors.Is(err, context.DeadlineExceeded):
 		return &codedError{code: exitTimedOut, err: fmt.Errorf("no response from %s within %s", agent, timeout)}
 	case err != nil:
@@ -86,26 +100,33 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 	return nil
 }
 
-// watchExit stops the wait when the agent's state turns exited: its pane
-// died, its session ended, or it was closed.
-func watchExit(ctx context.Context, store *mailbox.Store, agent string, stop context.CancelCauseFunc) {
+// watchExit stops the wait when the agent's state turns exited (its pane
+// died, its session ended, or it was closed), or when it is cancelled.
+func watchExit(ctx context.Context, ws *caller, agent string, stop context.CancelCauseFunc) {
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		// After a first look at the inbox: a response there is taken.
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if st, ok, _ := store.ReadState(agent); ok && st.State == mailbox.StateExited {
-				// A response sent just before the end is still taken: give
-				// the master a moment to deliver it.
-				select {
-				case <-ctx.Done():
-				case <-time.After(2 * time.Second):
-					stop(errChildExited)
-				}
+		}
+		if spawned, err := ws.folder.Spawned(); err == nil {
+			if c := spawned[agent].Cancelled; c != nil {
+				stop(errChildCancelled{by: c.By, reason: c.Reason})
 				return
 			}
+		}
+		if st, ok, _ := ws.store.ReadState(agent); ok && st.State == mailbox.StateExited {
+			// A response sent just before the end is still taken: give the
+			// master a moment to deliver it.
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+				stop(errChildExited)
+			}
+			return
 		}
 	}
 }

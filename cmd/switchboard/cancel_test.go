@@ -1,0 +1,52 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCancelStopsASubtreeLeavesFirst: the developer spawns a helper, which
+// spawns one of its own, and waits for the first. The tester may not cancel
+// them; the developer cancels its helper: both get the notice, the deeper
+// one first, and the developer's wait ends at once with exit 1. A parent
+// interrupts its own helper without interrupt rights.
+func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
+	tm := newTeam(t)
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitIdle("developer_agent", "reviewer_agent", "tester_agent")
+	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "h1")
+	tm.must("spawn", "--as", "h1", "--profile", "tester_agent", "--name", "h2")
+
+	if out, code := tm.switchboard("interrupt", "h2", "--as", "h1", "--reason", "Hold on"); code != 0 {
+		t.Errorf("a parent interrupting its own helper: exit %d: %s", code, out)
+	}
+	if out, code := tm.switchboard("cancel", "h1", "--as", "tester_agent", "--reason", "mine now"); code != exitRefused || !strings.Contains(out, "tester_agent may not cancel h1") {
+		t.Errorf("the tester cancelling the developer's helper: exit %d: %s; want 3, refused", code, out)
+	}
+
+	waited := make(chan struct {
+		out  string
+		code int
+	}, 1)
+	go func() {
+		out, code := tm.switchboard("wait", "h1", "--as", "developer_agent", "--timeout", "60s")
+		waited <- struct {
+			out  string
+			code int
+		}{out, code}
+	}()
+	if got := tm.must("cancel", "h1", "--as", "developer_agent", "--reason", "the plan changed"); got != "cancelled h2, h1" {
+		t.Errorf("cancel printed %q; want the helpers, the deeper first", got)
+	}
+	w := <-waited
+	if w.code != 1 || !strings.Contains(w.out, "h1 was cancelled by developer_agent: the plan changed before it sent you a response") {
+		t.Errorf("the developer's wait: exit %d: %s; want 1, saying it was cancelled", w.code, w.out)
+	}
+	tm.waitUnread("h2", "[CANCELLED] by developer_agent: the plan changed")
+	tm.waitUnread("h1", "[CANCELLED] by developer_agent: the plan changed")
+	log := tm.must("log")
+	deeper, helper := strings.Index(log, "developer_agent → h2  [CANCELLED]"), strings.Index(log, "developer_agent → h1  [CANCELLED]")
+	if deeper < 0 || helper < 0 || deeper > helper {
+		t.Errorf("the log does not show h2 cancelled, then h1:\n%s", log)
+	}
+}
