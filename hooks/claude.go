@@ -31,6 +31,8 @@ type event struct {
 	Source           string `json:"source"`
 	// TurnID is a Codex extension: Codex sends it, Claude Code does not.
 	TurnID string `json:"turn_id"`
+	// The tool call of a permission prompt (or of Gemini CLI's BeforeTool).
+	toolCall
 }
 
 // Gemini CLI names the same moments differently.
@@ -41,8 +43,9 @@ var geminiEvents = map[string]string{
 }
 
 type specificOutput struct {
-	HookEventName     string `json:"hookEventName"`
-	AdditionalContext string `json:"additionalContext,omitempty"`
+	HookEventName     string              `json:"hookEventName"`
+	AdditionalContext string              `json:"additionalContext,omitempty"`
+	Decision          *permissionDecision `json:"decision,omitempty"`
 }
 
 type output struct {
@@ -96,8 +99,11 @@ func answer(ev event, env Env) (output, error) {
 			return output{}, setState(env, mailbox.StateIdle)
 		}
 	case "PermissionRequest":
-		// Codex asks the person; the prompt is left to them.
-		return output{}, setState(env, mailbox.StateWaiting)
+		// Claude Code and Codex would ask the person: the agent's profile
+		// says who answers.
+		return permissionRequest(ev, env)
+	case "BeforeTool":
+		return beforeTool(ev, env)
 	case "Interrupt":
 		// Codex says when the person stopped the turn with Esc: the agents
 		// it spawned for that work stop too.
@@ -161,6 +167,13 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 }
 
 func postToolUse(ev event, env Env) (output, error) {
+	// A call the person allowed in a permission dialog ran: the agent works
+	// again, and a permission request sent up for it ends.
+	if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State == mailbox.StateWaiting {
+		if err := setState(env, mailbox.StateBusy); err != nil {
+			return output{}, err
+		}
+	}
 	sum, items, err := newMail(env.Workspace.Store, env.Agent, true)
 	if err != nil || len(items) == 0 {
 		return output{}, err

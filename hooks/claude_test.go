@@ -301,3 +301,17 @@ func TestEscOnCodexCancelsItsHelpers(t *testing.T) {
 		t.Errorf("state %q; want interrupted", stateOf(t, env))
 	}
 }
+
+// TestAProfileThatDeniesPromptsAnswersAtOnce: approvals: deny refuses what
+// the client would ask, at once, saying whom to ask instead.
+func TestAProfileThatDeniesPromptsAnswersAtOnce(t *testing.T) {
+	env := team(t)
+	if err := os.WriteFile(filepath.Join(env.Workspace.Profiles(), "developer_agent.yaml"), []byte("kind: claude\ncommand: claude\napprovals: deny\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	res := runHook(t, env, `{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf /"}}`)
+	d := res["hookSpecificOutput"].(map[string]any)["decision"].(map[string]any)
+	if d["behavior"] != "deny" || !strings.Contains(d["message"].(string), "approvals: deny") {
+		t.Errorf("the client was told %v", d)
+	}
+}

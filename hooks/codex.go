@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,7 +24,9 @@ var codexEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "S
 var codexShortHooks = map[string]int{"Interrupt": 3, "SessionEnd": 3}
 
 func (w Wiring) codexTable() map[string][]hookGroup {
-	return w.hookTable(codexEvents, nil, codexShortHooks, hookTimeout)
+	timeouts := maps.Clone(codexShortHooks)
+	timeouts["PermissionRequest"] = w.permissionTimeout()
+	return w.hookTable(codexEvents, nil, timeouts, hookTimeout)
 }
 
 // CodexHooks is a Codex CLI hooks.json; Codex shares Claude Code's events and

@@ -18,12 +18,12 @@ import (
 // switchboard's hooks added. The permission to run switchboard commands is
 // a policy file given with --policy.
 
-var geminiHookEvents = []string{"SessionStart", "BeforeAgent", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
+var geminiHookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
 
 // geminiHooks is the "hooks" object of a Gemini CLI settings file; Gemini
 // counts hook timeouts in milliseconds.
 func (w Wiring) geminiHooks() map[string][]hookGroup {
-	return w.hookTable(geminiHookEvents, map[string]string{"AfterTool": "*"}, nil, hookTimeout*1000)
+	return w.hookTable(geminiHookEvents, map[string]string{"AfterTool": "*", "BeforeTool": "*"}, nil, hookTimeout*1000)
 }
 
 // GeminiSettings is a Gemini CLI settings file (.gemini/settings.json) with

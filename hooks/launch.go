@@ -137,7 +137,7 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 	if kind == "" {
 		return launch, nil
 	}
-	w := Wiring{Binary: binary, Workspace: ws.Root, Agent: p.Name, Dir: p.Cwd}
+	w := Wiring{Binary: binary, Workspace: ws.Root, Agent: p.Name, Dir: p.Cwd, ApprovalTimeout: p.Timeout()}
 	if w.Dir == "" {
 		w.Dir = ws.Root
 	}

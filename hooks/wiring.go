@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"switchboard/profile"
 )
 
 // Kinds of wiring `hooks install` knows.
@@ -38,6 +41,19 @@ type Wiring struct {
 	// Gemini CLI's .gemini folder) that the agent's home is made from;
 	// "" for where the client looks by default.
 	ClientHome string
+	// ApprovalTimeout is how long a permission prompt sent up waits (the
+	// agent's profile); the permission hook may run that long.
+	ApprovalTimeout time.Duration
+}
+
+// permissionTimeout is the time, in seconds, the client gives the
+// permission hook: the approval timeout, and a minute to spare.
+func (w Wiring) permissionTimeout() int {
+	t := w.ApprovalTimeout
+	if t <= 0 {
+		t = profile.DefaultApprovalTimeout
+	}
+	return int(t.Seconds()) + 60
 }
 
 // command is the shell command line of one switchboard subcommand.
@@ -102,7 +118,7 @@ func (w Wiring) hookTable(events []string, matchers map[string]string, timeouts 
 	return table
 }
 
-var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "Notification", "SessionEnd"}
+var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "Notification", "PermissionRequest", "SessionEnd"}
 
 // ClaudeSettings is a Claude Code settings file: every hook of section 9,
 // the status line, and the permission to run the agent's switchboard
@@ -115,7 +131,7 @@ func (w Wiring) ClaudeSettings() []byte {
 		allow = append(allow, "Bash(switchboard "+cmd+":*)")
 	}
 	doc := map[string]any{
-		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*"}, nil, hookTimeout),
+		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*", "PermissionRequest": "*"}, map[string]int{"PermissionRequest": w.permissionTimeout()}, hookTimeout),
 		"statusLine": map[string]any{
 			"type":    "command",
 			"command": w.command("status", "--format", "line"),

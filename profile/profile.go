@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -30,6 +31,36 @@ const (
 
 var kinds = []string{KindClaude, KindCodex, KindGemini, KindShell, KindGeneric}
 
+// Where an agent's permission prompts go (Profile.Approvals).
+const (
+	ApprovalsParent = "parent"
+	ApprovalsPane   = "pane"
+	ApprovalsDeny   = "deny"
+)
+
+// DefaultApprovalTimeout is how long a permission prompt sent up waits.
+const DefaultApprovalTimeout = 300 * time.Second
+
+// ApprovalsFor is where the agent's permission prompts go: the profile's
+// choice, else its parent's for a spawned agent, else its pane.
+func (p *Profile) ApprovalsFor(spawned bool) string {
+	switch {
+	case p.Approvals != "":
+		return p.Approvals
+	case spawned:
+		return ApprovalsParent
+	}
+	return ApprovalsPane
+}
+
+// Timeout is how long a permission prompt sent up waits for an answer.
+func (p *Profile) Timeout() time.Duration {
+	if p.ApprovalTimeout > 0 {
+		return p.ApprovalTimeout
+	}
+	return DefaultApprovalTimeout
+}
+
 // Profile is agents/<name>.yaml: how one agent is run.
 type Profile struct {
 	Name               string            `yaml:"name" json:"name"`
@@ -41,6 +72,13 @@ type Profile struct {
 	Env                map[string]string `yaml:"env" json:"env,omitempty"`
 	Model              string            `yaml:"model" json:"model,omitempty"`
 	SystemInstructions string            `yaml:"system_instructions" json:"system_instructions,omitempty"`
+	// Approvals says where the client's permission prompts go: to the
+	// agent's parent ("parent"), to the person at its pane ("pane"), or
+	// refused ("deny"). Empty is parent for a spawned agent, else pane.
+	Approvals string `yaml:"approvals" json:"approvals,omitempty"`
+	// ApprovalTimeout is how long a prompt sent up waits for an answer
+	// before it is denied; 0 is DefaultApprovalTimeout.
+	ApprovalTimeout time.Duration `yaml:"approval_timeout" json:"approval_timeout,omitempty"`
 
 	// Path is the file the profile came from; empty for a default profile.
 	Path string `yaml:"-" json:"path,omitempty"`
@@ -125,7 +163,7 @@ func profileError(path string, err error) error {
 		text := m[2]
 		if field, ok := strings.CutPrefix(text, "field "); ok {
 			if name, _, ok := strings.Cut(field, " not found"); ok {
-				text = fmt.Sprintf("unknown key %q (known: name, display_name, description, kind, command, cwd, env, model, system_instructions)", name)
+				text = fmt.Sprintf("unknown key %q (known: name, display_name, description, kind, command, cwd, env, model, system_instructions, approvals, approval_timeout)", name)
 			}
 		}
 		return &Error{Path: path, Line: line, Msg: text}
@@ -152,6 +190,12 @@ func (p *Profile) validate() error {
 	}
 	if strings.ContainsAny(p.DisplayName, "\r\n\x1b") {
 		return fmt.Errorf("display_name must be one line of plain text")
+	}
+	if p.Approvals != "" && !slices.Contains([]string{ApprovalsParent, ApprovalsPane, ApprovalsDeny}, p.Approvals) {
+		return fmt.Errorf("approvals %q is not one of parent, pane, deny", p.Approvals)
+	}
+	if p.ApprovalTimeout < 0 {
+		return fmt.Errorf("approval_timeout is %s; give a positive duration, like 300s", p.ApprovalTimeout)
 	}
 	return nil
 }

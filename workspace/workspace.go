@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -68,6 +69,12 @@ func (w *Workspace) Profiles() string { return filepath.Join(w.Root, ProfilesDir
 // Bulletin is the team's bulletin.
 func (w *Workspace) Bulletin() *bulletin.Store {
 	return bulletin.NewStore(filepath.Join(w.Store.Dir, "global_bulletin"))
+}
+
+// Approvals are the answers parents gave once for all to their helpers'
+// permission prompts.
+func (w *Workspace) Approvals() *approvals.Store {
+	return approvals.NewStore(filepath.Join(w.Store.Dir, "approvals.json"))
 }
 
 // MasterLock is the file the running master holds locked.

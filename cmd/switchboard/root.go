@@ -79,6 +79,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newWaitCmd(io, g),
 		newInterruptCmd(io, g),
 		newCancelCmd(io, g),
+		newApprovalsCmd(io, g),
 		newBulletinCmd(io, g),
 		newLockCmd(io, g),
 		newUnlockCmd(io, g),

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/approvals"
+	"switchboard/safetext"
+)
+
+func newApprovalsCmd(io *streams, g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals [revoke ID]",
+		Short: "The always and never answers given to helpers' permission prompts",
+		Long: `List the answers given once for all to permission prompts: for which agent,
+which tool and command (a trailing * covers what follows), always or never,
+and who gave it. A later prompt they cover is answered at once, without a
+request. revoke ID takes one back (its giver, the agent's ancestors and the
+overseers may); the next matching prompt asks again.`,
+		Example: `  switchboard approvals
+  switchboard approvals --json
+  switchboard approvals revoke 3f2a9c1e --as developer_agent`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error { return runApprovals(io, g) },
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:     "revoke ID",
+		Short:   "Take an always or never back",
+		Example: "  switchboard approvals revoke 3f2a9c1e",
+		Args:    args(1, 1),
+		RunE:    func(cmd *cobra.Command, a []string) error { return runRevoke(io, g, a[0]) },
+	})
+	return cmd
+}
+
+func runApprovals(io *streams, g *globals) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	all, err := ws.folder.Approvals().List()
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return writeJSON(io.out, nonNil(all))
+	}
+	if len(all) == 0 {
+		fmt.Fprintln(io.out, "no approvals: every permission prompt sent up is asked")
+		return nil
+	}
+	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tAGENT\tCALLS\tANSWER\tBY\tSINCE")
+	for _, a := range all {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Agent, safetext.Line(approvals.Describe(a.Tool, a.Rule)), a.Decision, a.By, localTime(a.At))
+	}
+	return tw.Flush()
+}
+
+func runRevoke(io *streams, g *globals, id string) error {
+	if len(id) < 4 {
+		return usageError("give at least 4 characters of the approval's id (see switchboard approvals)")
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	store := ws.folder.Approvals()
+	all, err := store.List()
+	if err != nil {
+		return err
+	}
+	if i := slices.IndexFunc(all, func(a approvals.Approval) bool { return strings.HasPrefix(a.ID, id) }); i >= 0 {
+		a := all[i]
+		if a.By != ws.agent && !ws.rules.IsAncestor(ws.agent, a.Agent) && !ws.rules.IsOverseer(ws.agent) {
+			return refusedError(fmt.Errorf("%s may not revoke approval %s: its giver (%s), %s's ancestors and the overseers may", ws.agent, a.ID, a.By, a.Agent))
+		}
+	}
+	revoked, err := store.Revoke(id)
+	if errors.Is(err, approvals.ErrNotFound) {
+		return fmt.Errorf("%w; switchboard approvals lists them", err)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "revoked %s: %s %s for %s\n", revoked.ID, revoked.Decision, approvals.Describe(revoked.Tool, revoked.Rule), revoked.Agent)
+	return nil
+}

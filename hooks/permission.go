@@ -1,0 +1,316 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/approvals"
+	"switchboard/mailbox"
+	"switchboard/profile"
+	"switchboard/safetext"
+)
+
+// The permission bridge. When a client would ask the person at its pane
+// whether to run a tool call (Claude Code's and Codex's PermissionRequest
+// hook), the agent's profile says who answers: the person at the pane, as
+// ever; no one, a refusal ("deny"); or its parent ("parent", the default
+// for a spawned agent), which gets a request it answers with allow, deny,
+// always or never, or passes up with ask --forward. An answer given once
+// for all (always, never) answers the later calls it covers at once. No
+// answer in the profile's time, or none of the options, is a refusal. The
+// dialog stays open in the pane meanwhile: a person who answers there first
+// ends the request.
+
+// The answers a permission request accepts.
+const (
+	answerAllow  = "allow"
+	answerDeny   = "deny"
+	answerAlways = approvals.Always
+	answerNever  = approvals.Never
+)
+
+var permissionOptions = []string{answerAllow, answerDeny, answerAlways, answerNever}
+
+// PermissionTitle starts the title of a permission request.
+const PermissionTitle = "[PERMISSION]"
+
+// toolCall is what a permission hook's input says of the call.
+type toolCall struct {
+	Tool        string          `json:"tool_name"`
+	Input       json.RawMessage `json:"tool_input"`
+	Suggestions []suggestion    `json:"permission_suggestions"`
+}
+
+// suggestion is a rule the client's dialog would offer to remember.
+type suggestion struct {
+	Type  string `json:"type"`
+	Rules []struct {
+		ToolName    string `json:"toolName"`
+		RuleContent string `json:"ruleContent"`
+	} `json:"rules"`
+}
+
+// command is the shell command of the call, "" for other tools.
+func (c toolCall) command() string {
+	var in struct {
+		Command any `json:"command"`
+	}
+	_ = json.Unmarshal(c.Input, &in)
+	switch cmd := in.Command.(type) {
+	case string:
+		return cmd
+	case []any: // Codex gives argv
+		var words []string
+		for _, w := range cmd {
+			if s, ok := w.(string); ok {
+				words = append(words, s)
+			}
+		}
+		return strings.Join(words, " ")
+	}
+	return ""
+}
+
+// rule is what always or never would cover: the client's own suggestion,
+// else the command itself, else every call of the tool.
+func (c toolCall) rule() string {
+	for _, s := range c.Suggestions {
+		for _, r := range s.Rules {
+			if r.ToolName == c.Tool && r.RuleContent != "" {
+				return r.RuleContent
+			}
+		}
+	}
+	return c.command()
+}
+
+// what is the call in a line: "Bash: rm -rf build", "Write {"file_path":...}".
+func (c toolCall) what() string {
+	if cmd := c.command(); cmd != "" {
+		return c.Tool + ": " + cmd
+	}
+	return c.Tool + " " + string(c.Input)
+}
+
+// permissionDecision is the hook's answer to the client.
+type permissionDecision struct {
+	Behavior           string `json:"behavior"`
+	Message            string `json:"message,omitempty"`
+	UpdatedPermissions []any  `json:"updatedPermissions,omitempty"`
+}
+
+func permissionOutput(d permissionDecision) output {
+	return output{HookSpecificOutput: &specificOutput{HookEventName: "PermissionRequest", Decision: &d}}
+}
+
+// sessionRule makes the client remember an answer for the rest of its
+// session, so that it does not ask again.
+func sessionRule(call toolCall, behavior string) []any {
+	return []any{map[string]any{
+		"type": "addRules", "behavior": behavior, "destination": "session",
+		"rules": []map[string]string{{"toolName": call.Tool, "ruleContent": call.rule()}},
+	}}
+}
+
+// placeOf is where an agent's prompts go, how long they wait there, and
+// the agent that answers for it (its parent, or the operator).
+func placeOf(env Env) (approvalsTo string, timeout time.Duration, answerer string, err error) {
+	team, _, err := profile.Team(env.Workspace, []string{env.Agent})
+	if err != nil || len(team) == 0 {
+		return profile.ApprovalsPane, 0, "", err
+	}
+	spawned, err := env.Workspace.Spawned()
+	if err != nil {
+		return profile.ApprovalsPane, 0, "", err
+	}
+	s, isSpawned := spawned[env.Agent]
+	answerer = s.Parent
+	if answerer == "" {
+		answerer = mailbox.Operator
+	}
+	p := team[0]
+	return p.ApprovalsFor(isSpawned), p.Timeout(), answerer, nil
+}
+
+func permissionRequest(ev event, env Env) (output, error) {
+	started := time.Now()
+	if err := setState(env, mailbox.StateWaiting); err != nil {
+		return output{}, err
+	}
+	call := ev.toolCall
+	where, timeout, answerer, err := placeOf(env)
+	if err != nil {
+		return output{}, err
+	}
+	if a, ok, err := env.Workspace.Approvals().Find(env.Agent, call.Tool, call.command()); err == nil && ok {
+		return remembered(env, call, a)
+	}
+	switch where {
+	case profile.ApprovalsPane:
+		return output{}, nil // the person at the pane answers
+	case profile.ApprovalsDeny:
+		return permissionOutput(permissionDecision{Behavior: "deny",
+			Message: fmt.Sprintf("switchboard: %s may not run what needs a permission (its profile says approvals: deny); find another way, or ask %s", env.Agent, answerer)}), nil
+	}
+	return askAnswerer(env, call, answerer, timeout, started)
+}
+
+// remembered answers a call from an earlier always or never, and puts the
+// decision in the log with a note to whoever gave it.
+func remembered(env Env, call toolCall, a approvals.Approval) (output, error) {
+	verb, behavior := "ran", "allow"
+	if a.Decision == approvals.Never {
+		verb, behavior = "was refused", "deny"
+	}
+	note := &mailbox.Message{
+		From: env.Agent, To: []string{a.By}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow,
+		Title:   mailbox.ClipTitle(fmt.Sprintf("%s %s %s %s, by your %s for %s", PermissionTitle, env.Agent, verb, call.what(), a.Decision, approvals.Describe(a.Tool, a.Rule))),
+		Content: fmt.Sprintf("Approval %s; revoke it with: switchboard approvals revoke %s", a.ID, a.ID),
+	}
+	err := postMessage(env, note)
+	d := permissionDecision{Behavior: behavior}
+	if behavior == "deny" {
+		d.Message = fmt.Sprintf("switchboard: %s said never to %s; find another way", a.By, approvals.Describe(a.Tool, a.Rule))
+	}
+	return permissionOutput(d), err
+}
+
+// errAnsweredInPane ends a request the person answered in the pane first.
+var errAnsweredInPane = errors.New("answered in the pane")
+
+// askAnswerer sends the call up as a request and waits for the answer, at
+// most timeout; the person answering in the pane first ends it.
+func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration, started time.Time) (output, error) {
+	req := &mailbox.Message{
+		From: env.Agent, To: []string{answerer}, Type: mailbox.TypeRequest, Priority: mailbox.PriorityUrgent,
+		RequiresResponse: true, CorrelationID: uuid.NewString(),
+		Title: mailbox.ClipTitle(fmt.Sprintf("%s %s wants to run %s", PermissionTitle, env.Agent, call.what())),
+	}
+	req.Normalize(time.Now())
+	req.SetOptions(permissionOptions)
+	covers := approvals.Describe(call.Tool, call.rule())
+	req.Content = fmt.Sprintf("%s wants to run %s\n\nInput: %s\n\n"+
+		"Its client's dialog is open in its pane too: whoever answers first decides.\n"+
+		"Answer with switchboard reply %s --option allow (or deny, always, never):\n"+
+		"  allow   run it this once\n  deny    refuse it this once (add --content to say why)\n"+
+		"  always  run it, and from now on every call of %s\n  never   refuse it, and from now on every call of %s\n"+
+		"Or pass it up with switchboard ask --forward %s. No answer within %s is deny.\n",
+		env.Agent, call.what(), safetext.Text(string(call.Input)), req.ID, covers, covers, req.ID, timeout)
+	if err := postMessage(env, req); err != nil {
+		return output{}, err
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	// The client ends the hook (SIGTERM) when the person answers no or
+	// presses Esc; a yes lets the call run, which the next hook marks busy.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	go func() {
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-signals:
+				stop(errAnsweredInPane)
+				return
+			case <-tick.C:
+				if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State != mailbox.StateWaiting && st.Since.After(started) {
+					stop(errAnsweredInPane)
+					return
+				}
+			}
+		}
+	}()
+	entry, reply, err := env.Workspace.Store.WaitFor(ctx, env.Agent, func(m *mailbox.Message) bool {
+		return m.CorrelationID == req.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
+	})
+	switch {
+	case errors.Is(context.Cause(ctx), errAnsweredInPane):
+		closing := &mailbox.Message{
+			From: env.Agent, To: []string{answerer}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow, InReplyTo: req.ID,
+			Title: mailbox.ClipTitle(fmt.Sprintf("%s answered in %s's pane: %s", PermissionTitle, env.Agent, call.what())),
+		}
+		return output{}, postMessage(env, closing)
+	case errors.Is(err, context.DeadlineExceeded):
+		closing := &mailbox.Message{
+			From: env.Agent, To: []string{answerer}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow, InReplyTo: req.ID,
+			Title: mailbox.ClipTitle(fmt.Sprintf("%s no answer within %s: denied %s", PermissionTitle, timeout, call.what())),
+		}
+		return permissionOutput(permissionDecision{Behavior: "deny",
+			Message: fmt.Sprintf("switchboard: %s did not answer within %s whether you may run this; it is denied. Go on another way, or ask %s with switchboard ask.", answerer, timeout, answerer)}), postMessage(env, closing)
+	case err != nil:
+		return output{}, err
+	}
+	if _, err := env.Workspace.Store.MarkRead(env.Agent, entry); err != nil {
+		return output{}, err
+	}
+	return decided(env, call, reply)
+}
+
+// decided turns the answer into the client's decision, remembering always
+// and never.
+func decided(env Env, call toolCall, reply *mailbox.Message) (output, error) {
+	answer := reply.Answer()
+	said := ""
+	if body := strings.TrimSpace(reply.Content); body != "" && body != answer {
+		said = ": " + body
+	}
+	var err error
+	if answer == answerAlways || answer == answerNever {
+		_, err = env.Workspace.Approvals().Remember(approvals.Approval{
+			Agent: env.Agent, Tool: call.Tool, Rule: call.rule(), Decision: answer, By: reply.From, At: time.Now().UTC(),
+		})
+	}
+	switch answer {
+	case answerAllow:
+		return permissionOutput(permissionDecision{Behavior: "allow"}), err
+	case answerAlways:
+		return permissionOutput(permissionDecision{Behavior: "allow", UpdatedPermissions: sessionRule(call, "allow")}), err
+	case answerDeny:
+		return permissionOutput(permissionDecision{Behavior: "deny", Message: fmt.Sprintf("switchboard: %s denied this%s", reply.From, said)}), err
+	case answerNever:
+		return permissionOutput(permissionDecision{Behavior: "deny", UpdatedPermissions: sessionRule(call, "deny"),
+			Message: fmt.Sprintf("switchboard: %s denied this, and every call of %s from now on%s", reply.From, approvals.Describe(call.Tool, call.rule()), said)}), err
+	}
+	return permissionOutput(permissionDecision{Behavior: "deny",
+		Message: fmt.Sprintf("switchboard: %s answered %q, which is none of %s; taken as deny", reply.From, answer, strings.Join(permissionOptions, ", "))}), err
+}
+
+// beforeTool refuses, for Gemini CLI, a call its agent's answerer said
+// never to; Gemini CLI's hooks cannot approve, so everything else is left
+// to its own rules and its pane.
+func beforeTool(ev event, env Env) (output, error) {
+	call := ev.toolCall
+	a, ok, err := env.Workspace.Approvals().Find(env.Agent, call.Tool, call.command())
+	if err != nil || !ok || a.Decision != approvals.Never {
+		return output{}, err
+	}
+	out, err := remembered(env, call, a)
+	return output{Decision: "deny", Reason: out.HookSpecificOutput.Decision.Message}, err
+}
+
+// postMessage drops a message the hook writes for its agent in the outbox;
+// the master routes it and logs it like any other.
+func postMessage(env Env, m *mailbox.Message) error {
+	m.Normalize(time.Now())
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	_, err := env.Workspace.Store.Post(env.Agent, m)
+	return err
+}
