@@ -161,7 +161,9 @@ func permissionRequest(ev event, env Env) (output, error) {
 		return permissionOutput(permissionDecision{Behavior: "deny",
 			Message: fmt.Sprintf("switchboard: %s may not run what needs a permission (its profile says approvals: deny); find another way, or ask %s", env.Agent, answerer)}), nil
 	}
-	return askAnswerer(env, call, answerer, timeout, started)
+	// Claude Code remembers an always or never for the rest of its session
+	// too; Codex (which sends a turn id) refuses a decision that asks it to.
+	return askAnswerer(env, call, answerer, timeout, started, ev.TurnID == "")
 }
 
 // remembered answers a call from an earlier always or never, and puts the
@@ -189,7 +191,7 @@ var errAnsweredInPane = errors.New("answered in the pane")
 
 // askAnswerer sends the call up as a request and waits for the answer, at
 // most timeout; the person answering in the pane first ends it.
-func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration, started time.Time) (output, error) {
+func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration, started time.Time, sessionRules bool) (output, error) {
 	req := &mailbox.Message{
 		From: env.Agent, To: []string{answerer}, Type: mailbox.TypeRequest, Priority: mailbox.PriorityUrgent,
 		RequiresResponse: true, CorrelationID: uuid.NewString(),
@@ -259,12 +261,12 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 	if _, err := env.Workspace.Store.MarkRead(env.Agent, entry); err != nil {
 		return output{}, err
 	}
-	return decided(env, call, reply)
+	return decided(env, call, reply, sessionRules)
 }
 
 // decided turns the answer into the client's decision, remembering always
-// and never.
-func decided(env Env, call toolCall, reply *mailbox.Message) (output, error) {
+// and never (in the client's session too, with sessionRules).
+func decided(env Env, call toolCall, reply *mailbox.Message, sessionRules bool) (output, error) {
 	answer := reply.Answer()
 	said := ""
 	if body := strings.TrimSpace(reply.Content); body != "" && body != answer {
@@ -280,12 +282,20 @@ func decided(env Env, call toolCall, reply *mailbox.Message) (output, error) {
 	case answerAllow:
 		return permissionOutput(permissionDecision{Behavior: "allow"}), err
 	case answerAlways:
-		return permissionOutput(permissionDecision{Behavior: "allow", UpdatedPermissions: sessionRule(call, "allow")}), err
+		d := permissionDecision{Behavior: "allow"}
+		if sessionRules {
+			d.UpdatedPermissions = sessionRule(call, "allow")
+		}
+		return permissionOutput(d), err
 	case answerDeny:
 		return permissionOutput(permissionDecision{Behavior: "deny", Message: fmt.Sprintf("switchboard: %s denied this%s", reply.From, said)}), err
 	case answerNever:
-		return permissionOutput(permissionDecision{Behavior: "deny", UpdatedPermissions: sessionRule(call, "deny"),
-			Message: fmt.Sprintf("switchboard: %s denied this, and every call of %s from now on%s", reply.From, approvals.Describe(call.Tool, call.rule()), said)}), err
+		d := permissionDecision{Behavior: "deny",
+			Message: fmt.Sprintf("switchboard: %s denied this, and every call of %s from now on%s", reply.From, approvals.Describe(call.Tool, call.rule()), said)}
+		if sessionRules {
+			d.UpdatedPermissions = sessionRule(call, "deny")
+		}
+		return permissionOutput(d), err
 	}
 	return permissionOutput(permissionDecision{Behavior: "deny",
 		Message: fmt.Sprintf("switchboard: %s answered %q, which is none of %s; taken as deny", reply.From, answer, strings.Join(permissionOptions, ", "))}), err
