@@ -42,8 +42,16 @@ func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 	if w.code != 1 || !strings.Contains(w.out, "h1 was cancelled by developer_agent: the plan changed before it sent you a response") {
 		t.Errorf("the developer's wait: exit %d: %s; want 1, saying it was cancelled", w.code, w.out)
 	}
-	tm.waitUnread("h2", "[CANCELLED] by developer_agent: the plan changed")
-	tm.waitUnread("h1", "[CANCELLED] by developer_agent: the plan changed")
+	// ESC, then the notice, in each pane: the interrupt from its parent
+	// first for h2, then the cancel.
+	for _, agent := range []string{"h2", "h1"} {
+		id := tm.waitUnread(agent, "[CANCELLED] by developer_agent: the plan changed")
+		want := "\x1b[INTERRUPT] [FROM: Developer Agent] [CANCELLED] by developer_agent: the plan changed (switchboard read " + id + ")\n"
+		tm.waitFor("the cancel typed into "+agent+"'s pane", func() bool { return strings.HasSuffix(tm.received(agent), want) })
+	}
+	if got := tm.received("h2"); !strings.HasPrefix(got, "\x1b[INTERRUPT] [FROM: H1] Hold on") {
+		t.Errorf("h2's pane got %q; want its parent's interrupt first, with ESC", got)
+	}
 	log := tm.must("log")
 	deeper, helper := strings.Index(log, "developer_agent → h2  [CANCELLED]"), strings.Index(log, "developer_agent → h1  [CANCELLED]")
 	if deeper < 0 || helper < 0 || deeper > helper {
