@@ -28,7 +28,7 @@ type Approval struct {
 // Matches reports whether a call of tool with the command (for shells; ""
 // for other tools) falls under the approval.
 func (a Approval) Matches(tool, command string) bool {
-	if a.Tool != tool {
+	if Canonical(a.Tool) != Canonical(tool) {
 		return false
 	}
 	if a.Rule == "" {
@@ -49,4 +49,19 @@ func Describe(tool, rule string) string {
 		return tool + " (every call)"
 	}
 	return tool + "(" + rule + ")"
+}
+
+// shellTools are the names the clients give their shell tool.
+var shellTools = []string{"Bash", "run_shell_command", "shell", "local_shell", "exec_command"}
+
+// Canonical is a tool's name as approvals compare it: every client's shell
+// tool is "Bash", so that an answer about a command holds whichever client
+// the agent runs.
+func Canonical(tool string) string {
+	for _, s := range shellTools {
+		if strings.EqualFold(tool, s) {
+			return "Bash"
+		}
+	}
+	return tool
 }

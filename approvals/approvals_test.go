@@ -29,6 +29,7 @@ func TestApprovalsMatchRememberAndRevoke(t *testing.T) {
 		{"h1", "Bash", "rm -rf build/x", ""},
 		{"h1", "Write", "", Never},
 		{"h2", "Bash", "npm test", ""},
+		{"h1", "run_shell_command", "rm -rf build", Never}, // Gemini CLI's shell
 	} {
 		a, ok, err := s.Find(c.agent, c.tool, c.command)
 		if err != nil || (ok && a.Decision != c.want) || (!ok && c.want != "") {

@@ -63,7 +63,9 @@ func (s *Store) Find(agent, tool, command string) (Approval, bool, error) {
 func (s *Store) Remember(a Approval) (Approval, error) {
 	a.ID = strings.SplitN(uuid.NewString(), "-", 2)[0]
 	err := s.update(func(all []Approval) ([]Approval, error) {
-		all = slices.DeleteFunc(all, func(b Approval) bool { return b.Agent == a.Agent && b.Tool == a.Tool && b.Rule == a.Rule })
+		all = slices.DeleteFunc(all, func(b Approval) bool {
+			return b.Agent == a.Agent && Canonical(b.Tool) == Canonical(a.Tool) && b.Rule == a.Rule
+		})
 		return append(all, a), nil
 	})
 	return a, err

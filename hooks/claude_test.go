@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/approvals"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -313,5 +314,22 @@ func TestAProfileThatDeniesPromptsAnswersAtOnce(t *testing.T) {
 	d := res["hookSpecificOutput"].(map[string]any)["decision"].(map[string]any)
 	if d["behavior"] != "deny" || !strings.Contains(d["message"].(string), "approvals: deny") {
 		t.Errorf("the client was told %v", d)
+	}
+}
+
+// TestGeminiRefusesWhatANeverCovers: Gemini CLI cannot hand a prompt to
+// the hooks, but its BeforeTool hook refuses a shell command a never
+// covers, whatever the client calls its shell tool.
+func TestGeminiRefusesWhatANeverCovers(t *testing.T) {
+	env := team(t)
+	if _, err := env.Workspace.Approvals().Remember(approvals.Approval{Agent: "developer_agent", Tool: "Bash", Rule: "git push *", Decision: approvals.Never, By: "master_agent"}); err != nil {
+		t.Fatal(err)
+	}
+	res := runHook(t, env, `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git push --force"}}`)
+	if res["decision"] != "deny" || !strings.Contains(res["reason"].(string), "master_agent said never") {
+		t.Errorf("Gemini CLI was told %v", res)
+	}
+	if res := runHook(t, env, `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git status"}}`); len(res) != 0 {
+		t.Errorf("a call no never covers was answered: %v", res)
 	}
 }

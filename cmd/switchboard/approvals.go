@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,16 +16,20 @@ import (
 
 func newApprovalsCmd(io *streams, g *globals) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "approvals [revoke ID]",
+		Use:   "approvals [revoke ID | set AGENT always|never RULE]",
 		Short: "The always and never answers given to helpers' permission prompts",
 		Long: `List the answers given once for all to permission prompts: for which agent,
 which tool and command (a trailing * covers what follows), always or never,
 and who gave it. A later prompt they cover is answered at once, without a
 request. revoke ID takes one back (its giver, the agent's ancestors and the
-overseers may); the next matching prompt asks again.`,
+overseers may); the next matching prompt asks again. set gives one ahead,
+before any prompt (the agent's ancestors and the overseers may): for a
+Gemini CLI helper, whose prompts stay in its pane, a never set so is the
+one answer its hooks enforce.`,
 		Example: `  switchboard approvals
   switchboard approvals --json
-  switchboard approvals revoke 3f2a9c1e --as developer_agent`,
+  switchboard approvals revoke 3f2a9c1e --as developer_agent
+  switchboard approvals set reviewer_agent-1 never "git push *" --as developer_agent`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return runApprovals(io, g) },
 	}
@@ -35,7 +40,39 @@ overseers may); the next matching prompt asks again.`,
 		Args:    args(1, 1),
 		RunE:    func(cmd *cobra.Command, a []string) error { return runRevoke(io, g, a[0]) },
 	})
+	var tool string
+	set := &cobra.Command{
+		Use:     "set AGENT always|never RULE",
+		Short:   "Give an always or never ahead",
+		Example: `  switchboard approvals set reviewer_agent-1 always "npm test *" --as developer_agent`,
+		Args:    args(3, 3),
+		RunE:    func(cmd *cobra.Command, a []string) error { return runSetApproval(io, g, a[0], a[1], a[2], tool) },
+	}
+	set.Flags().StringVar(&tool, "tool", "Bash", "the tool the rule is about; a shell command's rule is Bash for every client")
+	cmd.AddCommand(set)
 	return cmd
+}
+
+func runSetApproval(io *streams, g *globals, agent, decision, rule, tool string) error {
+	if decision != approvals.Always && decision != approvals.Never {
+		return usageError("give always or never, not %q", decision)
+	}
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	if !ws.rules.Knows(agent) {
+		return fmt.Errorf("%s is not an agent of this team", agent)
+	}
+	if !ws.rules.IsAncestor(ws.agent, agent) && !ws.rules.IsOverseer(ws.agent) {
+		return refusedError(fmt.Errorf("%s may not answer for %s: its ancestors and the overseers may", ws.agent, agent))
+	}
+	a, err := ws.folder.Approvals().Remember(approvals.Approval{Agent: agent, Tool: tool, Rule: rule, Decision: decision, By: ws.agent, At: time.Now().UTC()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(io.out, "%s: %s %s for %s (revoke with switchboard approvals revoke %s)\n", a.ID, a.Decision, approvals.Describe(a.Tool, a.Rule), a.Agent, a.ID)
+	return nil
 }
 
 func runApprovals(io *streams, g *globals) error {

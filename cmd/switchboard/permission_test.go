@@ -151,6 +151,12 @@ func TestAHelpersPermissionPromptGoesToItsParent(t *testing.T) {
 		t.Errorf("no answer: the client was told %q, %q", behavior, message)
 	}
 
+	// A never given ahead answers at once.
+	b.run("approvals", "set", "h1", "never", "git push *", "--as", "developer_agent")
+	if behavior, message, _ := decisionOf(b.prompt("h1", "git push origin main")()); behavior != "deny" || !strings.Contains(message, "developer_agent said never to Bash(git push *)") {
+		t.Errorf("a call a never covers: the client was told %q, %q", behavior, message)
+	}
+
 	// The team's own agents keep their pane: nothing is decided for them.
 	if res := b.prompt("developer_agent", "make build")(); len(res) != 0 {
 		t.Errorf("a top-level agent's prompt was answered: %v; want it left to the pane", res)
