@@ -142,6 +142,15 @@ func placeOf(env Env) (approvalsTo string, timeout time.Duration, answerer strin
 }
 
 func permissionRequest(ev event, env Env) (output, error) {
+	out, err := permissionAnswer(ev, env)
+	if out.HookSpecificOutput != nil {
+		// Decided here: no dialog waits for a person, the agent works on.
+		err = errors.Join(err, setState(env, mailbox.StateBusy))
+	}
+	return out, err
+}
+
+func permissionAnswer(ev event, env Env) (output, error) {
 	started := time.Now()
 	if err := setState(env, mailbox.StateWaiting); err != nil {
 		return output{}, err
