@@ -84,6 +84,9 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		case i == 0:
 			window = "agents"
 			pane, err = opts.Client.NewSession(ctx, opts.Session, window, 240, 60, spec)
+			if err == nil {
+				err = personEnv(ctx, opts.Client, opts.Session, ws)
+			}
 		case i%opts.PerWindow == 0:
 			window = fmt.Sprintf("agents-%d", i/opts.PerWindow+1)
 			pane, err = opts.Client.NewWindow(ctx, opts.Session, window, spec)
@@ -174,6 +177,18 @@ var paneStart = []string{"/bin/sh", "-c",
 	`PATH="$SWITCHBOARD_BIN:$PATH"; export PATH
 [ -n "$SWITCHBOARD_NOTE" ] && printf '%s\n\n' "$SWITCHBOARD_NOTE"
 exec "$@"`, "switchboard-pane"}
+
+// personEnv readies the windows a person opens in the session: the
+// workspace known and switchboard on the PATH (tmux gives a new window the
+// PATH of the client that opens it, so the window's shell puts it first),
+// but no agent's name, so that the person acts as the operator there.
+func personEnv(ctx context.Context, c *tmux.Client, session string, ws *workspace.Workspace) error {
+	if err := c.SetSessionEnv(ctx, session, "SWITCHBOARD_ROOT", ws.Root); err != nil {
+		return err
+	}
+	shell := `PATH=` + tmux.ShellQuote(ws.BinDir()) + `:"$PATH"; export PATH; exec "${SHELL:-/bin/sh}"`
+	return c.SetSessionOption(ctx, session, "default-command", shell)
+}
 
 func paneEnv(profileEnv map[string]string, ws *workspace.Workspace, agent string) map[string]string {
 	env := make(map[string]string, len(profileEnv)+3)

@@ -76,23 +76,54 @@ func (p PaneSpec) args() []string {
 	if p.Dir != "" {
 		args = append(args, "-c", p.Dir)
 	}
-	keys := make([]string, 0, len(p.Env))
-	for k := range p.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		args = append(args, "-e", k+"="+p.Env[k])
+	for _, kv := range p.envPairs() {
+		args = append(args, "-e", kv)
 	}
 	return append(args, p.Command...)
 }
+
+func (p PaneSpec) envPairs() []string {
+	pairs := make([]string, 0, len(p.Env))
+	for k, v := range p.Env {
+		pairs = append(pairs, k+"="+v)
+	}
+	sort.Strings(pairs)
+	return pairs
+}
+
+// sessionArgs are args for the first pane of a new session. There -e would
+// set the session's environment, which every window opened in it later
+// inherits (a person's Ctrl-b c would act as the first agent): the pane's
+// environment is given to its command by env(1) instead.
+func (p PaneSpec) sessionArgs() []string {
+	var args []string
+	if p.Dir != "" {
+		args = append(args, "-c", p.Dir)
+	}
+	if len(p.Env) == 0 {
+		return append(args, p.Command...)
+	}
+	if len(p.Command) == 1 { // a shell command line
+		words := []string{"env"}
+		for _, kv := range p.envPairs() {
+			words = append(words, ShellQuote(kv))
+		}
+		return append(args, strings.Join(words, " ")+" "+p.Command[0])
+	}
+	args = append(args, "env")
+	args = append(args, p.envPairs()...)
+	return append(args, p.Command...)
+}
+
+// ShellQuote quotes a word for sh.
+func ShellQuote(word string) string { return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'" }
 
 // NewSession starts a detached session whose first window is named window
 // and returns the id of its first pane. Dead panes stay on screen with their
 // exit status (remain-on-exit), so that a crashed agent can be seen.
 func (c *Client) NewSession(ctx context.Context, session, window string, width, height int, pane PaneSpec) (string, error) {
 	args := []string{"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
-	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	out, err := c.Command(ctx, append(args, pane.sessionArgs()...)...)
 	if err != nil {
 		return "", err
 	}
@@ -101,6 +132,19 @@ func (c *Client) NewSession(ctx context.Context, session, window string, width, 
 		return id, err
 	}
 	return id, nil
+}
+
+// SetSessionEnv sets a variable in the session's environment, which the
+// windows a person opens there later start with.
+func (c *Client) SetSessionEnv(ctx context.Context, session, name, value string) error {
+	_, err := c.Command(ctx, "set-environment", "-t", "="+session, name, value)
+	return err
+}
+
+// SetSessionOption sets an option of the session alone.
+func (c *Client) SetSessionOption(ctx context.Context, session, name, value string) error {
+	_, err := c.Command(ctx, "set-option", "-t", "="+session+":", name, value)
+	return err
 }
 
 // NewWindow adds a window to a session and returns its first pane's id.

@@ -57,7 +57,7 @@ func runCancel(io *streams, g *globals, opts *cancelOptions) error {
 	}
 	fmt.Fprintf(io.out, "cancelled %s\n", strings.Join(cancelled, ", "))
 	if _, running := ws.masterRunning(); !running {
-		fmt.Fprintln(io.errOut, "master not running: the notices are delivered, with ESC, when `switchboard master` starts")
+		fmt.Fprintln(io.errOut, runnable("master not running: the notices are delivered, with ESC, when `switchboard master` starts", ws.folder.Binary()))
 	}
 	return nil
 }

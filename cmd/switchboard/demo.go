@@ -58,8 +58,10 @@ func prepareDemo(dir string) (string, error) {
 // startDirector opens the narrator pane along the bottom of the agents
 // window; it plays the demo, then leaves a shell there for the person.
 func startDirector(ctx context.Context, client *tmux.Client, session, root string, pause time.Duration) error {
-	bin := workspace.New(root).Binary()
-	script := fmt.Sprintf(`%s demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(bin), pause)
+	ws := workspace.New(root)
+	// switchboard on the PATH of the shell left there: the commands the
+	// demo suggests run as printed.
+	script := fmt.Sprintf(`PATH=%s:"$PATH"; export PATH; switchboard demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(ws.BinDir()), pause)
 	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 12, tmux.PaneSpec{
 		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
 		Command: []string{"/bin/sh", "-c", script}})

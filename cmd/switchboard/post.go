@@ -32,7 +32,7 @@ func post(io *streams, ws *caller, msg *mailbox.Message) error {
 		return fmt.Errorf("queue message: %w", err)
 	}
 	if _, running := ws.masterRunning(); !running {
-		fmt.Fprintln(io.errOut, "master not running, message queued; it is delivered when `switchboard master` starts")
+		fmt.Fprintln(io.errOut, runnable("master not running, message queued; it is delivered when `switchboard master` starts", ws.folder.Binary()))
 	}
 	if len(blocked) == 0 {
 		return nil

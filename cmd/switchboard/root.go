@@ -21,17 +21,19 @@ type globals struct {
 func run(args []string, io *streams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cmd := newRootCmd(io)
+	g := &globals{}
+	cmd := newRootCmdWith(io, g)
 	cmd.SetArgs(args)
 	err := withHint(cmd.ExecuteContext(ctx))
 	if err != nil {
-		fmt.Fprintf(io.errOut, "switchboard: %v\n", err)
+		fmt.Fprintf(io.errOut, "switchboard: %v\n", runnable(err.Error(), stagedHere(g)))
 	}
 	return exitCode(err)
 }
 
-func newRootCmd(io *streams) *cobra.Command {
-	g := &globals{}
+func newRootCmd(io *streams) *cobra.Command { return newRootCmdWith(io, &globals{}) }
+
+func newRootCmdWith(io *streams, g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Run a team of AI coding agents that talk through mailboxes under enforced rules",

@@ -90,7 +90,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		if err := ensureMaster(ctx, io, ws, client, opts.session); err != nil {
 			return err
 		}
-		return attachOrHint(io, opts)
+		return attachOrHint(io, opts, ws.folder.Binary())
 	}
 	binary, err := os.Executable()
 	if err != nil {
@@ -124,7 +124,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		}
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about two minutes\n")
 	}
-	return attachOrHint(io, opts)
+	return attachOrHint(io, opts, ws.folder.Binary())
 }
 
 // ensureMaster starts the master in the session's master window when none
@@ -152,13 +152,13 @@ func waitForMaster(ctx context.Context, ws *caller) error {
 	return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
 }
 
-func attachOrHint(io *streams, opts *upOptions) error {
+func attachOrHint(io *streams, opts *upOptions, staged string) error {
 	if opts.detach || !io.terminal {
 		root := ""
 		if opts.root != "" {
 			root = " --root " + hooks.ShellQuote(opts.root)
 		}
-		fmt.Fprintf(io.out, "attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`\n", root, root)
+		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`", root, root), staged))
 		return nil
 	}
 	return attach(io, opts.socket, opts.session)
