@@ -107,6 +107,14 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if err := notePIDs(ctx, opts.Client, session.Agents); err != nil {
 		return nil, nil, err
 	}
+	if session.ServerPID, err = opts.Client.ServerPID(ctx); err != nil {
+		return nil, nil, err
+	}
+	if err := SaveSession(ws, session); err != nil {
+		return nil, nil, err
+	}
+	// The session is saved before the master starts, so that it never
+	// reads the one of the team's last life.
 	if len(opts.Master) > 0 {
 		command := append([]string{ws.Binary()}, opts.Master...)
 		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
@@ -116,12 +124,6 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the master window: %w", err)
 		}
-	}
-	if session.ServerPID, err = opts.Client.ServerPID(ctx); err != nil {
-		return nil, nil, err
-	}
-	if err := SaveSession(ws, session); err != nil {
-		return nil, nil, err
 	}
 	return session, notes, nil
 }

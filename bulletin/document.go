@@ -2,6 +2,10 @@ package bulletin
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -40,6 +44,23 @@ type AgentSummary struct {
 
 // DefaultStatus is the system status of a new bulletin.
 const DefaultStatus = "normal"
+
+// Statuses are the system statuses a bulletin may be set to: all is well;
+// the team is paused (agents should finish and wait); something is broken
+// and work goes on with care (switchboard sets it when the disk is full);
+// work cannot go on.
+var Statuses = []string{DefaultStatus, "paused", StatusDegraded, "blocked"}
+
+// ErrStatus is a system status that is none of Statuses.
+var ErrStatus = errors.New("not a system status")
+
+// CheckStatus returns ErrStatus, wrapped, for a status not in Statuses.
+func CheckStatus(status string) error {
+	if !slices.Contains(Statuses, status) {
+		return fmt.Errorf("%q is %w: it is one of %s", status, ErrStatus, strings.Join(Statuses, ", "))
+	}
+	return nil
+}
 
 // New returns an empty bulletin.
 func New() *Bulletin {

@@ -47,6 +47,12 @@ var (
 	types      = []string{TypeInstruction, TypeQuery, TypeRequest, TypeResponse, TypeNotification, TypeStatus, TypeInterrupt}
 )
 
+// Priorities are the priorities a message may have, most pressing first.
+func Priorities() []string { return slices.Clone(priorities) }
+
+// Types are the types a message may have.
+func Types() []string { return slices.Clone(types) }
+
 // ErrInvalid is wrapped by every validation error.
 var ErrInvalid = errors.New("invalid message")
 

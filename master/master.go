@@ -172,7 +172,7 @@ func (m *Master) Run(ctx context.Context) error {
 	}
 	m.adoptOldNotices()
 	m.work.markInboxes()
-	m.logf("master running for %d agents in %s (pid %d)", len(m.watched), m.root, os.Getpid())
+	m.logf("master running for %d agents and the operator in %s (pid %d)", m.rules.AgentCount(), m.root, os.Getpid())
 	return m.loop(ctx, watch)
 }
 
@@ -286,7 +286,7 @@ func (m *Master) reloadRules(watch *watcher) {
 		m.logf("rules reloaded, but a new mailbox failed: %v", err)
 		return
 	}
-	m.logf("rules reloaded: %d agents (%d new)", len(m.watched), len(m.watched)-before)
+	m.logf("rules reloaded: %d agents and the operator (%d new)", r.AgentCount(), len(m.watched)-before)
 	if file := fileStamp(m.ws.RulesPath()); file != m.rulesFileStamp {
 		m.rulesFileStamp = file
 		m.reportRulesChange(old, r, file)

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
-	"strconv"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,17 +37,11 @@ func Load(path string) (*Rules, error) {
 	return Parse(path, data)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // Parse validates the contents of a rules file; path is used in errors.
 func Parse(path string, data []byte) (*Rules, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{Path: path, Line: line, Msg: m[2]}
-		}
-		return nil, &Error{Path: path, Msg: err.Error()}
+		return nil, syntaxError(path, data, err)
 	}
 	p := parser{path: path}
 	r := &Rules{Path: path, Allowed: make(map[string]*Allow)}

@@ -57,6 +57,13 @@ func (r *Rules) Agents() []string {
 	return slices.Clone(r.agents)
 }
 
+// AgentCount is how many agents the team has; the operator, whom every
+// team has, is not counted.
+func (r *Rules) AgentCount() int {
+	r.team.Do(r.collectAgents)
+	return len(r.agents) - 1
+}
+
 func (r *Rules) collectAgents() {
 	set := map[string]bool{mailbox.Operator: true}
 	add := func(names []Name) {

@@ -122,16 +122,15 @@ func ShellQuote(word string) string { return "'" + strings.ReplaceAll(word, "'",
 // and returns the id of its first pane. Dead panes stay on screen with their
 // exit status (remain-on-exit), so that a crashed agent can be seen.
 func (c *Client) NewSession(ctx context.Context, session, window string, width, height int, pane PaneSpec) (string, error) {
-	args := []string{"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
+	// remain-on-exit is set before the first pane starts: a program that
+	// exits at once would otherwise end the only session, and the server.
+	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
+		"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
 	out, err := c.Command(ctx, append(args, pane.sessionArgs()...)...)
 	if err != nil {
 		return "", err
 	}
-	id := strings.TrimSpace(out)
-	if _, err := c.Command(ctx, "set-option", "-g", "remain-on-exit", "on"); err != nil {
-		return id, err
-	}
-	return id, nil
+	return strings.TrimSpace(out), nil
 }
 
 // SetSessionEnv sets a variable in the session's environment, which the

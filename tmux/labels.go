@@ -21,6 +21,7 @@ func (c *Client) ShowLabels(ctx context.Context) error {
 	_, err := c.Command(ctx,
 		"set-option", "-g", "pane-border-status", "top", ";",
 		"set-option", "-g", "pane-border-format", " #{?#{"+optionTitle+"},#{"+optionTitle+"},#{pane_title}} ", ";",
+		"set-option", "-g", "status-left-length", "40", ";",
 		"set-option", "-g", "status-right-length", "100", ";",
 		"set-option", "-g", "status-right", "#{?#{"+optionStatus+"},#{"+optionStatus+"},switchboard} ")
 	return err

@@ -79,6 +79,12 @@ func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMod
 	return rows[len(rows)-1], mode == 1, nil
 }
 
+// History reads all a pane printed, from the start of its scrollback: what
+// scrolled away when the pane was resized (a layout change) included.
+func (c *Client) History(ctx context.Context, pane string) (string, error) {
+	return c.Command(ctx, "capture-pane", "-p", "-J", "-S", "-", "-t", pane)
+}
+
 // screenEnd ends each pane's text in the output of Screens; no screen holds
 // the unit separator.
 const screenEnd = "\x1fswitchboard-end "

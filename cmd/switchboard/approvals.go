@@ -62,7 +62,7 @@ func runSetApproval(io *streams, g *globals, agent, decision, rule, tool string)
 		return err
 	}
 	if !ws.rules.Knows(agent) {
-		return fmt.Errorf("%s is not an agent of this team", agent)
+		return notAnAgent(ws.rules, agent, "")
 	}
 	if !ws.rules.IsAncestor(ws.agent, agent) && !ws.rules.IsOverseer(ws.agent) {
 		return refusedError(fmt.Errorf("%s may not answer for %s: its ancestors and the overseers may", ws.agent, agent))
@@ -71,7 +71,7 @@ func runSetApproval(io *streams, g *globals, agent, decision, rule, tool string)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "%s: %s %s for %s (revoke with switchboard approvals revoke %s)\n", a.ID, a.Decision, approvals.Describe(a.Tool, a.Rule), a.Agent, a.ID)
+	fmt.Fprintln(io.out, runnable(fmt.Sprintf("%s: %s %s for %s (revoke with `switchboard approvals revoke %s`)", a.ID, a.Decision, approvals.Describe(a.Tool, a.Rule), a.Agent, a.ID), ws.folder.Binary()))
 	return nil
 }
 

@@ -33,14 +33,22 @@ operator), warnings, locked resources, and each agent's state and mail.`,
 		RunE:    func(cmd *cobra.Command, _ []string) error { return runBulletinShow(io, g) },
 	}
 	set := &cobra.Command{
-		Use:     "set status|phase VALUE",
-		Short:   "Set the system status or the current phase (oversight agents and the operator)",
+		Use:   "set status|phase VALUE",
+		Short: "Set the system status or the current phase (oversight agents and the operator)",
+		Long: `Set the system status (` + strings.Join(bulletin.Statuses, ", ") + `) or the current phase (any
+text) that every agent sees before each prompt. Oversight agents and the
+operator may.`,
 		Example: "  switchboard bulletin set status degraded --as master_agent",
 		Args:    args(2, 2),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			field, value := a[0], strings.TrimSpace(a[1])
 			if field != "status" && field != "phase" {
 				return usageError("bulletin set takes status or phase, not %q", field)
+			}
+			if field == "status" {
+				if err := bulletin.CheckStatus(value); err != nil {
+					return usageError("%w", err)
+				}
 			}
 			return changeBulletin(io, g, func(b *bulletin.Bulletin, _ string) string {
 				if field == "status" {

@@ -43,7 +43,7 @@ func runCancel(io *streams, g *globals, opts *cancelOptions) error {
 		return err
 	}
 	if !ws.rules.Knows(opts.agent) {
-		return fmt.Errorf("%s is not an agent of this team (%s)", opts.agent, strings.Join(ws.rules.Agents(), ", "))
+		return notAnAgent(ws.rules, opts.agent, "")
 	}
 	if !ws.rules.MayInterruptAgent(ws.agent, opts.agent) {
 		return refusedError(fmt.Errorf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", ws.agent, opts.agent))

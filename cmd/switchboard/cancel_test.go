@@ -53,7 +53,8 @@ func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 		t.Errorf("h2's pane got %q; want its parent's interrupt first, with ESC", got)
 	}
 	log := tm.must("log")
-	deeper, helper := strings.Index(log, "developer_agent → h2  [CANCELLED]"), strings.Index(log, "developer_agent → h1  [CANCELLED]")
+	words := strings.Join(strings.Fields(log), " ") // the columns' padding aside
+	deeper, helper := strings.Index(words, "developer_agent → h2 [CANCELLED]"), strings.Index(words, "developer_agent → h1 [CANCELLED]")
 	if deeper < 0 || helper < 0 || deeper > helper {
 		t.Errorf("the log does not show h2 cancelled, then h1:\n%s", log)
 	}

@@ -36,7 +36,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 	parent, spawned := ws.rules.Parent(agent)
 	if !spawned {
 		if !ws.rules.Knows(agent) {
-			return fmt.Errorf("%s is not an agent of this team", agent)
+			return notAnAgent(ws.rules, agent, "")
 		}
 		return fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: the team is stopped as a whole, by an overseer or the person, with `switchboard down`", agent)
 	}

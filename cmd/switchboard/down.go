@@ -34,9 +34,12 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 	// down typed in a pane of the team is hung up on with the rest of the
 	// team; it finishes first.
 	signal.Ignore(syscall.SIGHUP)
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openOwnMailbox(g)
 	if err != nil {
 		return err
+	}
+	if rulesErr != nil && ws.agent != mailbox.Operator {
+		return refusedError(fmt.Errorf("%w; with rules that do not load, only the person at the keyboard may stop the team: outside the team's panes, run `switchboard down --as operator`", rulesErr))
 	}
 	if ws.agent != mailbox.Operator && !ws.rules.IsOverseer(ws.agent) {
 		reportAttempt(ws.folder, ws.rules, ws.agent, "tried to stop the team")

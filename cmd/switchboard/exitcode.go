@@ -34,6 +34,12 @@ func usageError(format string, args ...any) error {
 	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// errSaid ends a command whose output has said all there is: the process
+// exits with the code, and nothing more is printed.
+var errSaid = errors.New("said on the output")
+
+func exitWith(code int) error { return &codedError{code: code, err: errSaid} }
+
 func refusedError(err error) error {
 	return &codedError{code: exitRefused, err: err}
 }

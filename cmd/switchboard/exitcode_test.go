@@ -25,16 +25,31 @@ func TestExitCodes(t *testing.T) {
 		args   []string
 		code   int
 		stderr string
+		stdout string // "" is not checked; "-" is nothing
 	}{
-		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi"}, exitOK, "master not running"},
-		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi"}, exitRefused, "Should go through developer first"},
-		{[]string{"show", "1", "--as", "tester_agent"}, exitError, "not in the log"},
-		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required"},
-		{[]string{"send", "--nope"}, exitUsage, "unknown flag"},
-		{[]string{"nope"}, exitUsage, "unknown command"},
-		{[]string{"rules", "explain", "developer_agent"}, exitUsage, "takes 2 arguments"},
-		{[]string{"read", "--next", "--as", "ghost"}, exitError, "not an agent of this team"},
-		{[]string{"rules", "explain", "tester_agent", "reviewer_agent"}, exitOK, ""},
+		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi"}, exitOK, "master not running", ""},
+		// A message the rules block reaches no one: no id to keep.
+		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi"}, exitRefused, "Should go through developer first", "-"},
+		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitRefused, "", `"status":"blocked","reason":"tester_agent → reviewer_agent: Should go through developer first"`},
+		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitOK, "", `"status":"sent"`},
+		{[]string{"show", "1", "--as", "tester_agent"}, exitError, "not in the log", ""},
+		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required", ""},
+		{[]string{"send", "--nope"}, exitUsage, "unknown flag", ""},
+		{[]string{"nope"}, exitUsage, "unknown command", ""},
+		{[]string{"rules", "explain", "developer_agent"}, exitUsage, "takes 2 arguments", ""},
+		{[]string{"read", "--next", "--as", "ghost"}, exitUsage, `"ghost" is not an agent of this team (the team: developer_agent, master_agent, operator, reviewer_agent, tester_agent) (check --as or SWITCHBOARD_AGENT)`, ""},
+		{[]string{"send", "--to", "reviewer_agnet", "--title", "hi"}, exitUsage, `"reviewer_agnet" is not an agent of this team; did you mean reviewer_agent?`, "-"},
+		{[]string{"inbox", "--as", "developr_agent"}, exitUsage, "did you mean developer_agent?", ""},
+		{[]string{"rules", "explain", "developer_agent", "nobody"}, exitUsage, `"nobody" is not an agent of this team (the team:`, ""},
+		{[]string{"hooks", "install", "--kind", "claude", "--agent", "nobody"}, exitUsage, "(check --agent)", ""},
+		{[]string{"rules", "explain", "tester_agent", "reviewer_agent"}, exitRefused, "", "BLOCKED: tester_agent → reviewer_agent"},
+		{[]string{"rules", "explain", "developer_agent", "reviewer_agent"}, exitOK, "", "allowed"},
+		{[]string{"read"}, exitUsage, "say which message: give its id", ""},
+		{[]string{"wait", "reviewer_agent"}, exitUsage, "reviewer_agent was not spawned, so no task of yours waits for its answer", ""},
+		{[]string{"bulletin", "set", "status", "on-fire"}, exitUsage, `"on-fire" is not a system status: it is one of normal, paused, degraded, blocked`, ""},
+		{[]string{"state", "set", "k", "{x"}, exitUsage, `"{x" is not valid JSON`, ""},
+		{[]string{"state", "set", "k", "2026-11-23"}, exitOK, "", `k = "2026-11-23"`},
+		{[]string{"--version"}, exitOK, "", "switchboard "},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -42,6 +57,12 @@ func TestExitCodes(t *testing.T) {
 			code := run(tt.args, &streams{in: strings.NewReader(""), out: &out, errOut: &errOut})
 			if code != tt.code || !strings.Contains(errOut.String(), tt.stderr) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, errOut.String(), tt.code, tt.stderr)
+			}
+			switch {
+			case tt.stdout == "-" && out.Len() > 0:
+				t.Errorf("stdout %q; want nothing", out.String())
+			case tt.stdout != "-" && !strings.Contains(out.String(), tt.stdout):
+				t.Errorf("stdout %q; want %q", out.String(), tt.stdout)
 			}
 		})
 	}

@@ -85,12 +85,3 @@ func writeCompactJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-
-// printID prints the id of a message just posted.
-func printID(io *streams, g *globals, id string) {
-	if g.json {
-		writeCompactJSON(io.out, map[string]string{"id": id})
-		return
-	}
-	fmt.Fprintln(io.out, id)
-}

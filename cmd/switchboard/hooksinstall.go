@@ -90,7 +90,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 			return err
 		}
 		if !r.Knows(opts.agent) {
-			return fmt.Errorf("%q is not an agent of this team (%s); check --agent", opts.agent, strings.Join(r.Agents(), ", "))
+			return notAnAgent(r, opts.agent, "(check --agent)")
 		}
 		// Printing another's wiring is harmless; writing it is not.
 		if pane, ok := agents.PaneAgent(folder); ok && opts.write && pane != opts.agent {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -54,10 +55,11 @@ or its content.`,
 }
 
 func runInbox(io *streams, g *globals, opts *inboxOptions) error {
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openOwnMailbox(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, rulesErr)
 	box := mailbox.Unread
 	if opts.all {
 		box = mailbox.All
@@ -94,6 +96,7 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		}
 		return nil
 	}
+	titleRoom := titleWidth(io.width, items, opts.all)
 	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
 	if opts.all {
 		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID\tSTATE")
@@ -105,6 +108,7 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		if it.Unverified {
 			title = mailbox.Unverified + ": " + title
 		}
+		title = clip(title, titleRoom)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s", localTime(it.Time), it.Priority, safetext.Line(it.From), title, it.ID)
 		if opts.all {
 			state := "new"
@@ -122,4 +126,33 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		fmt.Fprintf(io.out, "%s: %d listed here were not delivered by switchboard: written into the inbox by hand, their sender and content are unproven\n", mailbox.Unverified, unverified)
 	}
 	return nil
+}
+
+// titleWidth is the room a terminal width columns wide leaves for the
+// titles of the inbox, with every other column whole; 0 means no limit (not
+// a terminal). Titles keep at least 20 columns, however narrow it is.
+func titleWidth(width int, items []inboxItem, withState bool) int {
+	if width <= 0 {
+		return 0
+	}
+	const gap = 2
+	priority, from, id := len("PRIORITY"), len("FROM"), len("ID")
+	for _, it := range items {
+		priority = max(priority, utf8.RuneCountInString(it.Priority))
+		from = max(from, utf8.RuneCountInString(safetext.Line(it.From)))
+		id = max(id, utf8.RuneCountInString(it.ID))
+	}
+	used := len("2006-01-02 15:04:05") + priority + from + id + 4*gap
+	if withState {
+		used += len("STATE") + gap
+	}
+	return max(width-used-1, 20)
+}
+
+// clip shortens s to n columns, ending it with "…" when cut; n 0 keeps it.
+func clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
 }

@@ -54,9 +54,5 @@ func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
 		Priority: mailbox.PriorityUrgent,
 		Type:     mailbox.TypeInterrupt,
 	}
-	if err := post(io, ws, msg); err != nil {
-		return err
-	}
-	printID(io, g, msg.ID)
-	return nil
+	return printPosted(io, g, msg.ID, post(io, ws, msg))
 }

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"switchboard/rules"
 	"switchboard/safetext"
 	"switchboard/watch"
 
@@ -53,7 +55,7 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 		return err
 	}
 	if opts.agent != "" && !ws.rules.Knows(opts.agent) {
-		return fmt.Errorf("%q is not an agent of this team (%s)", opts.agent, strings.Join(ws.rules.Agents(), ", "))
+		return notAnAgent(ws.rules, opts.agent, "")
 	}
 	records, offset, err := mailbox.ReadLog(ws.store.LogPath(), 0)
 	if err != nil {
@@ -67,12 +69,12 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 		if len(shown) == 0 {
 			fmt.Fprintln(io.errOut, "no messages logged yet")
 		}
-		printLog(io.out, shown, g.json)
+		printLog(io.out, shown, g.json, pairWidth(ws.rules))
 		return nil
 	}
-	printLog(io.out, shown, g.json)
+	printLog(io.out, shown, g.json, pairWidth(ws.rules))
 	return followLog(ctx, ws.store.LogPath(), offset, func(records []mailbox.Record) {
-		printLog(io.out, filterLog(ws, opts, records), g.json)
+		printLog(io.out, filterLog(ws, opts, records), g.json, pairWidth(ws.rules))
 	})
 }
 
@@ -138,8 +140,20 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// printLog writes records as lines, or as JSON lines when following.
-func printLog(w io.Writer, records []mailbox.Record, asJSON bool) {
+// pairWidth is the width of the "from → to" column of the log: room for
+// the team's two longest names, so that the titles line up; a broadcast
+// or a message to several goes past it.
+func pairWidth(r *rules.Rules) int {
+	longest := 0
+	for _, name := range r.Agents() {
+		longest = max(longest, utf8.RuneCountInString(name))
+	}
+	return min(2*longest+len(" → "), 48)
+}
+
+// printLog writes records as lines (the from → to column pairWidth wide),
+// or as JSON lines.
+func printLog(w io.Writer, records []mailbox.Record, asJSON bool, pairWidth int) {
 	if asJSON {
 		for _, e := range logJSON(records) {
 			writeCompactJSON(w, e)
@@ -147,11 +161,11 @@ func printLog(w io.Writer, records []mailbox.Record, asJSON bool) {
 		return
 	}
 	for _, r := range records {
-		fmt.Fprintln(w, logLine(r))
+		fmt.Fprintln(w, logLine(r, pairWidth))
 	}
 }
 
-func logLine(r mailbox.Record) string {
+func logLine(r mailbox.Record, pairWidth int) string {
 	m := r.Message
 	to := strings.Join(m.To, ", ")
 	if m.IsBroadcast() {
@@ -186,7 +200,11 @@ func logLine(r mailbox.Record) string {
 	for _, note := range r.Notes {
 		outcome += " (" + note + ")"
 	}
-	return safetext.Line(fmt.Sprintf("%5d  %s  %s → %s  %s%s  — %s", r.Seq, localTime(r.Time), m.From, to, m.Title, flag, outcome))
+	pair := m.From + " → " + to
+	if pad := pairWidth - utf8.RuneCountInString(pair); pad > 0 {
+		pair += strings.Repeat(" ", pad)
+	}
+	return safetext.Line(fmt.Sprintf("%5d  %s  %s  %s%s  — %s", r.Seq, localTime(r.Time), pair, m.Title, flag, outcome))
 }
 
 // followLog calls emit with each batch of records appended after offset,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -22,7 +23,7 @@ func post(io *streams, ws *caller, msg *mailbox.Message) error {
 	}
 	route := ws.rules.Route(ws.agent, msg.To)
 	if len(route.Unknown) > 0 {
-		return fmt.Errorf("unknown recipient %s; the team is: %s", strings.Join(route.Unknown, ", "), strings.Join(ws.rules.Agents(), ", "))
+		return notAnAgent(ws.rules, route.Unknown[0], "(check --to); nothing was sent")
 	}
 	var blocked []string
 	for _, b := range route.Blocked {
@@ -43,7 +44,38 @@ func post(io *streams, ws *caller, msg *mailbox.Message) error {
 		}
 		return nil
 	}
-	return refusedError(fmt.Errorf("BLOCKED by the rules: %s (the attempt is logged)", strings.Join(blocked, "; ")))
+	return refusedError(&blockedError{reasons: blocked})
+}
+
+// blockedError is a message the rules keep from every recipient: it went
+// out (the master logs the attempt) but reaches no one.
+type blockedError struct{ reasons []string }
+
+func (e *blockedError) Error() string {
+	return fmt.Sprintf("BLOCKED by the rules: %s (the attempt is logged)", strings.Join(e.reasons, "; "))
+}
+
+// printPosted reports a message just posted: its id on stdout, or nothing
+// there when the rules block it (it reaches no one); with --json, its
+// status, and the reason when blocked.
+func printPosted(io *streams, g *globals, id string, err error) error {
+	var blocked *blockedError
+	switch {
+	case err == nil && g.json:
+		writeCompactJSON(io.out, postStatus{ID: id, Status: "sent"})
+	case err == nil:
+		fmt.Fprintln(io.out, id)
+	case errors.As(err, &blocked) && g.json:
+		writeCompactJSON(io.out, postStatus{ID: id, Status: "blocked", Reason: strings.Join(blocked.reasons, "; ")})
+	}
+	return err
+}
+
+// postStatus is what --json prints of a message posted.
+type postStatus struct {
+	ID     string `json:"id"`
+	Status string `json:"status"` // sent, or blocked
+	Reason string `json:"reason,omitempty"`
 }
 
 // readBody returns the --content value, or standard input when the value is

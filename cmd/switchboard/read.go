@@ -46,13 +46,17 @@ is printed under an UNVERIFIED line, and "unverified": true in --json;
 }
 
 func runRead(io *streams, g *globals, opts *readOptions) error {
-	if (opts.id == "") == !opts.next {
+	switch {
+	case opts.id == "" && !opts.next:
+		return usageError("say which message: give its id (`switchboard inbox` lists them), or --next for the next one")
+	case opts.id != "" && opts.next:
 		return usageError("give a message id or --next, not both")
 	}
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openOwnMailbox(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, rulesErr)
 	v := ws.store.NewVoucher()
 	defer v.Close()
 	var entry mailbox.Entry

@@ -17,6 +17,7 @@ type replyOptions struct {
 	title        string
 	priority     string
 	option       string
+	again        bool
 }
 
 func newReplyCmd(io *streams, g *globals) *cobra.Command {
@@ -28,7 +29,8 @@ func newReplyCmd(io *streams, g *globals) *cobra.Command {
 response, titled "Re: <title>", with the message's correlation id (or its id,
 when it had none) and in_reply_to set to its id. The message is marked read.
 An id prefix is enough when it is unique. A request sent with switchboard ask
---options is answered with --option, which must be one of them.`,
+--options is answered with --option, which must be one of them. A message you
+have answered already is not answered again unless you pass --again.`,
 		Example: `  switchboard reply 0193a7c2 --content "Looks good; merge it."
   switchboard reply 0193a7c2 --option yes
   switchboard reply 0193a7c2 --option no --content "Not before the backup finishes."
@@ -45,6 +47,7 @@ An id prefix is enough when it is unique. A request sent with switchboard ask
 	f.StringVar(&opts.title, "title", "", "the title (default \"Re: <title of the message>\")")
 	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
 	f.StringVar(&opts.option, "option", "", "the chosen answer to a request that lists options")
+	f.BoolVar(&opts.again, "again", false, "answer a message you have answered already")
 	return cmd
 }
 
@@ -63,6 +66,15 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	}
 	if orig.From == mailbox.System {
 		return fmt.Errorf("message %s is a notice from switchboard, which cannot be answered", orig.ID)
+	}
+	if !opts.again {
+		earlier, err := ws.store.RepliesTo(ws.agent, orig.ID, orig.Timestamp)
+		if err != nil {
+			return err
+		}
+		if len(earlier) > 0 {
+			return usageError("you have answered message %s already (reply %s); pass --again to send another answer", orig.ID, earlier[0])
+		}
 	}
 	content, err := readBody(io, opts.content, opts.contentGiven)
 	if err != nil {
@@ -84,11 +96,10 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 		reply.Title = opts.title
 	}
 	if err := post(io, ws, reply); err != nil {
-		return err
+		return printPosted(io, g, reply.ID, err)
 	}
 	if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
 		return err
 	}
-	printID(io, g, reply.ID)
-	return nil
+	return printPosted(io, g, reply.ID, nil)
 }

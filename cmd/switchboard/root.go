@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -25,7 +26,7 @@ func run(args []string, io *streams) int {
 	cmd := newRootCmdWith(io, g)
 	cmd.SetArgs(args)
 	err := withHint(cmd.ExecuteContext(ctx))
-	if err != nil {
+	if err != nil && !errors.Is(err, errSaid) {
 		fmt.Fprintf(io.errOut, "switchboard: %v\n", runnable(err.Error(), stagedHere(g)))
 	}
 	return exitCode(err)
@@ -49,7 +50,9 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
   switchboard inbox --as reviewer_agent`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	root.SetOut(io.out)
 	root.SetErr(io.errOut)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
@@ -92,6 +95,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newBenchCmd(io, g),
 		newDemoPlayCmd(io, g),
 	)
+	completion(root, g)
 	return root
 }
 

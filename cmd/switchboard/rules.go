@@ -53,7 +53,7 @@ func runRulesCheck(io *streams, g *globals) error {
 			"forbidden": len(r.Forbidden), "warnings": nonNil(warnings),
 		})
 	}
-	fmt.Fprintf(io.out, "%s: valid, %d agents, %d forbidden %s\n", r.Path, len(r.Agents()), len(r.Forbidden), plural(len(r.Forbidden), "entry", "entries"))
+	fmt.Fprintf(io.out, "%s: valid, %d agents and the operator, %d forbidden %s\n", r.Path, r.AgentCount(), len(r.Forbidden), plural(len(r.Forbidden), "entry", "entries"))
 	for _, w := range warnings {
 		fmt.Fprintf(io.out, "warning: %s\n", w)
 	}
@@ -64,6 +64,8 @@ func newRulesExplainCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain FROM TO",
 		Short: "Say whether FROM may send to TO, and which lines of the rules decide it",
+		Long: `Say whether FROM may send to TO, and which lines of the rules decide it. Exits
+0 when the rules allow it and 3 when they block it, so that scripts can ask.`,
 		Example: `  switchboard rules explain developer_agent reviewer_agent
   switchboard rules explain tester_agent reviewer_agent --json`,
 		Args: args(2, 2),
@@ -80,20 +82,26 @@ func runRulesExplain(io *streams, g *globals, from, to string) error {
 	}
 	for _, agent := range []string{from, to} {
 		if !ws.rules.Knows(agent) {
-			return fmt.Errorf("%q is not an agent of this team; see switchboard rules check", agent)
+			return notAnAgent(ws.rules, agent, "")
 		}
 	}
 	d := ws.rules.Decide(from, to)
 	if g.json {
-		return writeJSON(io.out, d)
-	}
-	if d.Allowed {
-		fmt.Fprintf(io.out, "allowed: %s → %s\n", from, to)
+		if err := writeJSON(io.out, d); err != nil {
+			return err
+		}
 	} else {
-		fmt.Fprintf(io.out, "BLOCKED: %s → %s: %s\n", from, to, d.Reason)
+		if d.Allowed {
+			fmt.Fprintf(io.out, "allowed: %s → %s\n", from, to)
+		} else {
+			fmt.Fprintf(io.out, "BLOCKED: %s → %s: %s\n", from, to, d.Reason)
+		}
+		for _, because := range d.Because {
+			fmt.Fprintf(io.out, "  %s\n", because)
+		}
 	}
-	for _, because := range d.Because {
-		fmt.Fprintf(io.out, "  %s\n", because)
+	if !d.Allowed {
+		return exitWith(exitRefused) // for scripts: if switchboard rules explain A B; then ...
 	}
 	return nil
 }

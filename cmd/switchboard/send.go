@@ -77,9 +77,5 @@ func runSend(io *streams, g *globals, opts *sendOptions) error {
 		CorrelationID:    opts.correlationID,
 		InReplyTo:        opts.replyTo,
 	}
-	err = post(io, ws, msg)
-	if err == nil || exitCode(err) == exitRefused {
-		printID(io, g, msg.ID)
-	}
-	return err
+	return printPosted(io, g, msg.ID, post(io, ws, msg))
 }

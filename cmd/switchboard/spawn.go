@@ -94,7 +94,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	case errors.Is(err, rules.ErrPrivilegedProfile):
 		return refusedError(fmt.Errorf("%s may not spawn from profile %s: its agents oversee or interrupt the team, which %s may not", ws.agent, opts.profile, ws.agent))
 	case !ws.rules.Knows(parent):
-		return fmt.Errorf("--parent %s is not an agent of this team", parent)
+		return notAnAgent(ws.rules, parent, "(check --parent)")
 	case errors.Is(err, rules.ErrOtherParent):
 		return refusedError(fmt.Errorf("%s may spawn agents for itself only: leave out --parent, or ask an overseer", ws.agent))
 	}
@@ -141,7 +141,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 		if parent != ws.agent {
 			as = " --as " + parent
 		}
-		fmt.Fprintf(io.out, "its task is message %s; its answer goes to %s: switchboard wait %s%s\n", res.Task, parent, name, as)
+		fmt.Fprintln(io.out, runnable(fmt.Sprintf("its task is message %s; its answer goes to %s: `switchboard wait %s%s`", res.Task, parent, name, as), ws.folder.Binary()))
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -30,10 +31,9 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			value := json.RawMessage(a[1])
-			if !json.Valid(value) {
-				quoted, _ := json.Marshal(a[1])
-				value = quoted
+			value, err := stateValue(a[1])
+			if err != nil {
+				return err
 			}
 			err = ws.folder.Bulletin().Update(func(b *bulletin.Bulletin) error {
 				b.SharedState[a[0]] = value
@@ -100,4 +100,21 @@ func compactJSON(v json.RawMessage) string {
 		return string(v)
 	}
 	return b.String()
+}
+
+// stateValue reads a value given to state set: JSON, or a bare word taken
+// as a string. Text that starts as a JSON object, list or string does but
+// does not parse is a mistake, not a string.
+func stateValue(text string) (json.RawMessage, error) {
+	value := json.RawMessage(text)
+	if json.Valid(value) {
+		return value, nil
+	}
+	if trimmed := strings.TrimSpace(text); trimmed != "" && strings.ContainsRune(`{["`, rune(trimmed[0])) {
+		var v any
+		err := json.Unmarshal(value, &v)
+		return nil, usageError("%q is not valid JSON (%v); quote a string for the shell as '\"%s\"'", text, err, strings.Trim(text, `"`))
+	}
+	quoted, _ := json.Marshal(text)
+	return quoted, nil
 }

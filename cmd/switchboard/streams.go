@@ -3,6 +3,8 @@ package main
 import (
 	"io"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // streams are the process's standard files, passed down so that tests can
@@ -17,6 +19,9 @@ type streams struct {
 	// terminal is true when standard input is a terminal, which attach can
 	// hand to tmux.
 	terminal bool
+	// width is the number of columns of the terminal standard output
+	// writes to; 0 when it writes to a pipe or a file.
+	width int
 }
 
 func systemStreams() *streams {
@@ -26,5 +31,14 @@ func systemStreams() *streams {
 		piped = mode&os.ModeNamedPipe != 0 || mode.IsRegular()
 		terminal = mode&os.ModeCharDevice != 0
 	}
-	return &streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, stdinIsPipe: piped, terminal: terminal}
+	return &streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, stdinIsPipe: piped, terminal: terminal, width: terminalWidth(os.Stdout)}
+}
+
+// terminalWidth is the width of the terminal f is, or 0.
+func terminalWidth(f *os.File) int {
+	ws, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	if err != nil {
+		return 0
+	}
+	return int(ws.Col)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"switchboard/watch"
@@ -117,7 +118,12 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err := waitForMaster(ctx, ws); err != nil {
 		return err
 	}
+	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s)\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket)
+	reportEarlyExits(io, ws, exited)
 	if opts.demo {
 		if err := startDirector(ctx, client, opts.session, ws.root, opts.demoPause); err != nil {
 			return err
@@ -126,6 +132,36 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	return attachOrHint(io, opts, ws.folder.Binary())
 }
+
+// earlyExitGrace is how long after its pane started an agent's program is
+// watched by up: one that ends within it did not start (a typo in its
+// command, a bad flag).
+const earlyExitGrace = 500 * time.Millisecond
+
+// reportEarlyExits tells the person which agents' programs ended at once,
+// what they printed, and where to fix them; the rest of the team runs.
+func reportEarlyExits(io *streams, ws *caller, exited []agents.Exited) {
+	for _, e := range exited {
+		status := "was ended by a signal"
+		if e.Status != nil {
+			status = fmt.Sprintf("exited with status %d", *e.Status)
+		}
+		fmt.Fprintf(io.errOut, "%s %s as it started; it printed:\n", e.Agent, status)
+		if len(e.Output) == 0 {
+			fmt.Fprintln(io.errOut, "    (nothing)")
+		}
+		for _, line := range e.Output {
+			fmt.Fprintf(io.errOut, "    %s\n", line)
+		}
+		where := "its command"
+		if profile := filepath.Join("agents", e.Agent+".yaml"); statOK(filepath.Join(ws.root, profile)) {
+			where = "the command in " + profile
+		}
+		fmt.Fprintln(io.errOut, runnable(fmt.Sprintf("  fix %s, then restart the team with `switchboard down` and `switchboard up`; the other agents run", where), ws.folder.Binary()))
+	}
+}
+
+func statOK(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // ensureMaster starts the master in the session's master window when none
 // runs, as after a master that was stopped by hand.

@@ -57,7 +57,13 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 		if ws.folder.HasMailbox(agent) {
 			return fmt.Errorf("%s is no longer an agent of this team (closed?); its mail stays in %s", agent, ws.store.AgentDir(agent))
 		}
-		return fmt.Errorf("%s is not an agent of this team", agent)
+		return notAnAgent(ws.rules, agent, "")
+	}
+	switch parent, spawned := ws.rules.Parent(agent); {
+	case !spawned:
+		return usageError("%s was not spawned, so no task of yours waits for its answer: wait is for the helpers you spawn; ask it with `switchboard ask --to %s --title \"...\"`, or see your mail with `switchboard inbox`", agent, agent)
+	case parent != ws.agent:
+		return usageError("%s answers to %s, not to %s: its response goes to %s's inbox", agent, parent, ws.agent, parent)
 	}
 	if timeout > 0 {
 		var cancel context.CancelFunc

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -40,9 +41,57 @@ func openWorkspace(g *globals) (*caller, error) {
 		return nil, err
 	}
 	if !r.Knows(agent) {
-		return nil, fmt.Errorf("%q is not an agent of this team (%s); check --as or SWITCHBOARD_AGENT", agent, strings.Join(r.Agents(), ", "))
+		return nil, notAnAgent(r, agent, "(check --as or SWITCHBOARD_AGENT)")
 	}
 	return &caller{folder: folder, root: folder.Root, rules: r, store: folder.Store, agent: agent}, nil
+}
+
+// openOwnMailbox is openWorkspace for commands that act on the caller's own
+// mailbox or stop the team: they need no rules, so a rules file that does
+// not load (being edited, broken) does not keep anyone from their mail or
+// from down. The caller is then known by its mailbox, and rules is nil;
+// rulesErr says why.
+func openOwnMailbox(g *globals) (ws *caller, rulesErr error, err error) {
+	ws, err = openWorkspace(g)
+	var broken *rules.Error
+	if err == nil || !errors.As(err, &broken) {
+		return ws, nil, err
+	}
+	folder, ferr := findWorkspace(g)
+	if ferr != nil {
+		return nil, nil, ferr
+	}
+	agent, aerr := whoIsAsking(g, folder, nil)
+	if aerr != nil {
+		return nil, nil, aerr
+	}
+	if agent != mailbox.Operator && !folder.HasMailbox(agent) {
+		return nil, nil, err
+	}
+	return &caller{folder: folder, root: folder.Root, store: folder.Store, agent: agent}, err, nil
+}
+
+// notAnAgent is the usage error for a name that is not one of the team's,
+// with the name it may have meant; next says where the name came from.
+func notAnAgent(r *rules.Rules, name, next string) error {
+	msg := fmt.Sprintf("%q is not an agent of this team", name)
+	if near, ok := r.Closest(name); ok {
+		msg += fmt.Sprintf("; did you mean %s?", near)
+	} else {
+		msg += fmt.Sprintf(" (the team: %s)", strings.Join(r.Agents(), ", "))
+	}
+	if next != "" {
+		msg += " " + next
+	}
+	return usageError("%s", msg)
+}
+
+// warnBrokenRules tells the person, beside what a command did without the
+// rules, that they do not load.
+func warnBrokenRules(io *streams, rulesErr error) {
+	if rulesErr != nil {
+		fmt.Fprintf(io.errOut, "warning: %v\n  the rules do not load: a running master keeps the rules it had; send, up and master refuse until the file is fixed (`switchboard rules check` says when it is)\n", rulesErr)
+	}
 }
 
 // findWorkspace is the workspace of --root, else SWITCHBOARD_ROOT, else the

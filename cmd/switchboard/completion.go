@@ -1,0 +1,126 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/hooks"
+	"switchboard/mailbox"
+	"switchboard/profile"
+)
+
+// completion teaches the shell completion cobra generates (switchboard
+// completion bash|zsh|fish) the team it runs in: agent names where a
+// command takes an agent, message ids where it takes a message, and the
+// values of the flags that have a fixed set.
+func completion(root *cobra.Command, g *globals) {
+	agentsFunc := func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		return teamNames(g), cobra.ShellCompDirectiveNoFileComp
+	}
+	fixed := func(values ...string) cobra.CompletionFunc {
+		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
+	}
+	flagValues := map[string]cobra.CompletionFunc{
+		"as":     agentsFunc,
+		"to":     agentsFunc,
+		"parent": agentsFunc,
+		"agent":  agentsFunc,
+		"profile": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return profileNames(g), cobra.ShellCompDirectiveNoFileComp
+		},
+		"priority": fixed(mailbox.Priorities()...),
+		"type":     fixed(mailbox.Types()...),
+		"kind":     fixed(hooks.WireKinds...),
+	}
+	formats := map[string][]string{"status": {"box", "line", "json"}, "graph": {"mermaid", "dot"}}
+	agentArgs := map[string]int{"wait": 1, "close": 1, "interrupt": 1, "cancel": 1, "explain": 2}
+	idArgs := map[string]mailbox.Box{"read": mailbox.Unread, "reply": mailbox.All}
+
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for name, complete := range flagValues {
+			if cmd.LocalFlags().Lookup(name) != nil || (cmd == root && cmd.PersistentFlags().Lookup(name) != nil) {
+				_ = cmd.RegisterFlagCompletionFunc(name, complete)
+			}
+		}
+		if values, ok := formats[cmd.Name()]; ok {
+			_ = cmd.RegisterFlagCompletionFunc("format", fixed(values...))
+		}
+		if n, ok := agentArgs[cmd.Name()]; ok {
+			cmd.ValidArgsFunction = func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+				if len(args) >= n {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return agentsFunc(c, args, prefix)
+			}
+		}
+		if box, ok := idArgs[cmd.Name()]; ok {
+			cmd.ValidArgsFunction = func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return messageIDs(g, box), cobra.ShellCompDirectiveNoFileComp
+			}
+		}
+		for _, sub := range cmd.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+}
+
+// teamNames are the agents of the workspace's rules; none when there is
+// no workspace or its rules do not load.
+func teamNames(g *globals) []string {
+	ws, err := findWorkspace(g)
+	if err != nil {
+		return nil
+	}
+	r, err := ws.Rules()
+	if err != nil {
+		return nil
+	}
+	return r.Agents()
+}
+
+// profileNames are the profiles of the workspace.
+func profileNames(g *globals) []string {
+	ws, err := findWorkspace(g)
+	if err != nil {
+		return nil
+	}
+	profiles, err := profile.LoadProfiles(ws.Profiles())
+	if err != nil {
+		return nil
+	}
+	names := make([]string, 0, len(profiles))
+	for name := range profiles {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// messageIDs are the ids of the caller's mail in box, each with its title
+// as the description the shell shows beside it.
+func messageIDs(g *globals, box mailbox.Box) []string {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return nil
+	}
+	entries, err := ws.store.List(ws.agent, box)
+	if err != nil {
+		return nil
+	}
+	ids := make([]string, 0, len(entries))
+	for _, e := range entries {
+		m, err := mailbox.Load(e.Path)
+		if err != nil {
+			continue
+		}
+		ids = append(ids, m.ID+"\t"+strings.ReplaceAll(m.Title, "\t", " "))
+	}
+	return ids
+}
