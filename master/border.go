@@ -18,5 +18,8 @@ func borderOf(v *view, unread, urgent int) string {
 			title += fmt.Sprintf(" (%d urgent)", urgent)
 		}
 	}
+	if v.alert != nil {
+		title += " · " + v.alert.text
+	}
 	return title
 }

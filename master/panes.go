@@ -56,6 +56,15 @@ type view struct {
 	pending    []announcement
 	typing     bool
 	border     string
+	// alert is an interrupt shown on a shell agent's screen: its border
+	// says it until the message is read.
+	alert *alert
+}
+
+// alert is what a pane's border says of an interrupt not read yet.
+type alert struct {
+	file string // the delivered interrupt, to see whether it is still unread
+	text string
 }
 
 func newPanes(m *Master) *panes {
@@ -76,6 +85,11 @@ func (p *panes) announce(agent string, a announcement) {
 	v := p.viewOf(agent)
 	v.pending = append(v.pending, a)
 	p.mu.Unlock()
+	p.wake()
+}
+
+// wake makes the panes' loop look again now, not at its next tick.
+func (p *panes) wake() {
 	select {
 	case p.kick <- struct{}{}:
 	default:
@@ -135,10 +149,20 @@ func (p *panes) look(ctx context.Context) {
 	}
 	p.mu.Lock()
 	notReady := make(map[string]bool)
+	alerts := make(map[string]*alert)
 	for name := range session.Agents {
-		notReady[name] = !p.viewOf(name).ready
+		v := p.viewOf(name)
+		notReady[name] = !v.ready
+		if v.alert != nil {
+			alerts[name] = v.alert
+		}
 	}
 	p.mu.Unlock()
+	for name, a := range alerts {
+		if !p.store.IsUnread(name, a.file) {
+			alerts[name] = nil // read: the border may forget it
+		}
+	}
 	// The disk is read before the lock is taken: routing, which announces
 	// under the same lock, never waits for it.
 	var watchScreens []string
@@ -204,6 +228,9 @@ func (p *panes) look(ctx context.Context) {
 		n, urgent := mail[name][0], mail[name][1]
 		unread += n
 		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
+		if a, checked := alerts[name]; checked && a == nil {
+			v.alert = nil
+		}
 		if border := borderOf(v, n, urgent); border != v.border {
 			v.border = border
 			labels.Title[seat.Pane] = border

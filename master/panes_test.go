@@ -233,6 +233,41 @@ func TestAShellIsShownTheNoticeNotTypedAt(t *testing.T) {
 	}
 }
 
+// TestAShellsInterruptStaysOnItsBorderUntilRead: the display of an
+// interrupt lasts seconds, which a person away from the screen misses; the
+// pane's border says it until the message is read.
+func TestAShellsInterruptStaysOnItsBorderUntilRead(t *testing.T) {
+	r := newPaneRig(t)
+	r.state("tester_agent", mailbox.StateIdle)
+	a := r.deliver("tester_agent", "Stop: the build on main is red", 4)
+	r.panes.mu.Lock()
+	r.panes.viewOf("tester_agent").pending[0].interrupt = true
+	r.panes.mu.Unlock()
+	r.look()
+	r.look()
+	want := "Tester Agent · idle · 1 new · INTERRUPT from Reviewer Agent: Stop: the build on main is red (switchboard read " + a.id + ")"
+	if border := r.tmux.labels["%1 @sb_title"]; border != want {
+		t.Errorf("border after the interrupt = %q; want %q", border, want)
+	}
+	for range 3 {
+		r.look()
+	}
+	if border := r.tmux.labels["%1 @sb_title"]; border != want {
+		t.Errorf("border seconds later = %q; want it kept: %q", border, want)
+	}
+	entry, err := r.ws.Store.Find("tester_agent", a.id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ws.Store.MarkRead("tester_agent", entry); err != nil {
+		t.Fatal(err)
+	}
+	r.look()
+	if border := r.tmux.labels["%1 @sb_title"]; border != "Tester Agent · idle" {
+		t.Errorf("border once read = %q; want %q", border, "Tester Agent · idle")
+	}
+}
+
 func TestAGonePaneIsExited(t *testing.T) {
 	r := newPaneRig(t)
 	r.tmux.mu.Lock()

@@ -81,8 +81,15 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 	for _, a := range interrupts {
 		line := interruptLine(a, p.displayName)
 		if shell {
+			// The display lasts seconds; the border keeps it until the
+			// person has read the message.
+			text := fmt.Sprintf("INTERRUPT from %s: %s (switchboard read %s)", p.displayName(a.from), tmux.Sanitize(a.title), a.id)
+			p.mu.Lock()
+			p.viewOf(agent).alert = &alert{file: a.file, text: text}
+			p.mu.Unlock()
 			p.display(ctx, c, seat.Pane, line)
-			p.m.logf("#%d interrupt for %s shown on its screen (a shell is never typed at)", a.seq, agent)
+			p.m.logf("#%d interrupt for %s shown on its screen and border (a shell is never typed at)", a.seq, agent)
+			p.wake()
 			continue
 		}
 		if err := c.Interrupt(ctx, seat.Pane); err != nil {

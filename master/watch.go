@@ -24,6 +24,11 @@ type watcher struct {
 	stopped chan struct{}
 }
 
+// Watches is how many folders the master watches for a team of agents
+// (the operator included): the workspace and the mailboxes folder, and
+// each agent's outbox, inbox and read folder.
+func Watches(agents int) int { return 2 + 3*agents }
+
 // ErrNoInotify is returned when the master cannot watch with inotify:
 // polling works where it does not.
 var ErrNoInotify = errors.New("inotify unavailable")

@@ -31,6 +31,16 @@ const (
 
 var kinds = []string{KindClaude, KindCodex, KindGemini, KindShell, KindGeneric}
 
+// NpmPackage is the npm package that installs the client of an agent kind;
+// "" for kinds that are not an agent client.
+func NpmPackage(kind string) string {
+	return map[string]string{
+		KindClaude: "@anthropic-ai/claude-code",
+		KindCodex:  "@openai/codex",
+		KindGemini: "@google/gemini-cli",
+	}[kind]
+}
+
 // Where an agent's permission prompts go (Profile.Approvals).
 const (
 	ApprovalsParent = "parent"

@@ -64,6 +64,15 @@ func Installed() bool {
 	return err == nil
 }
 
+// Version is what the tmux on PATH says it is ("tmux 3.4").
+func Version(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, "tmux", "-V").Output()
+	if err != nil {
+		return "", fmt.Errorf("tmux -V: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // PaneSpec describes the process to start in a new pane.
 type PaneSpec struct {
 	Dir     string

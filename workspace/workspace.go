@@ -63,6 +63,10 @@ func Find(dir string) (*Workspace, error) {
 // RulesPath is the team's communication_rules.yaml.
 func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, rules.FileName) }
 
+// DemoMarker is the file that marks a workspace up --demo made, which
+// down --purge may delete whole.
+func (w *Workspace) DemoMarker() string { return filepath.Join(w.Root, ".switchboard-demo") }
+
 // Profiles is the folder of the agents' profiles.
 func (w *Workspace) Profiles() string { return filepath.Join(w.Root, ProfilesDir) }
 

@@ -46,6 +46,10 @@ func prepareDemo(dir string) (string, error) {
 	if bash, err := exec.LookPath("bash"); err == nil {
 		shell = bash // its prompt hook shows the box
 	}
+	marker := "made by switchboard up --demo: switchboard down --purge deletes this folder\n"
+	if err := os.WriteFile(workspace.New(abs).DemoMarker(), []byte(marker), 0o644); err != nil {
+		return "", fmt.Errorf("write the demo team: %w", err)
+	}
 	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
 		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", profile.DisplayName(name), strconv.Quote(shell))
 		if err := os.WriteFile(filepath.Join(workspace.New(abs).Profiles(), name+".yaml"), []byte(profile), 0o644); err != nil {

@@ -73,4 +73,12 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		narrator, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()
 		return strings.Contains(string(dev), "\nyes\n") && strings.Contains(string(narrator), "Done: 11 messages routed, 1 blocked")
 	})
+
+	// The demo's folder goes with down --purge, as its last line says.
+	if out := tm.must("down", "--purge", "--root", dir); !strings.Contains(out, "deleted the demo folder "+dir) {
+		t.Errorf("down --purge said:\n%s", out)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("after down --purge, the demo folder is still there (%v)", err)
+	}
 }

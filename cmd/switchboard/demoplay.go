@@ -96,7 +96,7 @@ Try next, in this pane (you are the operator) or in any agent's pane:
   switchboard ask --to developer_agent --title "Ready?" --options yes,no   (answer in its pane: switchboard reply ID --option yes)
   switchboard spawn --profile reviewer_agent --task "Review auth.go"       (then: switchboard wait reviewer_agent-1)
   switchboard rules graph
-The workspace is %s; stop the team with: switchboard down --root %s
+The workspace is %s; stop the team and delete it with: switchboard down --purge --root %s
 `, d.root, d.root)
 	return nil
 }

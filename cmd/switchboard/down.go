@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -17,26 +18,35 @@ import (
 )
 
 func newDownCmd(io *streams, g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "down",
+	var purge bool
+	cmd := &cobra.Command{
+		Use:   "down [--purge]",
 		Short: "Stop the master and the team's tmux session; mail stays",
 		Long: `Stop the master process and the team's tmux session. Every message stays in
-mailboxes/, read or unread; switchboard up brings the team back with it.`,
-		Example: `  switchboard down`,
-		Args:    args(0, 0),
+mailboxes/, read or unread; switchboard up brings the team back with it.
+--purge then deletes the workspace folder, for the folder of a demo (up
+--demo) only.`,
+		Example: `  switchboard down
+  switchboard down --purge --root /tmp/switchboard-demo-123`,
+		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runDown(cmd.Context(), io, g)
+			return runDown(cmd.Context(), io, g, purge)
 		},
 	}
+	cmd.Flags().BoolVar(&purge, "purge", false, "after stopping, delete the workspace folder (a demo's only)")
+	return cmd
 }
 
-func runDown(ctx context.Context, io *streams, g *globals) error {
+func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 	// down typed in a pane of the team is hung up on with the rest of the
 	// team; it finishes first.
 	signal.Ignore(syscall.SIGHUP)
 	ws, rulesErr, err := openOwnMailbox(g)
 	if err != nil {
 		return err
+	}
+	if _, err := os.Stat(ws.folder.DemoMarker()); purge && err != nil {
+		return usageError("--purge deletes only the folder of a demo (up --demo), and %s is not one: nothing was stopped; its mail is yours to keep or delete", ws.root)
 	}
 	if rulesErr != nil && ws.agent != mailbox.Operator {
 		return refusedError(fmt.Errorf("%w; with rules that do not load, only the person at the keyboard may stop the team: outside the team's panes, run `switchboard down --as operator`", rulesErr))
@@ -76,6 +86,13 @@ func runDown(ctx context.Context, io *streams, g *globals) error {
 	}
 	if !stopped {
 		fmt.Fprintln(io.out, "nothing was running")
+	}
+	if purge {
+		if err := os.RemoveAll(ws.root); err != nil {
+			return fmt.Errorf("delete the demo folder: %w", err)
+		}
+		fmt.Fprintf(io.out, "deleted the demo folder %s\n", ws.root)
+		return nil
 	}
 	fmt.Fprintf(io.out, "mail is kept in %s\n", ws.store.Dir)
 	return nil

@@ -72,7 +72,9 @@ func writeTestFile(t testing.TB, path, text string) {
 // and exit code.
 func (tm *team) switchboard(args ...string) (string, int) {
 	cmd := exec.Command("switchboard", args...)
-	cmd.Dir = tm.root
+	if _, err := os.Stat(tm.root); err == nil { // down --purge deletes it
+		cmd.Dir = tm.root
+	}
 	env := tm.env
 	if env == nil {
 		env = os.Environ()

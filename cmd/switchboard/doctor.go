@@ -1,0 +1,210 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/master"
+	"switchboard/profile"
+	"switchboard/rules"
+	"switchboard/tmux"
+	"switchboard/watch"
+	"switchboard/workspace"
+)
+
+// finding is one line of doctor: ok, a note (worth knowing, nothing
+// broken), or something to fix, with what to do.
+type finding struct {
+	Check  string `json:"check"`
+	Level  string `json:"level"` // ok, note or fix
+	Detail string `json:"detail"`
+}
+
+const (
+	levelOK   = "ok"
+	levelNote = "note"
+	levelFix  = "fix"
+)
+
+// versionTimeout bounds how long an agent client gets to say its version.
+const versionTimeout = 5 * time.Second
+
+// hookSilence is how long after up a client with hooks may stay silent
+// before doctor says its hooks do not run.
+const hookSilence = time.Minute
+
+func newDoctorCmd(io *streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Check what the team needs: tmux, the rules, each agent's program and hooks, the master",
+		Long: `Check, one line each, what a team needs: tmux and its version, switchboard
+on your PATH, the workspace and its rules, the master, the inotify limits, and
+for each agent its program (with the version of Claude Code, Codex CLI or
+Gemini CLI) and, while the team runs, whether its hooks report. Each line says
+ok, note (worth knowing) or fix, with what to do. Exits 1 when something needs
+fixing.`,
+		Example: `  switchboard doctor
+  switchboard doctor --json`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			findings := diagnose(cmd.Context(), g)
+			staged := stagedHere(g)
+			for i := range findings {
+				findings[i].Detail = runnable(findings[i].Detail, staged)
+			}
+			if g.json {
+				if err := writeJSON(io.out, findings); err != nil {
+					return err
+				}
+			} else {
+				for _, f := range findings {
+					fmt.Fprintf(io.out, "%-4s  %-16s %s\n", f.Level, f.Check, f.Detail)
+				}
+			}
+			for _, f := range findings {
+				if f.Level == levelFix {
+					return exitWith(exitError)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+// diagnose runs every check it can: a check that cannot run for want of an
+// earlier one (no workspace, no rules) is left out.
+func diagnose(ctx context.Context, g *globals) []finding {
+	var out []finding
+	add := func(check, level, format string, args ...any) {
+		out = append(out, finding{Check: check, Level: level, Detail: fmt.Sprintf(format, args...)})
+	}
+	if v, err := tmux.Version(ctx); err != nil {
+		add("tmux", levelFix, "not installed: install it (apt-get install tmux, or brew install tmux)")
+	} else {
+		add("tmux", levelOK, "%s", v)
+	}
+	if onPath, err := exec.LookPath("switchboard"); err != nil {
+		add("switchboard", levelNote, "%s; not on your PATH: `go install ./cmd/switchboard` from the repository puts it there", version())
+	} else {
+		add("switchboard", levelOK, "%s (%s)", version(), onPath)
+	}
+
+	ws, err := findWorkspace(g)
+	if err != nil {
+		add("workspace", levelFix, "%v", withHint(err))
+		return out
+	}
+	add("workspace", levelOK, "%s", ws.Root)
+	r, err := ws.Rules()
+	if err != nil {
+		add("rules", levelFix, "%v", err)
+		return out
+	}
+	detail := fmt.Sprintf("%s valid: %d agents and the operator", rules.FileName, r.AgentCount())
+	if w := r.Warnings(); len(w) > 0 {
+		add("rules", levelNote, "%s; warning: %s", detail, strings.Join(w, "; warning: "))
+	} else {
+		add("rules", levelOK, "%s", detail)
+	}
+
+	running := false
+	if pid, ok := master.Running(ws); ok {
+		running = true
+		add("master", levelOK, "running (pid %d)", pid)
+	} else {
+		add("master", levelNote, "not running: `switchboard up` starts it with the team")
+	}
+	if watches, instances, ok := watch.InotifyLimits(); ok {
+		need := master.Watches(len(r.Agents()))
+		if watches < need || instances < 8 {
+			add("inotify", levelFix, "%d watches and %d instances per user; the master needs %d watches and a few instances: raise them (sudo sysctl fs.inotify.max_user_watches=%d fs.inotify.max_user_instances=128)", watches, instances, need, max(need*4, 8192))
+		} else {
+			add("inotify", levelOK, "%d watches and %d instances per user; the master needs %d watches", watches, instances, need)
+		}
+	}
+
+	team, _, err := profile.Team(ws, r.Agents())
+	if err != nil {
+		add("profiles", levelFix, "%v", err)
+		return out
+	}
+	session, up, _ := agents.LoadSession(ws)
+	vars := profile.DefaultVars(ws.Root)
+	for _, p := range team {
+		level, detail := agentFinding(ctx, ws, p, vars, running && up, session)
+		add(p.Name, level, "%s", detail)
+	}
+	return out
+}
+
+// agentFinding checks one agent: its program, and while the team runs,
+// whether its hooks report.
+func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profile, vars profile.Vars, teamUp bool, session *agents.Session) (string, string) {
+	expanded, err := p.Expand(vars)
+	if err != nil {
+		return levelFix, err.Error()
+	}
+	if len(expanded.Command) == 0 {
+		return levelOK, "a shell, for a person"
+	}
+	program := expanded.Command[0]
+	path, err := exec.LookPath(program)
+	if err != nil {
+		detail := fmt.Sprintf("%s is not installed, so up runs a shell for it", program)
+		if pkg := profile.NpmPackage(expanded.Kind); pkg != "" {
+			detail += "; install it with `npm install -g " + pkg + "`"
+		} else if p.Path != "" {
+			detail += "; fix the command in " + relativeTo(ws.Root, p.Path)
+		}
+		return levelNote, detail
+	}
+	detail := expanded.Kind + ": " + path
+	if profile.NpmPackage(expanded.Kind) != "" {
+		if v := programVersion(ctx, path); v != "" {
+			detail = fmt.Sprintf("%s %s (%s)", expanded.Kind, v, path)
+		}
+	}
+	if !teamUp || profile.NpmPackage(expanded.Kind) == "" {
+		return levelOK, detail
+	}
+	st, ok, err := ws.Store.ReadState(p.Name)
+	switch {
+	case err != nil || !ok:
+		return levelOK, detail
+	case st.Source == mailbox.SourceHook:
+		return levelOK, fmt.Sprintf("%s; its hooks report: %s since %s", detail, st.State, st.Since.Local().Format("15:04:05"))
+	case st.State == mailbox.StateExited:
+		return levelFix, fmt.Sprintf("%s; its program exited: look at its pane (`switchboard attach`)", detail)
+	case session != nil && time.Since(session.Started) > hookSilence:
+		return levelFix, fmt.Sprintf("%s; no hook of it has reported since the team came up at %s: its client does not run the hooks switchboard wired (see `switchboard hooks install --kind %s --agent %s`)", detail, session.Started.Local().Format("15:04:05"), expanded.Kind, p.Name)
+	}
+	return levelOK, detail
+}
+
+// programVersion is the first line an agent client prints for --version,
+// or "" when it says nothing in time.
+func programVersion(ctx context.Context, path string) string {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "--version").Output()
+	if err != nil {
+		return ""
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return line
+}
+
+func relativeTo(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
