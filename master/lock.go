@@ -37,7 +37,7 @@ func acquireLock(path string) (*lock, error) {
 			pid := readPid(f)
 			f.Close()
 			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("%w (pid %d); stop it with `kill %d` before starting another", ErrRunning, pid, pid)
+				return nil, fmt.Errorf("%w (pid %d)", ErrRunning, pid)
 			}
 			return nil, fmt.Errorf("lock %s: %w", path, err)
 		}

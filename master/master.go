@@ -153,13 +153,13 @@ func (m *Master) Run(ctx context.Context) error {
 		m.logf("%v; a full disk will leave the bulletin as it is", err)
 	}
 
+	m.panes = newPanes(m) // before the watch, whose events wake it
 	watch, err := m.startWatching(ctx)
 	if err != nil {
 		return err
 	}
 	defer watch.close()
 	m.watch = watch
-	m.panes = newPanes(m)
 	panesCtx, stopPanes := context.WithCancel(ctx)
 	panesDone := make(chan struct{})
 	go func() { defer close(panesDone); m.panes.run(panesCtx) }()
@@ -254,6 +254,9 @@ func (m *Master) syncAgents(watch *watcher) error {
 		}
 		if err := watch.addInbox(agent, m.store.InboxDir(agent), m.store.ReadDir(agent)); err != nil {
 			m.logf("%v; files put there by hand are reported when the inboxes are checked next", err)
+		}
+		if err := watch.addHome(agent, m.store.AgentDir(agent)); err != nil {
+			m.logf("%v; its state is looked at every %s", err, restTick)
 		}
 		m.watched[agent] = true
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -13,9 +14,19 @@ import (
 	"switchboard/tmux"
 )
 
-// DefaultPaneTick is how often the master looks at the panes: one batched
-// tmux call for the whole team each time.
+// DefaultPaneTick is how often the master looks at the panes while one of
+// them must be watched (an agent without hooks, a pane not ready yet, a
+// notice being typed): one batched tmux call for the whole team each time.
 const DefaultPaneTick = time.Second
+
+// restTick is how often the master looks at a team that needs no watching:
+// events wake it (a hook's state, mail delivered or read, a pane's death,
+// the session changed); this look is the safety net.
+const restTick = 30 * time.Second
+
+// lookGap is the least time between two looks: a burst of events (a
+// thousand messages delivered) makes a look every lookGap, not one each.
+const lookGap = 50 * time.Millisecond
 
 // panes is the master's side of the tmux session: it follows each agent's
 // state, keeps the pane borders current, and announces delivered messages in
@@ -36,6 +47,16 @@ type panes struct {
 	kick     chan struct{}
 	typingWG sync.WaitGroup
 	newTmux  func(socket string) *tmux.Client
+
+	// watching: the last look found something to follow by looking
+	// (screens, typing); else events wake the loop. Used by the loop alone.
+	watching bool
+	// eventDriven: the master hears of changes from fsnotify; polled, it
+	// looks at every tick.
+	eventDriven bool
+	// stopServerWatch ends the wait for the tmux server's pane events of
+	// the session last loaded.
+	stopServerWatch context.CancelFunc
 
 	team            []string                         // the agents the rules name
 	published       map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
@@ -73,7 +94,7 @@ func newPanes(m *Master) *panes {
 		tick = DefaultPaneTick
 	}
 	return &panes{
-		m: m, store: m.store, tick: tick, typer: m.opts.Typing,
+		m: m, store: m.store, tick: tick, typer: m.opts.Typing, eventDriven: m.opts.Poll <= 0,
 		views: make(map[string]*view), kick: make(chan struct{}, 1),
 		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 	}
@@ -105,33 +126,83 @@ func (p *panes) viewOf(agent string) *view {
 	return v
 }
 
-// run looks at the panes every tick, and at once when there is something to
-// announce, until ctx is done.
+// run looks at the panes when woken (see wake), and every tick while the
+// last look found something to watch, until ctx is done. A team at rest
+// costs a look every restTick.
 func (p *panes) run(ctx context.Context) {
-	t := time.NewTicker(p.tick)
+	t := time.NewTimer(0)
 	defer t.Stop()
+	defer p.watchServer(ctx, nil)
+	var last time.Time
 	for {
-		p.look(ctx)
 		select {
 		case <-ctx.Done():
 			p.typingWG.Wait()
 			return
 		case <-t.C:
 		case <-p.kick:
+			if wait := time.Until(last.Add(lookGap)); wait > 0 {
+				select {
+				case <-ctx.Done():
+					continue
+				case <-time.After(wait):
+				}
+			}
 		}
+		last = time.Now()
+		p.look(ctx)
+		next := restTick
+		if p.watching || !p.eventDriven {
+			next = p.tick
+		}
+		t.Reset(next)
 	}
+}
+
+// watchServer follows the pane events of the session's tmux server (a pane
+// that died or closed) without asking it anything: its hooks signal a
+// channel, on which one waiting tmux client sleeps; each signal wakes the
+// loop. A nil client ends the watch.
+func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
+	if p.stopServerWatch != nil {
+		p.stopServerWatch()
+		p.stopServerWatch = nil
+	}
+	if client == nil || !p.eventDriven {
+		return
+	}
+	ctx, p.stopServerWatch = context.WithCancel(ctx)
+	channel := fmt.Sprintf("switchboard-panes-%d", os.Getpid())
+	if err := client.SignalOnPaneEvents(ctx, channel); err != nil {
+		p.m.logf("cannot follow the panes' events (%v): looking at them every %s", err, restTick)
+		return
+	}
+	go func() {
+		for client.WaitFor(ctx, channel) == nil {
+			p.wake()
+		}
+		p.wake() // the server is gone, or the watch ended: look once more
+	}()
 }
 
 // look is one pass: reload the session if it changed, read the panes in one
 // call, work out states, update borders, and announce to idle agents.
 func (p *panes) look(ctx context.Context) {
-	if !p.loadSession() {
+	p.watching = false
+	loaded, fresh := p.loadSession()
+	if !loaded {
+		if fresh {
+			p.watchServer(ctx, nil)
+		}
 		p.publishSummary(p.summarizeTeam())
 		return
 	}
 	p.mu.Lock()
 	client, session := p.client, p.session
 	p.mu.Unlock()
+	if fresh {
+		p.watchServer(ctx, client)
+	}
 	list, err := client.ListPanes(ctx)
 	if err != nil {
 		// The server is down, or answers oddly: nothing to show or type
@@ -179,6 +250,7 @@ func (p *panes) look(ctx context.Context) {
 		n, urgent, _ := p.store.Counts(name)
 		mail[name] = [2]int{n, urgent}
 	}
+	p.watching = len(watchScreens) > 0
 	screens := p.captureScreens(ctx, client, watchScreens)
 	// A hook that spoke while the screens were read has the last word.
 	for name := range session.Agents {

@@ -15,15 +15,16 @@ const freshSession = 30 * time.Second
 // loadSession (re)reads mailboxes/session.json when it changed. A new
 // session is a team brought up again: each agent is told of its unread mail.
 // Only the panes' loop calls it, so it reads the disk without the lock and
-// takes the lock to swap what it found in.
-func (p *panes) loadSession() bool {
+// takes the lock to swap what it found in. It reports whether a session is
+// loaded, and whether it is another than before (or none, where one was).
+func (p *panes) loadSession() (loaded, other bool) {
 	stamp := fileStamp(p.m.ws.SessionFile())
 	p.mu.Lock()
 	old, known := p.session, stamp == p.stamp
 	p.stamp = stamp
 	p.mu.Unlock()
 	if known {
-		return old != nil
+		return old != nil, false
 	}
 	s, ok, err := agents.LoadSession(p.m.ws)
 	if err != nil {
@@ -33,7 +34,7 @@ func (p *panes) loadSession() bool {
 		p.mu.Lock()
 		p.session, p.client = nil, nil
 		p.mu.Unlock()
-		return false
+		return false, old != nil
 	}
 	if old != nil && old.Socket == s.Socket && old.Name == s.Name && old.ServerPID == s.ServerPID && old.Started.Equal(s.Started) {
 		// The same session with seats added or removed (spawn, close):
@@ -47,7 +48,7 @@ func (p *panes) loadSession() bool {
 		}
 		p.mu.Unlock()
 		p.m.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
-		return true
+		return true, false
 	}
 	// A team just brought up is told of the mail waiting for it. A master
 	// restarted under a running team is not: it would repeat what the
@@ -77,7 +78,7 @@ func (p *panes) loadSession() bool {
 	}
 	p.mu.Unlock()
 	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
-	return true
+	return true, true
 }
 
 // unreadAnnouncements lists an agent's unread mail that is announced by

@@ -52,6 +52,7 @@ func (p *panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
 		p.mu.Lock()
 		job.view.typing = false
 		p.mu.Unlock()
+		p.wake() // what came for it while it was typed
 	}()
 }
 

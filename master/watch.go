@@ -20,14 +20,15 @@ type watcher struct {
 	mu      sync.Mutex
 	outbox  map[string]string // outbox folder -> agent
 	inbox   map[string]string // inbox and read folder -> agent
+	home    map[string]string // agent's folder (its state file) -> agent
 	cancel  context.CancelFunc
 	stopped chan struct{}
 }
 
 // Watches is how many folders the master watches for a team of agents
 // (the operator included): the workspace and the mailboxes folder, and
-// each agent's outbox, inbox and read folder.
-func Watches(agents int) int { return 2 + 3*agents }
+// each agent's folder (for its state), outbox, inbox and read folder.
+func Watches(agents int) int { return 2 + 4*agents }
 
 // ErrNoInotify is returned when the master cannot watch with inotify:
 // polling works where it does not.
@@ -35,7 +36,7 @@ var ErrNoInotify = errors.New("inotify unavailable")
 
 func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	w := &watcher{outbox: make(map[string]string), inbox: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
+	w := &watcher{outbox: make(map[string]string), inbox: make(map[string]string), home: make(map[string]string), cancel: cancel, stopped: make(chan struct{})}
 	if m.opts.Poll > 0 {
 		go func() {
 			defer close(w.stopped)
@@ -104,7 +105,23 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 		if (name == filepath.Base(m.ws.RulesPath()) || name == filepath.Base(m.ws.SpawnedFile())) && !ev.Has(fsnotify.Chmod) {
 			m.work.markRules()
 		}
+		if name == filepath.Base(m.ws.SessionFile()) {
+			m.panes.wake() // a team brought up, or an agent spawned or closed
+		}
 		return
+	}
+	w.mu.Lock()
+	_, isHome := w.home[dir]
+	_, inInbox := w.inbox[dir]
+	w.mu.Unlock()
+	// A hook said how its agent is, or mail came or was read: the panes'
+	// borders, the bulletin and what waits to be typed follow.
+	if isHome && name == filepath.Base(m.store.StatePath("")) {
+		m.panes.wake()
+		return
+	}
+	if inInbox {
+		m.panes.wake()
 	}
 	// An outbox or inbox removed (rm -rf) is made again and watched again
 	// at once: the next message into it must not wait for the reconcile
@@ -184,6 +201,20 @@ func (w *watcher) add(dir, agent string) error {
 	}
 	if err := w.fs.Add(dir); err != nil {
 		return fmt.Errorf("%w: watch outbox of %s (raise fs.inotify.max_user_watches): %w", ErrNoInotify, agent, err)
+	}
+	return nil
+}
+
+// addHome watches an agent's folder, where its hooks write its state.
+func (w *watcher) addHome(agent, dir string) error {
+	w.mu.Lock()
+	w.home[dir] = agent
+	w.mu.Unlock()
+	if w.fs == nil {
+		return nil
+	}
+	if err := w.fs.Add(dir); err != nil {
+		return fmt.Errorf("watch the folder of %s: %w", agent, err)
 	}
 	return nil
 }

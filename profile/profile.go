@@ -157,7 +157,7 @@ func LoadProfile(path string) (*Profile, error) {
 		p.Name = base
 	}
 	if p.Name != base {
-		return nil, &Error{Path: path, Msg: fmt.Sprintf("name %q differs from the file name; name the file %s.yaml", p.Name, p.Name)}
+		return nil, &Error{Path: path, Msg: fmt.Sprintf("name %q differs from the file name %s.yaml: the profile of an agent is named after it; make them the same (or leave name out)", p.Name, base)}
 	}
 	if err := p.validate(); err != nil {
 		return nil, &Error{Path: path, Msg: err.Error()}

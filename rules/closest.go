@@ -1,12 +1,26 @@
 package rules
 
+import (
+	"maps"
+	"slices"
+)
+
 // Closest is the agent of the team whose name is nearest to name, for a
 // "did you mean" after a typo; false when none is near enough.
-func (r *Rules) Closest(name string) (string, bool) {
+func (r *Rules) Closest(name string) (string, bool) { return closest(name, r.Agents()) }
+
+// closestEntry is like Closest, among the agents with an entry in
+// allowed_interactions: what a name without one was likely meant to be.
+func (r *Rules) closestEntry(name string) (string, bool) {
+	return closest(name, slices.Sorted(maps.Keys(r.Allowed)))
+}
+
+// closest is the first of names nearest to name, when near enough.
+func closest(name string, names []string) (string, bool) {
 	best, bestDist := "", len(name)/3+2
-	for _, agent := range r.Agents() {
-		if d := editDistance(name, agent); d < bestDist {
-			best, bestDist = agent, d
+	for _, n := range names {
+		if d := editDistance(name, n); d < bestDist {
+			best, bestDist = n, d
 		}
 	}
 	return best, best != ""

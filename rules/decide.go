@@ -47,15 +47,18 @@ func (r *Rules) Decide(from, to string) Decision {
 		d.Because = append(d.Because, fmt.Sprintf("spawned agents are matched by their profile: %s as %s, %s as %s", from, asFrom, to, asTo))
 	}
 	from, to = asFrom, asTo
+	// Both sides are looked at, so that the fix names every change needed.
 	sendOK, sendWhy := r.maySend(from, to)
-	d.Because = append(d.Because, sendWhy)
-	if !sendOK {
+	receiveOK, receiveWhy := r.mayReceive(to, from)
+	d.Because = append(d.Because, sendWhy, receiveWhy)
+	switch {
+	case !sendOK && !receiveOK:
+		d.Reason = fmt.Sprintf("%s is not allowed to send to %s, nor does %s accept messages from %s (add %s to %s's can_send_to, and %s to %s's can_receive_from)", from, to, to, from, to, from, from, to)
+		return d
+	case !sendOK:
 		d.Reason = fmt.Sprintf("%s is not allowed to send to %s (add %s to %s's can_send_to)", from, to, to, from)
 		return d
-	}
-	receiveOK, receiveWhy := r.mayReceive(to, from)
-	d.Because = append(d.Because, receiveWhy)
-	if !receiveOK {
+	case !receiveOK:
 		d.Reason = fmt.Sprintf("%s does not accept messages from %s (add %s to %s's can_receive_from)", to, from, from, to)
 		return d
 	}

@@ -31,7 +31,7 @@ func TestDecideOnTheDefaultTeam(t *testing.T) {
 		{"master_agent", "tester_agent", true, ""},
 		{"tester_agent", "master_agent", true, ""},
 		{"tester_agent", "reviewer_agent", false, "Should go through developer first"},
-		{"reviewer_agent", "tester_agent", false, "reviewer_agent is not allowed to send to tester_agent (add tester_agent to reviewer_agent's can_send_to)"},
+		{"reviewer_agent", "tester_agent", false, "reviewer_agent is not allowed to send to tester_agent, nor does tester_agent accept messages from reviewer_agent (add tester_agent to reviewer_agent's can_send_to, and reviewer_agent to tester_agent's can_receive_from)"},
 		{"operator", "tester_agent", true, ""},
 		{"reviewer_agent", "operator", true, ""},
 	}
@@ -143,15 +143,17 @@ func TestDecideExplainsWithFileAndLine(t *testing.T) {
 			"team.yaml:3: developer_agent can_send_to reviewer_agent",
 			"team.yaml:8: reviewer_agent can_receive_from developer_agent",
 		}},
-		{"reviewer_agent", "tester_agent", false, "reviewer_agent is not allowed to send to tester_agent (add tester_agent to reviewer_agent's can_send_to)", []string{
+		{"reviewer_agent", "tester_agent", false, "reviewer_agent is not allowed to send to tester_agent, nor does tester_agent accept messages from reviewer_agent (add tester_agent to reviewer_agent's can_send_to, and reviewer_agent to tester_agent's can_receive_from)", []string{
 			"team.yaml:5: reviewer_agent's can_send_to does not name tester_agent",
+			"team.yaml:9: tester_agent's can_receive_from does not name reviewer_agent",
 		}},
 		{"tester_agent", "reviewer_agent", false, "reviewer_agent does not accept messages from tester_agent (add tester_agent to reviewer_agent's can_receive_from)", []string{
 			"team.yaml:10: tester_agent can_send_to *",
 			"team.yaml:5: reviewer_agent's can_receive_from does not name tester_agent",
 		}},
-		{"stranger", "developer_agent", false, "stranger is not allowed to send to developer_agent (add developer_agent to stranger's can_send_to)", []string{
+		{"stranger", "developer_agent", false, "stranger is not allowed to send to developer_agent, nor does developer_agent accept messages from stranger (add developer_agent to stranger's can_send_to, and stranger to developer_agent's can_receive_from)", []string{
 			"team.yaml: stranger has no entry in allowed_interactions",
+			"team.yaml:2: developer_agent's can_receive_from does not name stranger",
 		}},
 	}
 	for _, tt := range tests {

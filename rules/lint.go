@@ -33,7 +33,11 @@ func (r *Rules) Warnings() []string {
 	}
 	for _, agent := range r.Agents() {
 		if _, ok := r.Allowed[agent]; !ok && agent != "operator" {
-			warnings = append(warnings, fmt.Sprintf("%s: %s is named but has no entry in allowed_interactions, so it can neither send nor receive", r.Path, agent))
+			w := fmt.Sprintf("%s: %s is named but has no entry in allowed_interactions, so it can neither send nor receive", r.Path, agent)
+			if near, ok := r.closestEntry(agent); ok {
+				w += fmt.Sprintf("; did you mean %s?", near)
+			}
+			warnings = append(warnings, w)
 		}
 	}
 	return warnings

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -25,13 +24,13 @@ type agentRow struct {
 	Unread     int    `json:"unread"`
 	Urgent     int    `json:"urgent"`
 	Parent     string `json:"parent,omitempty"`
-	depth      int    // spawn generations below a rules agent
+	branch     string // drawn before the name: the tree's lines down to it
 }
 
 func newAgentsCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "agents",
-		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail, parent",
+		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail",
 		Long: `List the agents of the rules with their kind, state (starting, idle, busy,
 waiting, interrupted, exited), tmux pane and unread mail. States come from the
 agents' hooks, from their panes, or "down" when the team is not up. Agents
@@ -92,10 +91,7 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 		if pane == "" {
 			pane = "-"
 		}
-		name := r.Name
-		if r.depth > 0 {
-			name = strings.Repeat("  ", r.depth-1) + "└─ " + name
-		}
+		name := r.branch + r.Name
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", name, r.Kind, state, pane, r.Unread, r.Urgent)
 	}
 	return tw.Flush()
@@ -118,19 +114,26 @@ func asTree(rows []agentRow) []agentRow {
 		}
 	}
 	out := make([]agentRow, 0, len(rows))
-	var add func(r agentRow, depth int)
-	add = func(r agentRow, depth int) {
+	// Each child gets ├─ or, the last, └─; what lies below a child that is
+	// not the last hangs on its │.
+	var add func(r agentRow, depth int, lead string)
+	add = func(r agentRow, depth int, lead string) {
 		if depth > len(rows) {
 			return // parents that loop
 		}
-		r.depth = depth
 		out = append(out, r)
-		for _, c := range children[r.Name] {
-			add(c, depth+1)
+		kids := children[r.Name]
+		for i, c := range kids {
+			branch, below := "├─ ", "│  "
+			if i == len(kids)-1 {
+				branch, below = "└─ ", "   "
+			}
+			c.branch = lead + branch
+			add(c, depth+1, lead+below)
 		}
 	}
 	for _, r := range roots {
-		add(r, 0)
+		add(r, 0, "")
 	}
 	return out
 }

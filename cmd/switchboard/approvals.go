@@ -101,7 +101,7 @@ func runApprovals(io *streams, g *globals) error {
 
 func runRevoke(io *streams, g *globals, id string) error {
 	if len(id) < 4 {
-		return usageError("give at least 4 characters of the approval's id (see switchboard approvals)")
+		return usageError("give at least 4 characters of the approval's id (see `switchboard approvals`)")
 	}
 	ws, err := openWorkspace(g)
 	if err != nil {
@@ -120,7 +120,7 @@ func runRevoke(io *streams, g *globals, id string) error {
 	}
 	revoked, err := store.Revoke(id)
 	if errors.Is(err, approvals.ErrNotFound) {
-		return fmt.Errorf("%w; switchboard approvals lists them", err)
+		return fmt.Errorf("%w; `switchboard approvals` lists them", err)
 	}
 	if err != nil {
 		return err

@@ -39,7 +39,7 @@ func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 		t.Errorf("cancel printed %q; want the helpers, the deeper first", got)
 	}
 	w := <-waited
-	if w.code != 1 || !strings.Contains(w.out, "h1 was cancelled by developer_agent: the plan changed before it sent you a response") {
+	if w.code != 1 || !strings.Contains(w.out, "h1 was cancelled by developer_agent (the plan changed) before it sent you a response") {
 		t.Errorf("the developer's wait: exit %d: %s; want 1, saying it was cancelled", w.code, w.out)
 	}
 	// ESC, then the notice, in each pane: the interrupt from its parent

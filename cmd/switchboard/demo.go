@@ -66,7 +66,7 @@ func startDirector(ctx context.Context, client *tmux.Client, session, root strin
 	// switchboard on the PATH of the shell left there: the commands the
 	// demo suggests run as printed.
 	script := fmt.Sprintf(`PATH=%s:"$PATH"; export PATH; switchboard demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(ws.BinDir()), pause)
-	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 12, tmux.PaneSpec{
+	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 18, tmux.PaneSpec{
 		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
 		Command: []string{"/bin/sh", "-c", script}})
 	if err != nil {

@@ -88,7 +88,7 @@ func (d *director) summary() error {
 			blocked++
 		}
 	}
-	d.say(fmt.Sprintf("Done: %d messages routed, %d blocked by the rules, every one in the log.", len(recs), blocked))
+	d.say(fmt.Sprintf("Done: %d messages, every one in the log: %d delivered, %d blocked by the rules.", len(recs), len(recs)-blocked, blocked))
 	fmt.Fprintf(d.out, `
 Try next, in this pane (you are the operator) or in any agent's pane:
   switchboard log                         every message, numbered

@@ -159,7 +159,7 @@ func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profi
 	path, err := exec.LookPath(program)
 	if err != nil {
 		detail := fmt.Sprintf("%s is not installed, so up runs a shell for it", program)
-		if pkg := profile.NpmPackage(expanded.Kind); pkg != "" {
+		if pkg := profile.NpmPackage(expanded.Kind); pkg != "" && filepath.Base(program) == expanded.Kind {
 			detail += "; install it with `npm install -g " + pkg + "`"
 		} else if p.Path != "" {
 			detail += "; fix the command in " + relativeTo(ws.Root, p.Path)

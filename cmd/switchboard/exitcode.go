@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"switchboard/agents"
+	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -72,6 +73,8 @@ var hints = []struct {
 	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
+	{mailbox.ErrNotFound, "`switchboard inbox --all` lists your messages"},
+	{master.ErrRunning, "one routes each workspace: watch it with `switchboard log --follow`, or stop it (and the team in tmux) with `switchboard down`"},
 	{syscall.ENOSPC, "the disk is full: free some space and run the command again"},
 	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again"},
 	{syscall.ENOTDIR, "a file stands where a folder should be: move it away and run the command again"},

@@ -42,7 +42,7 @@ func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 	fmt.Fprintf(w, "%s\n", safetext.Line(m.Title))
 	header := func(name, value string) {
 		if value != "" {
-			fmt.Fprintf(w, "  %-12s %s\n", name+":", safetext.Line(value))
+			fmt.Fprintf(w, "  %-13s %s\n", name+":", safetext.Line(value))
 		}
 	}
 	header("From", m.From)

@@ -54,11 +54,15 @@ func runInit(io *streams, opts *initOptions) error {
 		rel, _ := filepath.Rel(opts.dir, path)
 		fmt.Fprintf(io.out, "wrote %s\n", rel)
 	}
+	// Said as the person can run it from here: switchboard is not on
+	// every newcomer's PATH yet.
+	sb := invocation("")
 	fmt.Fprintf(io.out, `
 The default team is in %s. Next:
-  switchboard master                 # in one terminal: routes every message
-  switchboard send --as developer_agent --to reviewer_agent --title "Please review"
-  switchboard inbox --as reviewer_agent
-`, opts.dir)
+  %s up                      # the team in tmux, and the master
+  %s master                  # or the master alone, in one terminal: it routes every message
+  %s send --as developer_agent --to reviewer_agent --title "Please review"
+  %s inbox --as reviewer_agent
+`, opts.dir, sb, sb, sb, sb)
 	return nil
 }

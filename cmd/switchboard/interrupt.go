@@ -44,6 +44,9 @@ func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
 	if err != nil {
 		return err
 	}
+	if !ws.rules.Knows(opts.agent) {
+		return notAnAgent(ws.rules, opts.agent, "")
+	}
 	if !ws.rules.MayInterruptAgent(ws.agent, opts.agent) {
 		return refusedError(fmt.Errorf("%s may not interrupt %s: only the interrupts list of the rules may, and an agent the agents it spawned; send an ordinary message instead", ws.agent, opts.agent))
 	}

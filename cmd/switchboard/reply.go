@@ -67,15 +67,6 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	if orig.From == mailbox.System {
 		return fmt.Errorf("message %s is a notice from switchboard, which cannot be answered", orig.ID)
 	}
-	if !opts.again {
-		earlier, err := ws.store.RepliesTo(ws.agent, orig.ID, orig.Timestamp)
-		if err != nil {
-			return err
-		}
-		if len(earlier) > 0 {
-			return usageError("you have answered message %s already (reply %s); pass --again to send another answer", orig.ID, earlier[0])
-		}
-	}
 	content, err := readBody(io, opts.content, opts.contentGiven)
 	if err != nil {
 		return err
@@ -90,6 +81,15 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	reply := orig.Reply(content, opts.option)
 	if strings.TrimSpace(reply.Content) == "" {
 		return usageError("a reply needs --content (or --content - to read standard input), or --option for a request with options")
+	}
+	if !opts.again {
+		earlier, err := ws.store.RepliesTo(ws.agent, orig.ID, orig.Timestamp)
+		if err != nil {
+			return err
+		}
+		if len(earlier) > 0 {
+			return usageError("you have answered message %s already (reply %s); pass --again to send another answer", orig.ID, earlier[0])
+		}
 	}
 	reply.Priority = opts.priority
 	if opts.title != "" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -100,14 +101,25 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 	return root
 }
 
-// args checks the number of positional arguments, as a usage error.
+// args checks the number of positional arguments, as a usage error, and
+// that none is blank: no name, id, key or text of this tool is.
 func args(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < min || (max >= 0 && len(args) > max) {
-			return usageError("%s takes %s (see --help)", cmd.CommandPath(), describeArgs(min, max))
+			return usageError("%s takes %s: %s (see --help)", cmd.CommandPath(), describeArgs(min, max), usageOf(cmd))
+		}
+		for i, a := range args {
+			if strings.TrimSpace(a) == "" {
+				return usageError("%s: argument %d is empty: %s", cmd.CommandPath(), i+1, usageOf(cmd))
+			}
 		}
 		return nil
 	}
+}
+
+// usageOf is the command's line of use, as its help gives it.
+func usageOf(cmd *cobra.Command) string {
+	return strings.TrimSuffix(cmd.UseLine(), " [flags]")
 }
 
 func describeArgs(min, max int) string {

@@ -36,7 +36,7 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	tm.must("spawn", "--as", "reviewer_agent-1", "--profile", "tester_agent", "--name", "deep")
 	tm.must("spawn", "--as", "deep", "--profile", "tester_agent", "--name", "deeper")
 	tree := tm.must("agents")
-	for _, line := range []string{"└─ reviewer_agent-1", "  └─ deep ", "    └─ deeper "} {
+	for _, line := range []string{"\n└─ reviewer_agent-1", "\n   └─ deep ", "\n      └─ deeper "} {
 		if !strings.Contains(tree, line) {
 			t.Errorf("agents does not show %q:\n%s", line, tree)
 		}

@@ -57,7 +57,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 			}
 			v, ok := b.SharedState[a[0]]
 			if !ok {
-				return fmt.Errorf("no shared state %q; see switchboard state list", a[0])
+				return fmt.Errorf("no shared state %q; `switchboard state list` lists the keys", a[0])
 			}
 			fmt.Fprintln(io.out, compactJSON(v))
 			return nil

@@ -29,9 +29,16 @@ func systemStreams() *streams {
 	if fi, err := os.Stdin.Stat(); err == nil {
 		mode := fi.Mode()
 		piped = mode&os.ModeNamedPipe != 0 || mode.IsRegular()
-		terminal = mode&os.ModeCharDevice != 0
+		terminal = isTerminal(os.Stdin) // not any character device: /dev/null is one
 	}
 	return &streams{in: os.Stdin, out: os.Stdout, errOut: os.Stderr, stdinIsPipe: piped, terminal: terminal, width: terminalWidth(os.Stdout)}
+}
+
+// isTerminal reports whether f is a terminal: only a terminal has a
+// window size.
+func isTerminal(f *os.File) bool {
+	_, err := unix.IoctlGetWinsize(int(f.Fd()), unix.TIOCGWINSZ)
+	return err == nil
 }
 
 // terminalWidth is the width of the terminal f is, or 0.

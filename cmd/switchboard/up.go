@@ -122,13 +122,13 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s)\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket)
+	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket, ws.root)
 	reportEarlyExits(io, ws, exited)
 	if opts.demo {
 		if err := startDirector(ctx, client, opts.session, ws.root, opts.demoPause); err != nil {
 			return err
 		}
-		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about two minutes\n")
+		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
 	return attachOrHint(io, opts, ws.folder.Binary())
 }

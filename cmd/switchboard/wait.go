@@ -21,7 +21,7 @@ func (e errChildCancelled) Error() string {
 	if e.reason == "" {
 		return "cancelled by " + e.by
 	}
-	return "cancelled by " + e.by + ": " + e.reason
+	return "cancelled by " + e.by + " (" + e.reason + ")"
 }
 
 func newWaitCmd(io *streams, g *globals) *cobra.Command {
