@@ -62,6 +62,9 @@ type Master struct {
 	// failedStamp is the last one that did not load, tried once more.
 	rulesStamp  string
 	failedStamp string
+	// failedWhy is what the last rules that did not load were refused
+	// for: the same refusal is said once.
+	failedWhy string
 	// rulesFileStamp is the rules file last loaded, apart from the spawned
 	// agents: its change is reported to the overseers.
 	rulesFileStamp string
@@ -273,7 +276,10 @@ func (m *Master) reloadRules(watch *watcher) {
 	m.rulesStamp = stamp
 	r, err := m.ws.Rules()
 	if err != nil {
-		m.logf("rules not reloaded, keeping the old ones: %v", err)
+		if why := err.Error(); why != m.failedWhy {
+			m.failedWhy = why
+			m.logf("rules not reloaded, keeping the old ones: %v", err)
+		}
 		// An editor or cp may have been caught halfway (an empty file):
 		// look once more shortly, whatever events come or do not.
 		if stamp != m.failedStamp {
@@ -283,6 +289,7 @@ func (m *Master) reloadRules(watch *watcher) {
 		}
 		return
 	}
+	m.failedWhy = ""
 	before, old := len(m.watched), m.rules
 	m.rules = r
 	if err := m.syncAgents(watch); err != nil {

@@ -70,14 +70,19 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 	var v *mailbox.Voucher
 	for _, agent := range slices.Sorted(maps.Keys(arrived)) {
 		var found []planted
-		seen := make(map[string]bool)
+		// A file that arrived and was written to in one pass is looked at
+		// once, as written to: its arrival may be the master's own.
+		written := make(map[string]bool)
+		var paths []string
 		for _, a := range arrived[agent] {
-			path, name := a.path, filepath.Base(a.path)
-			if seen[path] {
-				continue // written to many times in one pass
+			if _, ok := written[a.path]; !ok {
+				paths = append(paths, a.path)
 			}
-			seen[path] = true
-			if m.known[knownKey(agent, name)] && !a.written {
+			written[a.path] = written[a.path] || a.written
+		}
+		for _, path := range paths {
+			name := filepath.Base(path)
+			if m.known[knownKey(agent, name)] && !written[path] {
 				continue
 			}
 			if _, ok := mailbox.ParseFileName(name); !ok {

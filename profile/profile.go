@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"switchboard/mailbox"
+	"switchboard/yamlsyntax"
 )
 
 // Kinds of agent: what runs in the pane decides how its hooks are wired and
@@ -150,7 +151,7 @@ func LoadProfile(path string) (*Profile, error) {
 	dec.KnownFields(true)
 	p := &Profile{Path: path}
 	if err := dec.Decode(p); err != nil && !errors.Is(err, io.EOF) { // an empty file takes every default
-		return nil, profileError(path, err)
+		return nil, profileError(path, data, err)
 	}
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	if p.Name == "" {
@@ -165,7 +166,10 @@ func LoadProfile(path string) (*Profile, error) {
 	return p, nil
 }
 
-func profileError(path string, err error) error {
+func profileError(path string, data []byte, err error) error {
+	if line, msg, ok := yamlsyntax.Explain(data, err); ok {
+		return &Error{Path: path, Line: line, Msg: msg}
+	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
