@@ -116,12 +116,13 @@ func (p *masterProcess) stop() error {
 // Linux platform Go supports.
 const clockTick = 10 * time.Millisecond
 
-// cpuTime reads the CPU time the master has used so far (user + system)
-// from /proc/<pid>/stat.
+// cpuTime is the CPU time the master has used so far, with its children's.
 func (p *masterProcess) cpuTime() (time.Duration, error) {
 	return processCPUTime(p.pid())
 }
 
+// processCPUTime reads from /proc/<pid>/stat the CPU time a process has
+// used so far, user and system, with that of the children it waited for.
 func processCPUTime(pid int) (time.Duration, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -137,8 +138,10 @@ func processCPUTime(pid int) (time.Duration, error) {
 	if len(fields) < 13 {
 		return 0, fmt.Errorf("read cpu time of pid %d: /proc/%d/stat has %d fields", pid, pid, len(fields)+2)
 	}
+	// utime, stime, cutime and cstime: the process's own time and that of
+	// the children it has waited for (a master's tmux calls).
 	var ticks int64
-	for _, f := range fields[11:13] { // fields 14 and 15; this slice starts at field 3
+	for _, f := range fields[11:15] { // fields 14 to 17; this slice starts at field 3
 		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
 			return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)

@@ -22,6 +22,8 @@ type Result struct {
 	IdleCPU *IdleCPU `json:"idle_cpu,omitempty"`
 	// Hooks is the hooks' wall time (RunHooks); nil when not measured.
 	Hooks *HookResult `json:"hooks,omitempty"`
+	// Team is a team at rest in tmux (RunTeam); nil when not measured.
+	Team *TeamResult `json:"team,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

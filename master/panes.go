@@ -26,7 +26,12 @@ const restTick = 30 * time.Second
 
 // lookGap is the least time between two looks: a burst of events (a
 // thousand messages delivered) makes a look every lookGap, not one each.
-const lookGap = 50 * time.Millisecond
+// Without a team in tmux a look only counts mail for the bulletin, which
+// summaryGap is soon enough for.
+const (
+	lookGap    = 50 * time.Millisecond
+	summaryGap = time.Second
+)
 
 // panes is the master's side of the tmux session: it follows each agent's
 // state, keeps the pane borders current, and announces delivered messages in
@@ -141,7 +146,13 @@ func (p *panes) run(ctx context.Context) {
 			return
 		case <-t.C:
 		case <-p.kick:
-			if wait := time.Until(last.Add(lookGap)); wait > 0 {
+			gap := lookGap
+			p.mu.Lock()
+			if p.session == nil {
+				gap = summaryGap
+			}
+			p.mu.Unlock()
+			if wait := time.Until(last.Add(gap)); wait > 0 {
 				select {
 				case <-ctx.Done():
 					continue
@@ -279,6 +290,9 @@ func (p *panes) look(ctx context.Context) {
 			}
 		case hooked[name].State != "":
 			next = hooked[name]
+		case v.typing:
+			// The screen shows the master's own typing: it says nothing of
+			// the agent until the line is in, when typing wakes the loop.
 		default:
 			next = p.screenState(v, screens[seat.Pane].hash)
 		}

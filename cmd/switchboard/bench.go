@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +18,8 @@ import (
 type benchOptions struct {
 	bench.Config
 	hooks bench.HookConfig
-	only  string // benchRouting, benchHooks, or empty for both
+	team  bench.TeamConfig
+	only  string // benchRouting, benchHooks, benchTeam, or empty for all
 	quick bool
 }
 
@@ -25,13 +27,17 @@ type benchOptions struct {
 const (
 	benchRouting = "routing"
 	benchHooks   = "hooks"
+	benchTeam    = "team"
 )
+
+// quickTeam are the team run's numbers for --quick.
+var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--quick]",
-		Short: "Measure routing latency and throughput, and the hooks' run time, on this machine",
+		Use:   "bench [--only routing|hooks|team] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
+		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
 
@@ -63,13 +69,26 @@ each run --hooks-runs times, taking turns, beside /bin/true run in the same
 turns: the cost of starting any process here. The median, p90 and the median
 over /bin/true's are printed; the targets are the medians.
 
+Then a team of --team-agents shells at rest in a real tmux server (it needs
+tmux and bash, and is left out, saying so, without them):
+
+  up         switchboard up -d of the whole team, beside the same panes made
+             by one tmux call each
+  at rest    the CPU of the master and of the tmux server over --team-idle,
+             beside the bare tmux server's with the same panes; the master's
+             memory
+  notice     a message to one more agent (spawned, without hooks, so that
+             its screen is watched) until its notice reaches its program,
+             beside the same line typed with tmux send-keys
+
 Progress goes to standard error; --json prints the numbers for scripts.
 
 File creation, listing and fsync costs vary with the filesystem and with what
 else runs: read the master against the floor of the same run, and the hooks
 against /bin/true, and use --dir to measure on the filesystem where the team's
 workspace lives.`,
-		Example: `  switchboard bench                     # about a minute
+		Example: `  switchboard bench                     # about four minutes
+  switchboard bench --only team         # 100 agents at rest, about two and a half minutes
   switchboard bench --quick             # a few seconds, small numbers
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
   switchboard bench --dir .              # on the filesystem of this folder
@@ -91,8 +110,10 @@ workspace lives.`,
 	f.StringVar(&opts.Dir, "dir", "", "make the temporary workspaces in this folder (default: $TMPDIR or /tmp); file creation costs differ between folders, so measure where your team lives")
 	f.IntVar(&opts.hooks.Unread, "hooks-unread", bench.DefaultHookUnread, "unread messages in the inbox while the hooks are timed")
 	f.IntVar(&opts.hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing or hooks (default: both)")
-	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs")
+	f.IntVar(&opts.team.Agents, "team-agents", bench.DefaultTeamAgents, "agents of the team at rest in tmux")
+	f.DurationVar(&opts.team.Idle, "team-idle", bench.DefaultTeamIdle, "how long the team at rest is watched")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks or team (default: all)")
+	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
 
@@ -107,6 +128,8 @@ func (opts *benchOptions) useQuick(given func(flag string) bool) {
 		"idle":         func() { opts.Idle = quick.Idle },
 		"hooks-unread": func() { opts.hooks.Unread = quickHooks.Unread },
 		"hooks-runs":   func() { opts.hooks.Runs = quickHooks.Runs },
+		"team-agents":  func() { opts.team.Agents = quickTeam.Agents },
+		"team-idle":    func() { opts.team.Idle, opts.team.Notices = quickTeam.Idle, quickTeam.Notices },
 	} {
 		if !given(flag) {
 			apply()
@@ -131,8 +154,12 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--hooks-unread must be at least 1 message")
 	case opts.hooks.Runs < 1:
 		return usageError("--hooks-runs must be at least 1")
-	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks:
-		return usageError("--only is routing or hooks, not %q", opts.only)
+	case opts.team.Agents < 1:
+		return usageError("--team-agents must be at least 1")
+	case opts.team.Idle <= 0:
+		return usageError("--team-idle must be positive, like 60s")
+	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam:
+		return usageError("--only is routing, hooks or team, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -141,15 +168,16 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if err != nil {
 		return fmt.Errorf("find the switchboard binary to run the master and hooks from: %w", err)
 	}
+	parts := func(part string) bool { return opts.only == "" || opts.only == part }
 	res := &bench.Result{}
-	if opts.only != benchHooks {
+	if parts(benchRouting) {
 		cfg.Binary = bin
 		cfg.Progress = io.errOut
 		if res, err = bench.Run(ctx, cfg); err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
 	}
-	if opts.only != benchRouting {
+	if parts(benchHooks) {
 		hcfg := opts.hooks
 		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
 		h, err := bench.RunHooks(ctx, hcfg)
@@ -158,21 +186,66 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		res.AddHooks(h)
 	}
+	if parts(benchTeam) {
+		tcfg := opts.team
+		tcfg.Binary, tcfg.Dir, tcfg.Progress = bin, cfg.Dir, io.errOut
+		t, err := bench.RunTeam(ctx, tcfg)
+		switch {
+		case errors.Is(err, bench.ErrNoTmux) && opts.only == "":
+			fmt.Fprintf(io.errOut, "team: left out: %v\n", err)
+		case err != nil:
+			return fmt.Errorf("bench: %w", err)
+		default:
+			res.AddTeam(t)
+		}
+	}
 	if g.json {
 		return writeJSON(io.out, res)
 	}
-	if opts.only != benchHooks {
-		if err := printBenchTable(io.out, res); err != nil {
+	var tables []benchPrinter
+	if res.Master != nil {
+		tables = append(tables, printBenchTable)
+	}
+	if res.Hooks != nil {
+		tables = append(tables, printHookTable)
+	}
+	if res.Team != nil {
+		tables = append(tables, printTeamTable)
+	}
+	for i, table := range tables {
+		if i > 0 {
+			fmt.Fprintln(io.out)
+		}
+		if err := table(io.out, res); err != nil {
 			return err
 		}
 	}
-	if res.Hooks != nil {
-		if opts.only != benchHooks {
-			fmt.Fprintln(io.out)
-		}
-		return printHookTable(io.out, res)
-	}
 	return nil
+}
+
+// benchPrinter prints one table of a bench result.
+type benchPrinter func(io.Writer, *bench.Result) error
+
+// printTeamTable writes the team at rest beside its floors.
+func printTeamTable(w io.Writer, r *bench.Result) error {
+	tm := r.Team
+	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
+	t.add(fmt.Sprintf("a team of %d at rest in tmux, %s", tm.Agents, tm.Window.Round(time.Second)), "floor", "switchboard", "target", "")
+	row := func(name, floor, got, checkRow string) {
+		target, mark := "", ""
+		if c, ok := r.Check(checkRow); ok {
+			target, mark = c.Target, "MISS"
+			if c.Pass {
+				mark = "PASS"
+			}
+		}
+		t.add(name, floor, got, target, mark)
+	}
+	row("up -d (floor: the panes by tmux alone)", benchMillis(tm.UpFloor)+" ms", benchMillis(tm.Up)+" ms", "")
+	row("CPU at rest, master + tmux server (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.MasterRest, tm.TmuxRest), bench.RowTeamRest)
+	row("master's memory (resident)", "", fmt.Sprintf("%.1f MiB", float64(tm.MasterRSS)/(1<<20)), "")
+	row("notice to one idle agent (floor: send-keys)", benchMillis(tm.NoticeFloor)+" ms", benchMillis(tm.Notice)+" ms", bench.RowTeamNotice)
+	return t.write(w)
 }
 
 // printBenchTable writes the floor and the master side by side, with each

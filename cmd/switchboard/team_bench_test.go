@@ -1,16 +1,17 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"os"
-	"path/filepath"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"switchboard/bench"
 	"switchboard/mailbox"
-	"switchboard/workspace"
+	"switchboard/tmux"
 )
 
 // These benchmarks need tmux and run only with -bench, for example
@@ -53,84 +54,31 @@ func BenchmarkTeamNoticeLatency(b *testing.B) {
 	b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "ms-max")
 }
 
-// BenchmarkTeamUp20 measures `up -d` of 20 agents until every pane runs
-// its program.
-func BenchmarkTeamUp20(b *testing.B) {
-	for range b.N {
-		b.StopTimer()
-		tm := bigTeam(b, 20)
-		b.StartTimer()
-		start := time.Now()
-		tm.must("up", "-d", "--socket", tm.socket)
-		tm.waitFor("every pane to run", func() bool {
-			for i := range 20 {
-				if tm.state(fmt.Sprintf("a%02d", i)).State == "" {
-					return false
-				}
-			}
-			return true
-		})
-		b.ReportMetric(float64(time.Since(start).Milliseconds()), "ms-up")
-		b.StopTimer()
-		tm.must("down")
-		b.StartTimer()
+// BenchmarkTeamAtRest is bench.RunTeam under go test: a team of 100 shells
+// at rest in tmux, with the CPU of the master and of the tmux server, the
+// master's memory, and a notice to one more agent, each beside its floor.
+//
+//	go test -run '^$' -bench TeamAtRest -benchtime 1x ./cmd/switchboard
+func BenchmarkTeamAtRest(b *testing.B) {
+	if !tmux.Installed() {
+		b.Skip("tmux is not installed")
 	}
-}
-
-// BenchmarkTeamIdleCPU50 measures the master's processor time, with the
-// tmux clients it starts, while 50 idle agents sit in their panes for a
-// minute.
-func BenchmarkTeamIdleCPU50(b *testing.B) {
-	for range b.N {
-		tm := bigTeam(b, 50)
-		tm.must("up", "-d", "--socket", tm.socket)
-		tm.waitFor("50 idle agents", func() bool {
-			for i := range 50 {
-				if tm.state(fmt.Sprintf("a%02d", i)).State != mailbox.StateIdle {
-					return false
-				}
-			}
-			return true
-		})
-		pid, _ := os.ReadFile(workspace.New(tm.root).MasterLock())
-		stat := "/proc/" + strings.TrimSpace(string(pid)) + "/stat"
-		before := cpuTicks(b, stat)
-		time.Sleep(time.Minute)
-		after := cpuTicks(b, stat)
-		b.ReportMetric(float64(after-before)/60, "%-of-a-core")
-		tm.must("down")
-	}
-}
-
-// bigTeam is a workspace of n generic agents, all allowed to talk.
-func bigTeam(b *testing.B, n int) *team {
-	tm := newTeam(b)
-	os.RemoveAll(filepath.Join(tm.root, "agents"))
-	os.MkdirAll(filepath.Join(tm.root, "agents"), 0o755)
-	var rules strings.Builder
-	rules.WriteString("allowed_interactions:\n")
-	for i := range n {
-		name := fmt.Sprintf("a%02d", i)
-		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", name)
-		writeTestFile(b, filepath.Join(tm.root, "agents", name+".yaml"), "kind: generic\ncommand: [\"sh\", \"-c\", \"exec cat > /dev/null\"]\n")
-	}
-	writeTestFile(b, filepath.Join(tm.root, "communication_rules.yaml"), rules.String())
-	return tm
-}
-
-// cpuTicks is utime+stime+cutime+cstime of a process, in 1/100 s: its own
-// time and that of the children it has waited for (its tmux calls).
-func cpuTicks(b *testing.B, stat string) int64 {
-	data, err := os.ReadFile(stat)
+	bin, err := exec.LookPath("switchboard")
 	if err != nil {
 		b.Fatal(err)
 	}
-	fields := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+1:]))
-	var total int64
-	for _, f := range fields[11:15] {
-		var n int64
-		fmt.Sscan(f, &n)
-		total += n
+	for range b.N {
+		res, err := bench.RunTeam(context.Background(), bench.TeamConfig{Binary: bin, Idle: 30 * time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(res.MasterRest, "master-%cpu")
+		b.ReportMetric(res.TmuxRest, "tmux-%cpu")
+		b.ReportMetric(res.TmuxRestBare, "tmux-floor-%cpu")
+		b.ReportMetric(float64(res.MasterRSS)/(1<<20), "master-MiB")
+		b.ReportMetric(float64(res.Notice)/float64(time.Millisecond), "notice-ms")
+		b.ReportMetric(float64(res.NoticeFloor)/float64(time.Millisecond), "notice-floor-ms")
+		b.ReportMetric(float64(res.Up)/float64(time.Millisecond), "up-ms")
+		b.ReportMetric(float64(res.UpFloor)/float64(time.Millisecond), "up-floor-ms")
 	}
-	return total
 }

@@ -1,0 +1,379 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/master"
+	"switchboard/tmux"
+	"switchboard/workspace"
+)
+
+// ErrNoTmux is returned when the team run cannot be made here.
+var ErrNoTmux = errors.New("the team run needs tmux and bash")
+
+// TeamConfig says how to measure a team at rest in a real tmux server.
+type TeamConfig struct {
+	Binary   string        // the switchboard binary
+	Agents   int           // the team's size (DefaultTeamAgents when 0)
+	Idle     time.Duration // how long the team at rest is watched (DefaultTeamIdle when 0)
+	Notices  int           // notices timed (DefaultTeamNotices when 0)
+	Dir      string        // where the workspace is made (the system's temporary folder when "")
+	Progress io.Writer     // where progress goes; nil for nowhere
+}
+
+// Defaults of the team run.
+const (
+	DefaultTeamAgents  = 100
+	DefaultTeamIdle    = 60 * time.Second
+	DefaultTeamNotices = 5
+)
+
+// TeamResult is what RunTeam measured, each beside its floor.
+type TeamResult struct {
+	Agents int `json:"agents"`
+	// Up is `switchboard up -d` of the whole team; UpFloor is the same
+	// panes made by one tmux call each, running the same shells.
+	Up      time.Duration `json:"up_ns"`
+	UpFloor time.Duration `json:"up_floor_ns"`
+	// Rest is the CPU use, in percent of one core, of the master and of the
+	// tmux server with the team at rest over Window; RestFloor the tmux
+	// server's with the same panes and no master.
+	Window       time.Duration `json:"window_ns"`
+	MasterRest   float64       `json:"master_percent"`
+	TmuxRest     float64       `json:"tmux_percent"`
+	TmuxRestBare float64       `json:"tmux_bare_percent"`
+	MasterRSS    int64         `json:"master_rss_bytes"`
+	// Notice is the median time from a message posted to one idle agent
+	// among the team to its notice reaching the agent's program; its floor
+	// is the same line typed with tmux send-keys.
+	Notice      time.Duration `json:"notice_ns"`
+	NoticeFloor time.Duration `json:"notice_floor_ns"`
+}
+
+// teamShell is the program of the team's resting agents: a shell that does
+// nothing until spoken to, with the prompt hook switchboard wires for it.
+const teamShell = "bash"
+
+// RunTeam brings up a team of cfg.Agents in a real tmux server (one agent
+// whose program records what is typed to it, the others shells at rest),
+// and measures the time up takes, the CPU the master and the tmux server
+// use while the team rests, the master's memory, and how long a notice
+// takes to reach the recording agent; each beside its floor, measured in
+// the same run. It needs tmux and bash.
+func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
+	if cfg.Agents <= 0 {
+		cfg.Agents = DefaultTeamAgents
+	}
+	if cfg.Idle <= 0 {
+		cfg.Idle = DefaultTeamIdle
+	}
+	if cfg.Notices <= 0 {
+		cfg.Notices = DefaultTeamNotices
+	}
+	if cfg.Progress == nil {
+		cfg.Progress = io.Discard
+	}
+	if !tmux.Installed() {
+		return nil, fmt.Errorf("%w: tmux is not installed", ErrNoTmux)
+	}
+	if _, err := exec.LookPath(teamShell); err != nil {
+		return nil, fmt.Errorf("%w: bash is not installed", ErrNoTmux)
+	}
+	dir, err := os.MkdirTemp(cfg.Dir, "switchboard-bench-team-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	t := &teamRun{cfg: cfg, root: dir, socket: fmt.Sprintf("sbbench-%d", os.Getpid())}
+	if err := t.write(); err != nil {
+		return nil, err
+	}
+	res := &TeamResult{Agents: cfg.Agents}
+
+	fmt.Fprintf(cfg.Progress, "team floor: %d panes made by tmux alone\n", cfg.Agents)
+	if res.UpFloor, res.TmuxRestBare, err = t.floor(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Progress, "team: up of %d agents\n", cfg.Agents)
+	defer t.down()
+	start := time.Now()
+	if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
+		return nil, fmt.Errorf("up: %w\n%s", err, out)
+	}
+	res.Up = time.Since(start)
+	if err := t.waitAtRest(ctx); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Progress, "team: at rest for %s\n", cfg.Idle)
+	if err := t.measureRest(ctx, res); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(cfg.Progress, "team: %d notices to one agent of %d\n", cfg.Notices, cfg.Agents)
+	if res.Notice, res.NoticeFloor, err = t.notices(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+type teamRun struct {
+	cfg    TeamConfig
+	root   string
+	socket string
+}
+
+// recorder is the agent, spawned once the team's rest is measured, whose
+// program appends what it is typed to a file: an agent without hooks, whose
+// screen the master must watch.
+const recorder = "recorder"
+
+func (t *teamRun) name(i int) string { return fmt.Sprintf("a%03d", i) }
+
+func (t *teamRun) recording() string { return filepath.Join(t.root, "received") }
+
+// write makes the workspace: every agent may write to every other.
+func (t *teamRun) write() error {
+	ws := workspace.New(t.root)
+	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
+		return err
+	}
+	var rules strings.Builder
+	rules.WriteString("allowed_interactions:\n")
+	for i := 1; i <= t.cfg.Agents; i++ {
+		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", t.name(i))
+		profile := fmt.Sprintf("kind: shell\ncommand: [%s]\n", teamShell)
+		if err := os.WriteFile(filepath.Join(ws.Profiles(), t.name(i)+".yaml"), []byte(profile), 0o644); err != nil {
+			return err
+		}
+	}
+	profile := fmt.Sprintf("kind: generic\ncommand: [sh, -c, %s]\n", strconv.Quote("cat >> "+t.recording()))
+	if err := os.WriteFile(filepath.Join(ws.Profiles(), recorder+".yaml"), []byte(profile), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(ws.RulesPath(), []byte(rules.String()), 0o644)
+}
+
+// switchboard runs the binary in the workspace, with a home of its own so
+// that no start-up file of the machine's user runs in the shells.
+func (t *teamRun) switchboard(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, t.cfg.Binary, args...)
+	cmd.Dir = t.root
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+t.root, "SWITCHBOARD_AGENT=", "TMUX=", "HOME="+t.root)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+func (t *teamRun) down() {
+	t.switchboard(context.Background(), "down")
+	exec.Command("tmux", "-L", t.socket, "kill-server").Run()
+}
+
+// floor makes the same number of panes, each running the resting shell,
+// one tmux call each, and measures the bare server's CPU at rest.
+func (t *teamRun) floor(ctx context.Context) (up time.Duration, rest float64, err error) {
+	socket := t.socket + "-floor"
+	c := tmux.NewClient(socket, nil)
+	defer c.KillServer(context.Background())
+	shell := tmux.PaneSpec{Dir: t.root, Command: []string{teamShell, "--norc", "--noprofile"}}
+	start := time.Now()
+	if _, err := c.NewSession(ctx, "floor", "w1", 240, 60, shell); err != nil {
+		return 0, 0, err
+	}
+	for i := 2; i <= t.cfg.Agents; i++ {
+		if _, err := c.NewWindow(ctx, "floor", fmt.Sprintf("w%d", i), shell); err != nil {
+			return 0, 0, err
+		}
+	}
+	up = time.Since(start)
+	pid, err := c.ServerPID(ctx)
+	if err != nil {
+		return 0, 0, err
+	}
+	cpu, err := cpuPercent(ctx, t.cfg.Idle, pid)
+	if err != nil {
+		return 0, 0, err
+	}
+	return up, cpu[0], nil
+}
+
+// waitAtRest waits until every agent has said it is idle (the shells'
+// prompt hooks) and the recorder's pane is up.
+func (t *teamRun) waitAtRest(ctx context.Context) error {
+	deadline := time.Now().Add(2 * time.Minute)
+	for i := 1; i <= t.cfg.Agents; i++ {
+		if err := t.waitIdle(ctx, t.name(i), deadline); err != nil {
+			return err
+		}
+	}
+	// What followed up (the bulletin, the borders) settles too.
+	return pause(ctx, 3*time.Second)
+}
+
+// waitIdle waits until the agent's state is idle.
+func (t *teamRun) waitIdle(ctx context.Context, agent string, deadline time.Time) error {
+	store := mailbox.NewStore(t.root)
+	for {
+		st, ok, _ := store.ReadState(agent)
+		if ok && st.State == mailbox.StateIdle {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s did not come to rest in time (state %q)", agent, st.State)
+		}
+		if err := pause(ctx, 50*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// measureRest reads the CPU of the master and of the tmux server over the
+// window, and the master's memory.
+func (t *teamRun) measureRest(ctx context.Context, res *TeamResult) error {
+	mpid, ok := master.Running(workspace.New(t.root))
+	if !ok {
+		return errors.New("the master is not running")
+	}
+	s, _, err := agents.LoadSession(workspace.New(t.root))
+	if err != nil || s == nil {
+		return fmt.Errorf("the team's session: %v", err)
+	}
+	rest, err := cpuPercent(ctx, t.cfg.Idle, mpid, s.ServerPID)
+	if err != nil {
+		return err
+	}
+	res.Window, res.MasterRest, res.TmuxRest = t.cfg.Idle, rest[0], rest[1]
+	res.MasterRSS, err = residentBytes(mpid)
+	return err
+}
+
+// notices spawns the recorder, posts messages to it and times each until
+// its notice is in the recording, and as many lines typed with send-keys
+// alone.
+func (t *teamRun) notices(ctx context.Context) (notice, floor time.Duration, err error) {
+	if out, err := t.switchboard(ctx, "spawn", "--profile", recorder, "--name", recorder); err != nil {
+		return 0, 0, fmt.Errorf("spawn the recorder: %w\n%s", err, out)
+	}
+	if err := t.waitIdle(ctx, recorder, time.Now().Add(time.Minute)); err != nil {
+		return 0, 0, err
+	}
+	s, _, err := agents.LoadSession(workspace.New(t.root))
+	if err != nil || s == nil {
+		return 0, 0, fmt.Errorf("the team's session: %v", err)
+	}
+	pane := s.Agents[recorder].Pane
+	c := tmux.NewClient(t.socket, nil)
+	var took, floors []time.Duration
+	for i := range t.cfg.Notices {
+		title := fmt.Sprintf("bench notice %d", i)
+		start := time.Now()
+		if out, err := t.switchboard(ctx, "send", "--to", recorder, "--title", title); err != nil {
+			return 0, 0, fmt.Errorf("send: %w\n%s", err, out)
+		}
+		d, err := t.waitRecorded(ctx, title, start)
+		if err != nil {
+			return 0, 0, err
+		}
+		took = append(took, d)
+
+		line := fmt.Sprintf("floor line %d", i)
+		start = time.Now()
+		if err := c.TypeCommand(ctx, pane, line); err != nil {
+			return 0, 0, err
+		}
+		if d, err = t.waitRecorded(ctx, line, start); err != nil {
+			return 0, 0, err
+		}
+		floors = append(floors, d)
+	}
+	return median(took), median(floors), nil
+}
+
+func (t *teamRun) waitRecorded(ctx context.Context, text string, since time.Time) (time.Duration, error) {
+	for time.Since(since) < 30*time.Second {
+		if data, _ := os.ReadFile(t.recording()); strings.Contains(string(data), text) {
+			return time.Since(since), nil
+		}
+		if err := pause(ctx, 2*time.Millisecond); err != nil {
+			return 0, err
+		}
+	}
+	return 0, fmt.Errorf("%q did not reach the recording agent within 30 s", text)
+}
+
+// cpuPercent is the CPU each process used over window, in percent of one
+// core.
+func cpuPercent(ctx context.Context, window time.Duration, pids ...int) ([]float64, error) {
+	before := make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		var err error
+		if before[i], err = processCPUTime(pid); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	if err := pause(ctx, window); err != nil {
+		return nil, err
+	}
+	elapsed := time.Since(start)
+	out := make([]float64, len(pids))
+	for i, pid := range pids {
+		after, err := processCPUTime(pid)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = 100 * float64(after-before[i]) / float64(elapsed)
+	}
+	return out, nil
+}
+
+// residentBytes is a process's resident memory.
+func residentBytes(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
+}
+
+func pause(ctx context.Context, d time.Duration) error {
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-tm.C:
+		return nil
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// AddTeam adds the team's figures to the result, and checks them.
+func (r *Result) AddTeam(t *TeamResult) {
+	r.Team = t
+	r.check()
+}

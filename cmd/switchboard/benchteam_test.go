@@ -1,0 +1,36 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os/exec"
+	"testing"
+
+	"switchboard/bench"
+)
+
+// TestBenchMeasuresATeamAtRest runs the team part of bench with small
+// numbers, as a person would, and reads its figures: a team came up, rested,
+// and one notice reached its agent.
+func TestBenchMeasuresATeamAtRest(t *testing.T) {
+	newTeam(t) // skips without tmux, and with -short
+	cmd := exec.Command("switchboard", "bench", "--only", "team", "--quick", "--team-agents", "4", "--json")
+	cmd.Dir = t.TempDir()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, stderr.String())
+	}
+	var res bench.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("bench --json printed %q: %v", out, err)
+	}
+	team := res.Team
+	if team == nil || team.Agents != 4 || team.Up <= 0 || team.UpFloor <= 0 || team.Notice <= 0 || team.NoticeFloor <= 0 || team.MasterRSS <= 0 {
+		t.Fatalf("team figures: %+v", team)
+	}
+	if _, ok := res.Check(bench.RowTeamNotice); !ok {
+		t.Errorf("no check of the notice: %+v", res.Checks)
+	}
+}
