@@ -3,32 +3,17 @@ package main
 import (
 	"fmt"
 	"text/tabwriter"
-	"time"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/safetext"
 )
 
 type inboxOptions struct {
 	all bool
-}
-
-// inboxItem is one line of the inbox, and its JSON form.
-type inboxItem struct {
-	ID       string    `json:"id"`
-	Seq      int64     `json:"seq,omitempty"`
-	Time     time.Time `json:"time"`
-	Priority string    `json:"priority"`
-	Type     string    `json:"type"`
-	From     string    `json:"from"`
-	Title    string    `json:"title"`
-	Read     bool      `json:"read"`
-	// Unverified marks a file no record of the master vouches for:
-	// written into the inbox by hand, its sender and content unproven.
-	Unverified bool `json:"unverified"`
 }
 
 func newInboxCmd(io *streams, g *globals) *cobra.Command {
@@ -60,30 +45,18 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		return err
 	}
 	warnBrokenRules(io, rulesErr)
-	box := mailbox.Unread
-	if opts.all {
-		box = mailbox.All
-	}
-	entries, err := ws.store.List(ws.agent, box)
+	items, skipped, err := ws.desk().Inbox(opts.all)
 	if err != nil {
 		return err
 	}
-	v := ws.store.NewVoucher()
-	defer v.Close()
-	items := make([]inboxItem, 0, len(entries))
+	for _, s := range skipped {
+		fmt.Fprintf(io.errOut, "skipping %s\n", s)
+	}
 	unverified := 0
-	for _, e := range entries {
-		m, err := mailbox.Load(e.Path)
-		if err != nil {
-			fmt.Fprintf(io.errOut, "skipping %s: %v\n", safetext.Line(e.Name), err)
-			continue
-		}
-		it := inboxItem{ID: m.ID, Seq: m.Seq, Time: e.Time, Priority: e.Priority, Type: m.Type, From: m.From, Title: m.Title, Read: e.Read}
-		if !v.Vouches(ws.agent, e.Name, m) {
-			it.Unverified = true
+	for _, it := range items {
+		if it.Unverified {
 			unverified++
 		}
-		items = append(items, it)
 	}
 	if g.json {
 		return writeJSON(io.out, items)
@@ -131,7 +104,7 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 // titleWidth is the room a terminal width columns wide leaves for the
 // titles of the inbox, with every other column whole; 0 means no limit (not
 // a terminal). Titles keep at least 20 columns, however narrow it is.
-func titleWidth(width int, items []inboxItem, withState bool) int {
+func titleWidth(width int, items []desk.Item, withState bool) int {
 	if width <= 0 {
 		return 0
 	}

@@ -5,68 +5,52 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
 // post checks a message the caller composed and drops it in the caller's
-// outbox. A message the rules block is posted all the same, so that the
-// attempt is in the audit log for the overseers and the sender gets the
-// BLOCKED notice; post then fails with exit 3 and the reason. A broadcast
-// only fails when it reaches no one.
+// outbox (desk.Send). A message the rules block is posted all the same, so
+// that the attempt is in the audit log for the overseers and the sender
+// gets the BLOCKED notice; post then fails with exit 3 and the reason. A
+// broadcast only fails when it reaches no one.
 func post(io *streams, ws *caller, msg *mailbox.Message) error {
-	msg.From = ws.agent
-	msg.Normalize(time.Now())
-	if err := msg.Validate(); err != nil {
+	sent, err := ws.desk().Send(msg)
+	var unknown *desk.UnknownAgentError
+	switch {
+	case errors.As(err, &unknown):
+		return notAnAgent(ws.rules, unknown.Name, "(check --to); nothing was sent")
+	case errors.Is(err, mailbox.ErrInvalid):
 		return usageError("%v", err)
+	case sent.ID == "":
+		return err
 	}
-	route := ws.rules.Route(ws.agent, msg.To)
-	if len(route.Unknown) > 0 {
-		return notAnAgent(ws.rules, route.Unknown[0], "(check --to); nothing was sent")
-	}
-	var blocked []string
-	for _, b := range route.Blocked {
-		blocked = append(blocked, fmt.Sprintf("%s → %s: %s", ws.agent, b.To, b.Reason))
-	}
-	if _, err := ws.store.Post(ws.agent, msg); err != nil {
-		return fmt.Errorf("queue message: %w", err)
-	}
-	if _, running := ws.masterRunning(); !running {
+	if sent.Queued {
 		fmt.Fprintln(io.errOut, runnable("master not running, message queued; it is delivered when `switchboard master` starts", ws.folder.Binary()))
 	}
-	if len(blocked) == 0 {
-		return nil
+	var blocked *desk.BlockedError
+	if errors.As(err, &blocked) {
+		return refusedError(err)
 	}
-	if msg.IsBroadcast() && len(route.Delivered) > 0 {
-		for _, b := range blocked {
-			fmt.Fprintf(io.errOut, "not delivered to all: BLOCKED %s\n", b)
-		}
-		return nil
+	for _, b := range sent.Blocked {
+		fmt.Fprintf(io.errOut, "not delivered to all: BLOCKED %s\n", b)
 	}
-	return refusedError(&blockedError{reasons: blocked})
-}
-
-// blockedError is a message the rules keep from every recipient: it went
-// out (the master logs the attempt) but reaches no one.
-type blockedError struct{ reasons []string }
-
-func (e *blockedError) Error() string {
-	return fmt.Sprintf("BLOCKED by the rules: %s (the attempt is logged)", strings.Join(e.reasons, "; "))
+	return err
 }
 
 // printPosted reports a message just posted: its id on stdout, or nothing
 // there when the rules block it (it reaches no one); with --json, its
 // status, and the reason when blocked.
 func printPosted(io *streams, g *globals, id string, err error) error {
-	var blocked *blockedError
+	var blocked *desk.BlockedError
 	switch {
 	case err == nil && g.json:
 		writeCompactJSON(io.out, postStatus{ID: id, Status: "sent"})
 	case err == nil:
 		fmt.Fprintln(io.out, id)
 	case errors.As(err, &blocked) && g.json:
-		writeCompactJSON(io.out, postStatus{ID: id, Status: "blocked", Reason: strings.Join(blocked.reasons, "; ")})
+		writeCompactJSON(io.out, postStatus{ID: id, Status: "blocked", Reason: strings.Join(blocked.Reasons, "; ")})
 	}
 	return err
 }

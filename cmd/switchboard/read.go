@@ -2,12 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
-	"slices"
 
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -57,37 +58,19 @@ func runRead(io *streams, g *globals, opts *readOptions) error {
 		return err
 	}
 	warnBrokenRules(io, rulesErr)
-	v := ws.store.NewVoucher()
-	defer v.Close()
-	var entry mailbox.Entry
-	var m *mailbox.Message
-	vouched := false
+	id := opts.id
 	if opts.next {
-		unread, err := ws.store.List(ws.agent, mailbox.Unread)
-		if err != nil {
-			return err
-		}
-		if len(unread) == 0 {
-			fmt.Fprintf(io.errOut, "no unread messages for %s\n", ws.agent)
-			return nil
-		}
-		if entry, m, vouched, err = nextToRead(v, ws.agent, unread); err != nil {
-			return err
-		}
-	} else {
-		if entry, err = ws.store.Find(ws.agent, opts.id); err != nil {
-			return err
-		}
-		if m, err = mailbox.Load(entry.Path); err != nil {
-			return err
-		}
-		vouched = v.Vouches(ws.agent, entry.Name, m)
+		id = ""
 	}
-	if !opts.peek {
-		if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
-			return err
-		}
+	letter, err := ws.desk().Read(id, opts.peek)
+	if errors.Is(err, desk.ErrNoUnread) {
+		fmt.Fprintf(io.errOut, "no unread messages for %s\n", ws.agent)
+		return nil
 	}
+	if err != nil {
+		return err
+	}
+	m, vouched := letter.Message, !letter.Unverified
 	if g.json {
 		out := *m
 		out.Extra = maps.Clone(m.Extra)
@@ -103,46 +86,4 @@ func runRead(io *streams, g *globals, opts *readOptions) error {
 	}
 	printMessage(io.out, m)
 	return nil
-}
-
-// nextToRead picks the next unread message: urgent first, then normal, then
-// low, each oldest first, and files no record vouches for after the rest.
-func nextToRead(v *mailbox.Voucher, agent string, unread []mailbox.Entry) (mailbox.Entry, *mailbox.Message, bool, error) {
-	slices.SortStableFunc(unread, func(a, b mailbox.Entry) int {
-		if d := priorityRank(a.Priority) - priorityRank(b.Priority); d != 0 {
-			return d
-		}
-		return a.Time.Compare(b.Time)
-	})
-	first := -1
-	var firstMsg *mailbox.Message
-	var lastErr error
-	for i, e := range unread {
-		m, err := mailbox.Load(e.Path)
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		if v.Vouches(agent, e.Name, m) {
-			return e, m, true, nil
-		}
-		if first < 0 {
-			first, firstMsg = i, m
-		}
-	}
-	if first < 0 {
-		return mailbox.Entry{}, nil, false, lastErr
-	}
-	return unread[first], firstMsg, false, nil
-}
-
-func priorityRank(p string) int {
-	switch p {
-	case mailbox.PriorityUrgent:
-		return 0
-	case mailbox.PriorityNormal:
-		return 1
-	default:
-		return 2
-	}
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"fmt"
-	"slices"
+	"errors"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -56,50 +56,26 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 	if err != nil {
 		return err
 	}
-	entry, err := ws.store.Find(ws.agent, opts.id)
-	if err != nil {
-		return err
-	}
-	orig, err := mailbox.Load(entry.Path)
-	if err != nil {
-		return err
-	}
-	if orig.From == mailbox.System {
-		return fmt.Errorf("message %s is a notice from switchboard, which cannot be answered", orig.ID)
-	}
 	content, err := readBody(io, opts.content, opts.contentGiven)
 	if err != nil {
 		return err
 	}
-	options := orig.Options()
-	if len(options) > 0 && opts.option == "" {
-		return usageError("this request is answered with --option, one of: %s (--content may add a note)", strings.Join(options, ", "))
-	}
-	if opts.option != "" && len(options) > 0 && !slices.ContainsFunc(options, func(o string) bool { return strings.EqualFold(o, opts.option) }) {
-		return usageError("--option %q is none of the options of this request: %s", opts.option, strings.Join(options, ", "))
-	}
-	reply := orig.Reply(content, opts.option)
-	if strings.TrimSpace(reply.Content) == "" {
+	sent, err := ws.desk().Reply(desk.ReplyRequest{
+		ID: opts.id, Content: content, Option: opts.option, Priority: opts.priority, Title: opts.title, Again: opts.again,
+	})
+	var answered *desk.AnsweredError
+	var option *desk.OptionError
+	switch {
+	case errors.As(err, &answered):
+		return usageError("%v; pass --again to send another answer", err)
+	case errors.As(err, &option) && option.Given == "":
+		return usageError("this request is answered with --option, one of: %s (--content may add a note)", strings.Join(option.Options, ", "))
+	case errors.As(err, &option):
+		return usageError("--option %v", err)
+	case errors.Is(err, desk.ErrEmptyReply):
 		return usageError("a reply needs --content (or --content - to read standard input), or --option for a request with options")
-	}
-	if !opts.again {
-		earlier, err := ws.store.RepliesTo(ws.agent, orig.ID, orig.Timestamp)
-		if err != nil {
-			return err
-		}
-		if len(earlier) > 0 {
-			return usageError("you have answered message %s already (reply %s); pass --again to send another answer", orig.ID, earlier[0])
-		}
-	}
-	reply.Priority = opts.priority
-	if opts.title != "" {
-		reply.Title = opts.title
-	}
-	if err := post(io, ws, reply); err != nil {
-		return printPosted(io, g, reply.ID, err)
-	}
-	if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
+	case sent.ID == "" && err != nil:
 		return err
 	}
-	return printPosted(io, g, reply.ID, nil)
+	return printPosted(io, g, sent.ID, err)
 }

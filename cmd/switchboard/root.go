@@ -92,6 +92,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newStateCmd(io, g),
 		newStatusCmd(io, g),
 		newDoctorCmd(io, g),
+		newMCPCmd(io, g),
 		newHookCmd(io, g),
 		newHooksCmd(io, g),
 		newBenchCmd(io, g),

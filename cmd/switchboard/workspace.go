@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/rules"
@@ -110,6 +111,9 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 	}
 	return workspace.Find(wd)
 }
+
+// desk is the caller's desk: what it does with its mail.
+func (w *caller) desk() *desk.Desk { return desk.New(w.folder, w.rules, w.agent) }
 
 // masterRunning reports the pid of the workspace's master, if one runs.
 func (w *caller) masterRunning() (int, bool) {

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	stdio "io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"switchboard/desk"
+	"switchboard/mcpserver"
+)
+
+// mcpInboxTick is how often the server looks at the inbox when no event
+// came: a safety net for what fsnotify may miss.
+const mcpInboxTick = 30 * time.Second
+
+func newMCPCmd(io *streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve your switchboard tools over MCP, on standard input and output",
+		Long: `Serve the agent's switchboard as Model Context Protocol tools, on standard input
+and output, for an agent client to start: send, inbox, read, reply, status,
+lock, unlock, state_get, state_set, state_list and bulletin. The same rules
+and refusals as the commands apply; a refusal is a tool error that says why.
+The resource switchboard://inbox lists the unread mail, and a client that
+subscribes to it is told when mail comes or is read.
+
+Inside a pane of the team the server is that pane's agent; elsewhere --as or
+SWITCHBOARD_AGENT say who, as for every command. up wires it into Claude
+Code, Codex CLI and Gemini CLI; switchboard hooks install --kind K prints the
+wiring for an agent you start yourself.`,
+		Example: `  switchboard mcp --as developer_agent      # what a client runs; it speaks JSON-RPC on stdio
+  claude mcp add switchboard -- switchboard mcp`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCP(cmd.Context(), io, g)
+		},
+	}
+}
+
+func runMCP(ctx context.Context, io *streams, g *globals) error {
+	ws, err := openWorkspace(g)
+	if err != nil {
+		return err
+	}
+	open := func() (*desk.Desk, error) {
+		ws, err := openWorkspace(g)
+		if err != nil {
+			return nil, err
+		}
+		return ws.desk(), nil
+	}
+	srv := mcpserver.New(ws.agent, open, version())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go mcpserver.Watch(ctx, srv, ws.desk(), mcpInboxTick)
+	return srv.Run(ctx, &mcp.IOTransport{Reader: stdio.NopCloser(io.in), Writer: writeCloser{io.out}})
+}
+
+// writeCloser is a writer the transport may close: the process's output
+// stays open for the error the command may print after.
+type writeCloser struct{ stdio.Writer }
+
+func (writeCloser) Close() error { return nil }

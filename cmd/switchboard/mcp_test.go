@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"switchboard/profile"
+)
+
+// mcpSession starts `switchboard mcp` as a client would, over stdio, in a
+// workspace of the default team.
+func mcpSession(tb testing.TB, root string, args ...string) *mcp.ClientSession {
+	tb.Helper()
+	cmd := exec.Command("switchboard", append([]string{"mcp"}, args...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+root, "SWITCHBOARD_AGENT=")
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	tb.Cleanup(cancel)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		tb.Fatalf("connect to switchboard mcp: %v", err)
+	}
+	tb.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// TestTheMCPServerOverStdio: the built binary serves the tools on stdio;
+// the rules refuse there as they do on the command line.
+func TestTheMCPServerOverStdio(t *testing.T) {
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpSession(t, root, "--as", "tester_agent")
+	ctx := context.Background()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Contains(names, "send") || !slices.Contains(names, "reply") {
+		t.Errorf("tools: %v", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": []string{"reviewer_agent"}, "title": "Found a bug"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || text != "BLOCKED by the rules: tester_agent → reviewer_agent: Should go through developer first (the attempt is logged)" {
+		t.Errorf("a blocked send: error %v, %q", res.IsError, text)
+	}
+}
+
+// BenchmarkMCPToolCall is a status call through a running server, beside
+// the same through `switchboard status --json`, a process each time.
+//
+//	go test -run '^$' -bench MCP ./cmd/switchboard
+func BenchmarkMCPToolCall(b *testing.B) {
+	root := b.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("mcp status", func(b *testing.B) {
+		cs := mcpSession(b, root, "--as", "developer_agent")
+		for range b.N {
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("cli status", func(b *testing.B) {
+		for range b.N {
+			cmd := exec.Command("switchboard", "status", "--json", "--as", "developer_agent")
+			cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+root, "SWITCHBOARD_AGENT=")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Fatalf("%v: %s", err, out)
+			}
+		}
+	})
+	b.Run("mcp start to first answer", func(b *testing.B) {
+		for range b.N {
+			cs := mcpSession(b, root, "--as", "developer_agent")
+			if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "status"}); err != nil {
+				b.Fatal(err)
+			}
+			cs.Close()
+		}
+	})
+}

@@ -1,0 +1,189 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"switchboard/desk"
+	"switchboard/mailbox"
+	"switchboard/master"
+	"switchboard/profile"
+	"switchboard/workspace"
+)
+
+// rig is the default team with a master running, and an MCP client
+// session for each agent asked for, in memory.
+type rig struct {
+	t    *testing.T
+	ws   *workspace.Workspace
+	ctx  context.Context
+	seen map[string]chan struct{} // agent → inbox changes its client was told of
+}
+
+func newRig(t *testing.T) *rig {
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- master.New(root, master.Options{Log: io.Discard}).Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	ws := workspace.New(root)
+	r := &rig{t: t, ws: ws, ctx: ctx, seen: map[string]chan struct{}{}}
+	r.waitFor("the master", func() bool { _, ok := master.Running(ws); return ok })
+	return r
+}
+
+// session connects a client to the server of agent.
+func (r *rig) session(agent string) *mcp.ClientSession {
+	open := func() (*desk.Desk, error) {
+		rules, err := r.ws.Rules()
+		if err != nil {
+			return nil, err
+		}
+		return desk.New(r.ws, rules, agent), nil
+	}
+	d, err := open()
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	srv := New(agent, open, "test")
+	go Watch(r.ctx, srv, d, time.Hour)
+	seen := make(chan struct{}, 10)
+	r.seen[agent] = seen
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) { seen <- struct{}{} },
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(r.ctx, st, nil); err != nil {
+		r.t.Fatal(err)
+	}
+	cs, err := client.Connect(r.ctx, ct, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(func() { cs.Close() })
+	if err := cs.Subscribe(r.ctx, &mcp.SubscribeParams{URI: InboxURI}); err != nil {
+		r.t.Fatal(err)
+	}
+	return cs
+}
+
+// call calls a tool and returns its structured result and error text.
+func (r *rig) call(cs *mcp.ClientSession, tool string, args map[string]any) (map[string]any, string) {
+	r.t.Helper()
+	res, err := cs.CallTool(r.ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		r.t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		return nil, res.Content[0].(*mcp.TextContent).Text
+	}
+	var out map[string]any
+	data, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(data, &out)
+	return out, ""
+}
+
+func (r *rig) waitFor(what string, cond func() bool) {
+	r.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			r.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestAgentsTalkThroughTheTools: the developer sends through the send tool,
+// the reviewer hears of it through its inbox resource, lists and reads it,
+// and answers with reply; the answer reaches the developer.
+func TestAgentsTalkThroughTheTools(t *testing.T) {
+	r := newRig(t)
+	dev, rev := r.session("developer_agent"), r.session("reviewer_agent")
+
+	tools, err := dev.ListTools(r.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	for _, want := range []string{"send", "inbox", "read", "reply", "status", "lock", "unlock", "state_get", "state_set", "state_list", "bulletin"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("tools %v lack %s", names, want)
+		}
+	}
+
+	sent, msg := r.call(dev, "send", map[string]any{"to": []string{"reviewer_agent"}, "title": "Review the login change", "content": "auth.go"})
+	if msg != "" || sent["id"] == "" {
+		t.Fatalf("send: %v %q", sent, msg)
+	}
+	select {
+	case <-r.seen["reviewer_agent"]:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reviewer's client was not told of its new mail")
+	}
+	inbox, _ := r.call(rev, "inbox", nil)
+	if list, _ := inbox["messages"].([]any); len(list) != 1 {
+		t.Fatalf("inbox: %v", inbox)
+	}
+	read, msg := r.call(rev, "read", nil)
+	if m, _ := read["message"].(map[string]any); msg != "" || m["title"] != "Review the login change" || read["unverified"] != false {
+		t.Fatalf("read: %v %q", read, msg)
+	}
+	id := read["message"].(map[string]any)["id"].(string)
+	if _, msg := r.call(rev, "reply", map[string]any{"id": id, "content": "Looks good"}); msg != "" {
+		t.Fatalf("reply: %q", msg)
+	}
+	// Answered already: refused, saying how to answer again.
+	if _, msg := r.call(rev, "reply", map[string]any{"id": id, "content": "Looks good"}); !strings.Contains(msg, "answered message "+id+" already") || !strings.Contains(msg, "again: true") {
+		t.Errorf("a second reply: %q", msg)
+	}
+	r.waitFor("the answer in the developer's inbox", func() bool {
+		items, _, _ := desk.New(r.ws, nil, "developer_agent").Inbox(false)
+		return len(items) == 1 && items[0].Title == "Re: Review the login change"
+	})
+}
+
+// TestToolsRefuseAsTheCommandsDo: the rules, unknown agents, missing
+// arguments and ids that are not one's own get a tool error saying why,
+// and the server goes on answering.
+func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
+	r := newRig(t)
+	if _, msg := r.call(r.session("master_agent"), "read", nil); msg != "no unread messages" {
+		t.Errorf("read with nothing unread: %q", msg)
+	}
+	tester := r.session("tester_agent")
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"send", map[string]any{"to": []string{"reviewer_agent"}, "title": "Found a bug"}, "BLOCKED by the rules: tester_agent → reviewer_agent: Should go through developer first"},
+		{"send", map[string]any{"to": []string{"reviewr_agent"}, "title": "x"}, "did you mean reviewer_agent?; nothing was sent"},
+		{"send", map[string]any{"to": []string{"developer_agent"}}, `missing properties: ["title"]`},
+		{"send", map[string]any{"to": []string{"developer_agent"}, "title": "x", "priority": "high"}, `priority "high" is not one of urgent, normal, low`},
+		{"send", map[string]any{"to": []string{"developer_agent"}, "title": "x", "content": strings.Repeat("a", mailbox.MaxContentSize+1)}, "content is"},
+		{"read", map[string]any{"id": "01a20000-0000-7000-8000-000000000001"}, "no such message"},
+		{"reply", map[string]any{"id": "nope", "content": "x"}, "the inbox tool (with all: true) lists your messages"},
+		{"state_get", map[string]any{"key": "nothing"}, "state_list lists the keys"},
+	} {
+		if _, msg := r.call(tester, c.tool, c.args); !strings.Contains(msg, c.want) {
+			t.Errorf("%s %v: %q; want %q", c.tool, c.args, msg, c.want)
+		}
+	}
+	if out, msg := r.call(tester, "status", nil); msg != "" || out["agent"] != "tester_agent" {
+		t.Errorf("status after the refusals: %v %q", out, msg)
+	}
+}

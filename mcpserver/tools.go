@@ -1,0 +1,280 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"switchboard/bulletin"
+	"switchboard/desk"
+	"switchboard/hooks"
+	"switchboard/mailbox"
+)
+
+// The tools' inputs and outputs. Field comments become the schemas'
+// descriptions.
+
+type sendIn struct {
+	To               []string `json:"to" jsonschema:"the recipients: agent names, or * alone for every other agent"`
+	Title            string   `json:"title" jsonschema:"one line saying what the message is about"`
+	Content          string   `json:"content,omitempty" jsonschema:"the body"`
+	Priority         string   `json:"priority,omitempty" jsonschema:"urgent, normal (the default) or low"`
+	Type             string   `json:"type,omitempty" jsonschema:"instruction, query, request (the default), response, notification or status"`
+	RequiresResponse bool     `json:"requires_response,omitempty" jsonschema:"true when you expect an answer"`
+}
+
+type sentOut struct {
+	ID      string   `json:"id" jsonschema:"the message's id"`
+	Blocked []string `json:"blocked,omitempty" jsonschema:"recipients of a broadcast the rules kept it from, with why"`
+	Queued  bool     `json:"queued,omitempty" jsonschema:"true when no master runs: it is delivered once one starts"`
+}
+
+type inboxIn struct {
+	All bool `json:"all,omitempty" jsonschema:"include messages already read"`
+}
+
+type inboxOut struct {
+	Messages []desk.Item `json:"messages"`
+}
+
+type readIn struct {
+	ID   string `json:"id,omitempty" jsonschema:"the message's id (or a unique prefix); leave it out for the next unread message, urgent first"`
+	Peek bool   `json:"peek,omitempty" jsonschema:"leave the message unread"`
+}
+
+type readOut struct {
+	Message    *mailbox.Message `json:"message"`
+	Unverified bool             `json:"unverified" jsonschema:"true for a file written into your inbox by hand: nothing vouches for its sender or content"`
+}
+
+type replyIn struct {
+	ID       string `json:"id" jsonschema:"the id of the message you answer (or a unique prefix)"`
+	Content  string `json:"content,omitempty" jsonschema:"the answer"`
+	Option   string `json:"option,omitempty" jsonschema:"for a request that lists options: the one you choose"`
+	Priority string `json:"priority,omitempty" jsonschema:"urgent, normal (the default) or low"`
+	Again    bool   `json:"again,omitempty" jsonschema:"answer a message you have answered already"`
+}
+
+type statusIn struct{}
+
+type lockIn struct {
+	Resource string `json:"resource" jsonschema:"the name of what you take, like staging-db"`
+	Reason   string `json:"reason,omitempty" jsonschema:"why, for the others to see"`
+}
+
+type unlockIn struct {
+	Resource string `json:"resource" jsonschema:"the name of what you release"`
+}
+
+type doneOut struct {
+	Done string `json:"done"`
+}
+
+type stateGetIn struct {
+	Key string `json:"key" jsonschema:"the key"`
+}
+
+type stateSetIn struct {
+	Key   string `json:"key" jsonschema:"the key"`
+	Value any    `json:"value" jsonschema:"any JSON value"`
+}
+
+type stateOut struct {
+	Key   string          `json:"key"`
+	Value json.RawMessage `json:"value"`
+}
+
+type stateListOut struct {
+	State map[string]json.RawMessage `json:"state"`
+}
+
+type bulletinIn struct{}
+
+// addTools adds every tool to srv.
+func (s *server) addTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{Name: "send", Description: "Send a message to other agents of your team. The team's rules decide who may write to whom; a message they block is refused with the reason (the attempt is logged)."}, s.send)
+	mcp.AddTool(srv, &mcp.Tool{Name: "inbox", Description: "List your unread messages (all with all: true), oldest first: id, time, priority, sender, title."}, s.inbox)
+	mcp.AddTool(srv, &mcp.Tool{Name: "read", Description: "Read a message by id, or the next unread one (urgent first), and mark it read."}, s.read)
+	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option."}, s.reply)
+	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
+	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
+	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
+	mcp.AddTool(srv, &mcp.Tool{Name: "state_get", Description: "Read one key of the team's shared state."}, s.stateGet)
+	mcp.AddTool(srv, &mcp.Tool{Name: "state_set", Description: "Set one key of the team's shared state to a JSON value."}, s.stateSet)
+	mcp.AddTool(srv, &mcp.Tool{Name: "state_list", Description: "Every key of the team's shared state, with its value."}, s.stateList)
+	mcp.AddTool(srv, &mcp.Tool{Name: "bulletin", Description: "The team's bulletin: system status, phase, warnings, locks and each agent's state."}, s.bulletin)
+}
+
+func (s *server) send(_ context.Context, _ *mcp.CallToolRequest, in sendIn) (*mcp.CallToolResult, sentOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, sentOut{}, err
+	}
+	msg := &mailbox.Message{To: in.To, Title: in.Title, Content: in.Content, Priority: in.Priority, Type: in.Type, RequiresResponse: in.RequiresResponse}
+	sent, err := d.Send(msg)
+	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+func (s *server) inbox(_ context.Context, _ *mcp.CallToolRequest, in inboxIn) (*mcp.CallToolResult, inboxOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, inboxOut{}, err
+	}
+	items, _, err := d.Inbox(in.All)
+	return nil, inboxOut{Messages: items}, toolError(err)
+}
+
+func (s *server) read(_ context.Context, _ *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, readOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, readOut{}, err
+	}
+	l, err := d.Read(in.ID, in.Peek)
+	if err != nil {
+		return nil, readOut{}, toolError(err)
+	}
+	return nil, readOut{Message: l.Message, Unverified: l.Unverified}, nil
+}
+
+func (s *server) reply(_ context.Context, _ *mcp.CallToolRequest, in replyIn) (*mcp.CallToolResult, sentOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, sentOut{}, err
+	}
+	sent, err := d.Reply(desk.ReplyRequest{ID: in.ID, Content: in.Content, Option: in.Option, Priority: in.Priority, Again: in.Again})
+	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, *hooks.Status, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := hooks.ReadStatus(d.Workspace(), d.Agent())
+	return nil, st, toolError(err)
+}
+
+func (s *server) lock(_ context.Context, _ *mcp.CallToolRequest, in lockIn) (*mcp.CallToolResult, doneOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, doneOut{}, err
+	}
+	if strings.TrimSpace(in.Resource) == "" {
+		return nil, doneOut{}, errors.New("give the resource a name, like staging-db")
+	}
+	if err := d.Workspace().Bulletin().Acquire(in.Resource, d.Agent(), in.Reason); err != nil {
+		return nil, doneOut{}, toolError(err)
+	}
+	return nil, doneOut{Done: in.Resource + " locked by " + d.Agent()}, nil
+}
+
+func (s *server) unlock(_ context.Context, _ *mcp.CallToolRequest, in unlockIn) (*mcp.CallToolResult, doneOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, doneOut{}, err
+	}
+	if _, err := d.Workspace().Bulletin().Release(in.Resource, d.Agent(), false); err != nil {
+		return nil, doneOut{}, toolError(err)
+	}
+	return nil, doneOut{Done: in.Resource + " released"}, nil
+}
+
+func (s *server) stateGet(_ context.Context, _ *mcp.CallToolRequest, in stateGetIn) (*mcp.CallToolResult, stateOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, stateOut{}, err
+	}
+	b, err := d.Workspace().Bulletin().Read()
+	if err != nil {
+		return nil, stateOut{}, toolError(err)
+	}
+	v, ok := b.SharedState[in.Key]
+	if !ok {
+		return nil, stateOut{}, fmt.Errorf("no shared state %q; state_list lists the keys", in.Key)
+	}
+	return nil, stateOut{Key: in.Key, Value: v}, nil
+}
+
+func (s *server) stateSet(_ context.Context, _ *mcp.CallToolRequest, in stateSetIn) (*mcp.CallToolResult, stateOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, stateOut{}, err
+	}
+	if strings.TrimSpace(in.Key) == "" {
+		return nil, stateOut{}, errors.New("give the key a name")
+	}
+	value, err := json.Marshal(in.Value)
+	if err != nil {
+		return nil, stateOut{}, fmt.Errorf("the value is not JSON: %w", err)
+	}
+	err = d.Workspace().Bulletin().Update(func(b *bulletin.Bulletin) error {
+		b.SharedState[in.Key] = value
+		return nil
+	})
+	return nil, stateOut{Key: in.Key, Value: value}, toolError(err)
+}
+
+func (s *server) stateList(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, stateListOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, stateListOut{}, err
+	}
+	b, err := d.Workspace().Bulletin().Read()
+	if err != nil {
+		return nil, stateListOut{}, toolError(err)
+	}
+	return nil, stateListOut{State: b.SharedState}, nil
+}
+
+func (s *server) bulletin(_ context.Context, _ *mcp.CallToolRequest, _ bulletinIn) (*mcp.CallToolResult, *bulletin.Bulletin, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := d.Workspace().Bulletin().Read()
+	return nil, b, toolError(err)
+}
+
+// readInbox answers a read of the inbox resource: the unread list.
+func (s *server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, err
+	}
+	items, _, err := d.Inbox(false)
+	if err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(inboxOut{Messages: items})
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: InboxURI, MIMEType: "application/json", Text: string(data)}}}, nil
+}
+
+// toolError says a refusal in the tools' words: what happened, and what to
+// send instead.
+func toolError(err error) error {
+	var answered *desk.AnsweredError
+	var option *desk.OptionError
+	var unknown *desk.UnknownAgentError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &answered):
+		return fmt.Errorf("%v; call reply with again: true to send another answer", err)
+	case errors.As(err, &option):
+		return fmt.Errorf("%v; call reply with option set to one of them (content may add a note)", err)
+	case errors.As(err, &unknown):
+		return fmt.Errorf("%v; nothing was sent", err)
+	case errors.Is(err, desk.ErrNoUnread):
+		return errors.New("no unread messages")
+	case errors.Is(err, mailbox.ErrNotFound):
+		return fmt.Errorf("%v; the inbox tool (with all: true) lists your messages", err)
+	}
+	return err
+}
