@@ -93,7 +93,7 @@ func writeGeminiHome(dir string, w Wiring) (Wired, error) {
 	if err := copyEntries(filepath.Join(user, "policies"), filepath.Join(gemini, "policies"), func(string) bool { return true }); err != nil {
 		return Wired{}, err
 	}
-	settings, err := mergeGeminiSettings(filepath.Join(user, "settings.json"), w.geminiHooks())
+	settings, err := mergeGeminiSettings(filepath.Join(user, "settings.json"), w.geminiHooks(), w.geminiMCPServer())
 	if err != nil {
 		return Wired{}, err
 	}
@@ -105,12 +105,27 @@ func writeGeminiHome(dir string, w Wiring) (Wired, error) {
 		return Wired{}, err
 	}
 	env := map[string]string{"GEMINI_CLI_HOME": dir, userGeminiDirVar: user}
+	if w.MCP {
+		env[MCPEnv] = "1"
+	}
 	return Wired{Path: dir, Env: env, Args: []string{"--skip-trust", "--policy", policy}}, nil
 }
 
+// geminiMCPServer is the entry of switchboard's MCP server in Gemini CLI's
+// mcpServers, trusted so that its tools run without a prompt; nil without
+// MCP.
+func (w Wiring) geminiMCPServer() map[string]any {
+	if !w.MCP {
+		return nil
+	}
+	command, args, env := w.mcpServer()
+	return map[string]any{"command": command, "args": args, "env": env, "trust": true}
+}
+
 // mergeGeminiSettings is the user's settings file with the hooks added after
-// the user's own, event by event.
-func mergeGeminiSettings(path string, hooks map[string][]hookGroup) ([]byte, error) {
+// the user's own, event by event, and switchboard's MCP server (when mcp is
+// not nil) beside the user's servers.
+func mergeGeminiSettings(path string, hooks map[string][]hookGroup, mcp map[string]any) ([]byte, error) {
 	settings := map[string]any{}
 	data, err := os.ReadFile(path)
 	switch {
@@ -136,6 +151,14 @@ func mergeGeminiSettings(path string, hooks map[string][]hookGroup) ([]byte, err
 		table[ev] = list
 	}
 	settings["hooks"] = table
+	if mcp != nil {
+		servers, _ := settings["mcpServers"].(map[string]any)
+		if servers == nil {
+			servers = map[string]any{}
+		}
+		servers[MCPServerName] = mcp
+		settings["mcpServers"] = servers
+	}
 	return encodeIndented(settings), nil
 }
 

@@ -46,7 +46,16 @@ func WriteWiring(ws *workspace.Workspace, w Wiring, kind string) (Wired, error) 
 	switch kind {
 	case WireClaude:
 		path := filepath.Join(dir, "claude-settings.json")
-		return Wired{Path: path, Args: []string{"--settings", path}}, writeFile(path, w.ClaudeSettings())
+		wired := Wired{Path: path, Args: []string{"--settings", path}}
+		if w.MCP {
+			config := filepath.Join(dir, "claude-mcp.json")
+			if err := writeFile(config, w.ClaudeMCPConfig()); err != nil {
+				return Wired{}, err
+			}
+			wired.Args = append(wired.Args, "--mcp-config", config)
+			wired.Env = map[string]string{MCPEnv: "1"}
+		}
+		return wired, writeFile(path, w.ClaudeSettings())
 	case WireCodex:
 		return writeCodexHome(filepath.Join(dir, "codex"), w)
 	case WireGemini:
@@ -117,19 +126,26 @@ func wireKind(launch profile.Launch) string {
 	return ""
 }
 
+// mcpKinds are the clients switchboard's MCP server is wired into.
+var mcpKinds = map[string]bool{WireClaude: true, WireGemini: true}
+
 // Wirer wires the agents of one workspace (agents.Wirer).
-type Wirer struct{ Workspace *workspace.Workspace }
+type Wirer struct {
+	Workspace *workspace.Workspace
+	// NoMCP leaves the MCP server out: the agents use shell commands alone.
+	NoMCP bool
+}
 
 // Wire is WireLaunch for the workspace.
 func (w Wirer) Wire(binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error) {
-	return WireLaunch(w.Workspace, binary, p, launch)
+	return WireLaunch(w.Workspace, binary, p, launch, !w.NoMCP)
 }
 
 // WireLaunch wires an agent's hooks into what its pane runs, by kind (see
 // WriteWiring), and adds its profile's system instructions and model where
 // the client takes them. Other programs run as they are. It returns the
 // launch to run.
-func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error) {
+func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, launch profile.Launch, withMCP bool) (profile.Launch, error) {
 	if len(launch.Command) == 0 {
 		return launch, nil
 	}
@@ -137,7 +153,7 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 	if kind == "" {
 		return launch, nil
 	}
-	w := Wiring{Binary: binary, Workspace: ws.Root, Agent: p.Name, Dir: p.Cwd, ApprovalTimeout: p.Timeout()}
+	w := Wiring{Binary: binary, Workspace: ws.Root, Agent: p.Name, Dir: p.Cwd, ApprovalTimeout: p.Timeout(), MCP: withMCP && mcpKinds[kind]}
 	if w.Dir == "" {
 		w.Dir = ws.Root
 	}

@@ -44,6 +44,41 @@ type Wiring struct {
 	// ApprovalTimeout is how long a permission prompt sent up waits (the
 	// agent's profile); the permission hook may run that long.
 	ApprovalTimeout time.Duration
+	// MCP wires switchboard's MCP server (switchboard mcp) into the client,
+	// its tools allowed without a prompt, beside the shell commands.
+	MCP bool
+}
+
+// MCPServerName is the name the MCP server has in the clients' settings,
+// and so the prefix of its tools there (Claude Code: mcp__switchboard__send).
+const MCPServerName = "switchboard"
+
+// MCPEnv is set in an agent's pane when its client has the MCP server, so
+// that its identity card names the tools.
+const MCPEnv = "SWITCHBOARD_MCP"
+
+// mcpServer is how a client starts the MCP server: the binary, its
+// arguments, and the environment that says whose it is.
+func (w Wiring) mcpServer() (command string, args []string, env map[string]string) {
+	args = []string{"mcp"}
+	env = map[string]string{}
+	if w.Agent != "" {
+		args = []string{"--as", w.Agent, "mcp"}
+		env["SWITCHBOARD_AGENT"] = w.Agent
+	}
+	if w.Workspace != "" {
+		env["SWITCHBOARD_ROOT"] = w.Workspace
+	}
+	return w.Binary, args, env
+}
+
+// ClaudeMCPConfig is the file Claude Code takes with --mcp-config: the
+// switchboard server, started over stdio.
+func (w Wiring) ClaudeMCPConfig() []byte {
+	command, args, env := w.mcpServer()
+	return encodeIndented(map[string]any{"mcpServers": map[string]any{
+		MCPServerName: map[string]any{"type": "stdio", "command": command, "args": args, "env": env},
+	}})
 }
 
 // permissionTimeout is the time, in seconds, the client gives the
@@ -129,6 +164,9 @@ func (w Wiring) ClaudeSettings() []byte {
 	for _, cmd := range w.allowed() {
 		// Claude Code matches the command line's prefix, at a word's end.
 		allow = append(allow, "Bash(switchboard "+cmd+":*)")
+	}
+	if w.MCP {
+		allow = append(allow, "mcp__"+MCPServerName) // every tool of the server
 	}
 	doc := map[string]any{
 		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*", "PermissionRequest": "*"}, map[string]int{"PermissionRequest": w.permissionTimeout()}, hookTimeout),

@@ -64,7 +64,7 @@ func TestWireLaunchByKind(t *testing.T) {
 	}
 	p := &profile.Profile{Name: "developer_agent", SystemInstructions: "You develop.", Model: "sonnet"}
 
-	got, err := WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--verbose"}})
+	got, err := WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--verbose"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,12 +78,12 @@ func TestWireLaunchByKind(t *testing.T) {
 		t.Errorf("settings file not written: %v", err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--model", "opus"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude", "--model", "opus"}}, false)
 	if err != nil || slices.Contains(got.Command, "sonnet") {
 		t.Errorf("a --model in the command must win over the profile's: %q, %v", got.Command, err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"/bin/bash"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"/bin/bash"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestWireLaunchByKind(t *testing.T) {
 		}
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"zsh"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindShell, Command: []string{"zsh"}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestWireLaunchByKind(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("CODEX_HOME", "")
 	t.Setenv("GEMINI_CLI_HOME", "")
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex", "resume"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex", "resume"}}, false)
 	codexHome := filepath.Join(wiring, "codex")
 	if want := []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--model", "sonnet", "resume"}; err != nil || !slices.Equal(got.Command, want) || got.Env["CODEX_HOME"] != codexHome {
 		t.Errorf("codex launch = %q %v, %v; want %q with CODEX_HOME=%s", got.Command, got.Env, err, want, codexHome)
@@ -124,18 +124,18 @@ func TestWireLaunchByKind(t *testing.T) {
 	}
 	outside := *p
 	outside.Cwd = t.TempDir()
-	if got, err := WireLaunch(ws, "/bin/switchboard", &outside, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex"}}); err != nil || got.Note != "" {
+	if got, err := WireLaunch(ws, "/bin/switchboard", &outside, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex"}}, false); err != nil || got.Note != "" {
 		t.Errorf("a Codex agent working outside the workspace: note %q, %v; want none", got.Note, err)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}}, false)
 	geminiHome := filepath.Join(wiring, "gemini")
 	policy := filepath.Join(geminiHome, "switchboard-policy.toml")
 	if want := []string{"gemini", "--skip-trust", "--policy", policy, "-m", "gemini-2.5-pro"}; err != nil || !slices.Equal(got.Command, want) || got.Env["GEMINI_CLI_HOME"] != geminiHome {
 		t.Errorf("gemini launch = %q %v, %v; want %q with GEMINI_CLI_HOME=%s", got.Command, got.Env, err, want, geminiHome)
 	}
 
-	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGeneric, Command: []string{"aider"}})
+	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGeneric, Command: []string{"aider"}}, false)
 	if err != nil || !slices.Equal(got.Command, []string{"aider"}) {
 		t.Errorf("a generic program must run as it is: %q, %v", got.Command, err)
 	}
@@ -403,4 +403,44 @@ func snapshot(t *testing.T, dir string) map[string]string {
 		return nil
 	})
 	return files
+}
+
+// TestClaudeGetsTheMCPServer: with MCP, Claude Code starts with the server
+// in --mcp-config, its tools allowed, and the pane told so for the card.
+func TestClaudeGetsTheMCPServer(t *testing.T) {
+	ws := workspace.New(t.TempDir())
+	if err := ws.Store.Ensure("developer_agent"); err != nil {
+		t.Fatal(err)
+	}
+	p := &profile.Profile{Name: "developer_agent"}
+	got, err := WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindClaude, Command: []string{"claude"}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(ws.WiringDir("developer_agent"), "claude-mcp.json")
+	if !slices.Contains(got.Command, "--mcp-config") || !slices.Contains(got.Command, config) || got.Env[MCPEnv] != "1" {
+		t.Errorf("launch %q, env %v; want --mcp-config %s and %s=1", got.Command, got.Env, config, MCPEnv)
+	}
+	data, err := os.ReadFile(config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			Env     map[string]string
+		}
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.MCPServers["switchboard"]
+	if s.Command != "/bin/switchboard" || !slices.Equal(s.Args, []string{"--as", "developer_agent", "mcp"}) || s.Env["SWITCHBOARD_ROOT"] != ws.Root {
+		t.Errorf("the server in %s: %+v", config, s)
+	}
+	settings, _ := os.ReadFile(filepath.Join(ws.WiringDir("developer_agent"), "claude-settings.json"))
+	if !strings.Contains(string(settings), `"mcp__switchboard"`) {
+		t.Errorf("the settings do not allow the server's tools:\n%s", settings)
+	}
 }

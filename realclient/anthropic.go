@@ -37,7 +37,11 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	json.Unmarshal(req.Body, &in)
 	id := fmt.Sprintf("msg_%d", req.N)
 	block, stopReason := map[string]any{"type": "text", "text": ans.Text}, "end_turn"
-	if ans.Command != "" {
+	switch {
+	case ans.Tool != "":
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", req.N), "name": ans.Tool, "input": ans.Input}
+		stopReason = "tool_use"
+	case ans.Command != "":
 		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", req.N), "name": "Bash",
 			"input": map[string]any{"command": ans.Command, "description": "Run a switchboard command"}}
 		stopReason = "tool_use"
@@ -56,9 +60,9 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 		"id": id, "type": "message", "role": "assistant", "model": in.Model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage,
 	}})
-	if ans.Command != "" {
+	if stopReason == "tool_use" {
 		input, _ := json.Marshal(block["input"])
-		start := map[string]any{"type": "tool_use", "id": block["id"], "name": "Bash", "input": map[string]any{}}
+		start := map[string]any{"type": "tool_use", "id": block["id"], "name": block["name"], "input": map[string]any{}}
 		s.event("content_block_start", map[string]any{"type": "content_block_start", "index": 0, "content_block": start})
 		s.event("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})

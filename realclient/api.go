@@ -41,6 +41,10 @@ func (r Request) Contains(part string) bool { return strings.Contains(r.Text, pa
 type Answer struct {
 	Text    string
 	Command string
+	// Tool and Input call a tool by name instead (an MCP server's, as the
+	// client names it to its model).
+	Tool  string
+	Input map[string]any
 }
 
 // A Responder decides the answer to a request.

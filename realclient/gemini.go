@@ -32,7 +32,10 @@ func (a *GeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	part := map[string]any{"text": ans.Text}
-	if ans.Command != "" {
+	switch {
+	case ans.Tool != "":
+		part = map[string]any{"functionCall": map[string]any{"name": ans.Tool, "args": ans.Input}}
+	case ans.Command != "":
 		part = map[string]any{"functionCall": map[string]any{"name": "run_shell_command",
 			"args": map[string]any{"command": ans.Command, "description": "Run a switchboard command"}}}
 	}

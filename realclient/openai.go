@@ -44,10 +44,15 @@ func (a *ResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	s := newSSE(w)
 	s.event("response.created", map[string]any{"type": "response.created", "response": response("in_progress", []any{})})
 	var item map[string]any
-	if ans.Command != "" {
-		args, _ := json.Marshal(map[string]string{"cmd": ans.Command})
+	if ans.Command != "" || ans.Tool != "" {
+		name, args := "exec_command", []byte(nil)
+		args, _ = json.Marshal(map[string]string{"cmd": ans.Command})
+		if ans.Tool != "" {
+			name = ans.Tool
+			args, _ = json.Marshal(ans.Input)
+		}
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", req.N), "call_id": fmt.Sprintf("call_%d", req.N),
-			"name": "exec_command", "arguments": string(args), "status": "completed"}
+			"name": name, "arguments": string(args), "status": "completed"}
 		s.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
 	} else {
 		itemID := fmt.Sprintf("msg_%d", req.N)

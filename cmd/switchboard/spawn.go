@@ -26,6 +26,7 @@ type spawnOptions struct {
 	model   string
 	system  string
 	env     []string
+	noMCP   bool
 }
 
 func newSpawnCmd(io *streams, g *globals) *cobra.Command {
@@ -62,6 +63,7 @@ started again by up after a down, until they are closed.`,
 	f.StringVar(&opts.model, "model", "", "the model, over the profile's")
 	f.StringVar(&opts.system, "system", "", "system instructions added to the profile's")
 	f.StringArrayVar(&opts.env, "env", nil, "an environment variable K=V, over the profile's (repeatable)")
+	f.BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of its client: it uses switchboard's shell commands alone")
 	return cmd
 }
 
@@ -110,7 +112,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 		Workspace: ws.folder, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
 		Model: opts.model, System: opts.system, Env: env,
 		Taken: ws.rules.Knows,
-		Wirer: hooks.Wirer{Workspace: ws.folder},
+		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ type upOptions struct {
 	demo      bool
 	demoDir   string
 	demoPause time.Duration
+	noMCP     bool
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {
@@ -37,7 +38,9 @@ func newUpCmd(io *streams, g *globals) *cobra.Command {
 one pane per agent of the rules (tiled; more windows for large teams) and a
 "master" window showing every routed message. Each pane's border shows the
 agent's name, state and unread mail. An agent whose program is not installed
-runs your shell instead, and says so in its pane.
+runs your shell instead, and says so in its pane. Claude Code gets
+switchboard's tools over MCP (switchboard mcp), allowed without a prompt,
+beside the shell commands; --no-mcp leaves them out.
 
 Detach with Ctrl-b d; come back with switchboard attach; stop with switchboard
 down (mail is kept). up when the team runs just attaches; up after down, or
@@ -58,6 +61,7 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
+	f.BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of the agent clients: they use switchboard's shell commands alone")
 	return cmd
 }
 
@@ -106,7 +110,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.folder, Names: ws.rules.Agents(), Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd,
-		Wirer: hooks.Wirer{Workspace: ws.folder},
+		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {
 		agents.StopTeam(context.WithoutCancel(ctx), client)
