@@ -9,6 +9,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -171,7 +172,33 @@ func writeCodexHome(dir string, w Wiring) (Wired, error) {
 		return Wired{}, err
 	}
 	env := map[string]string{"CODEX_HOME": dir, userCodexHomeVar: user}
-	return Wired{Path: dir, Env: env, Args: codexArgs}, nil
+	args := slices.Clone(codexArgs)
+	if w.MCP {
+		env[MCPEnv] = "1"
+		args = append(args, w.CodexMCPOverrides()...)
+	}
+	return Wired{Path: dir, Env: env, Args: args}, nil
+}
+
+// CodexMCPOverrides are the -c options that give Codex switchboard's MCP
+// server, its tools approved without a prompt.
+func (w Wiring) CodexMCPOverrides() []string {
+	command, args, env := w.mcpServer()
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = tomlString(a)
+	}
+	var pairs []string
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		pairs = append(pairs, k+"="+tomlString(env[k]))
+	}
+	table := "mcp_servers." + MCPServerName + "."
+	return []string{
+		"-c", table + "command=" + tomlString(command),
+		"-c", table + "args=[" + strings.Join(quoted, ",") + "]",
+		"-c", table + "env={" + strings.Join(pairs, ",") + "}",
+		"-c", table + `default_tools_approval_mode="approve"`,
+	}
 }
 
 // codexConfig is the user's config.toml with the trust of the hooks and of

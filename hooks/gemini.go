@@ -118,6 +118,11 @@ func (w Wiring) geminiMCPServer() map[string]any {
 	if !w.MCP {
 		return nil
 	}
+	return w.geminiMCPEntry()
+}
+
+// geminiMCPEntry is the server's entry in Gemini CLI's mcpServers.
+func (w Wiring) geminiMCPEntry() map[string]any {
 	command, args, env := w.mcpServer()
 	return map[string]any{"command": command, "args": args, "env": env, "trust": true}
 }

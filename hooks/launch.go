@@ -127,7 +127,11 @@ func wireKind(launch profile.Launch) string {
 }
 
 // mcpKinds are the clients switchboard's MCP server is wired into.
-var mcpKinds = map[string]bool{WireClaude: true, WireGemini: true}
+var mcpKinds = map[string]bool{WireClaude: true, WireCodex: true, WireGemini: true}
+
+// HasMCP reports whether a kind's client is given switchboard's MCP
+// server.
+func HasMCP(kind string) bool { return mcpKinds[kind] }
 
 // Wirer wires the agents of one workspace (agents.Wirer).
 type Wirer struct {

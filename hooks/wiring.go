@@ -249,3 +249,25 @@ func encodeIndented(v any) []byte {
 	_ = enc.Encode(v) // maps of strings and numbers always encode
 	return b.Bytes()
 }
+
+// MCPConfig is what gives a kind's client switchboard's MCP server, for an
+// agent started by hand: Claude Code's --mcp-config file, the mcpServers
+// entry of Gemini CLI's settings, the table of Codex's config.toml.
+func (w Wiring) MCPConfig(kind string) ([]byte, error) {
+	switch kind {
+	case WireClaude:
+		return w.ClaudeMCPConfig(), nil
+	case WireGemini:
+		return encodeIndented(map[string]any{"mcpServers": map[string]any{MCPServerName: w.geminiMCPEntry()}}), nil
+	case WireCodex:
+		var b strings.Builder
+		fmt.Fprintf(&b, "[mcp_servers.%s]\n", MCPServerName)
+		overrides := w.CodexMCPOverrides()
+		for i := 1; i < len(overrides); i += 2 {
+			key, value, _ := strings.Cut(strings.TrimPrefix(overrides[i], "mcp_servers."+MCPServerName+"."), "=")
+			fmt.Fprintf(&b, "%s = %s\n", key, value)
+		}
+		return []byte(b.String()), nil
+	}
+	return nil, fmt.Errorf("no MCP wiring for kind %q: it is for %s, %s and %s", kind, WireClaude, WireCodex, WireGemini)
+}

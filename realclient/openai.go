@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -47,12 +48,21 @@ func (a *ResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	if ans.Command != "" || ans.Tool != "" {
 		name, args := "exec_command", []byte(nil)
 		args, _ = json.Marshal(map[string]string{"cmd": ans.Command})
+		namespace := ""
 		if ans.Tool != "" {
 			name = ans.Tool
 			args, _ = json.Marshal(ans.Input)
+			// A tool of a namespace (Codex puts an MCP server's tools in
+			// one, mcp__<server>) is called by its name within it.
+			if i := strings.LastIndex(name, "__"); i > 0 {
+				namespace, name = name[:i], name[i+2:]
+			}
 		}
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%d", req.N), "call_id": fmt.Sprintf("call_%d", req.N),
 			"name": name, "arguments": string(args), "status": "completed"}
+		if namespace != "" {
+			item["namespace"] = namespace
+		}
 		s.event("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": 0, "item": item})
 	} else {
 		itemID := fmt.Sprintf("msg_%d", req.N)

@@ -19,6 +19,8 @@ type hooksInstallOptions struct {
 	agent       string
 	write       bool
 	permissions bool
+	mcp         bool
+	noMCP       bool
 }
 
 func newHooksCmd(io *streams, g *globals) *cobra.Command {
@@ -46,12 +48,20 @@ SWITCHBOARD_ROOT and SWITCHBOARD_AGENT when they run (switchboard up sets both).
 --write puts the wiring under mailboxes/<agent>/hooks/ and prints its path and
 how to start the agent with it: for Codex and Gemini CLI a home folder of the
 agent's own, made from yours (your files are linked, never changed), with the
-hooks trusted. switchboard up does the same for every agent.`,
+hooks trusted. switchboard up does the same for every agent.
+
+The wiring of Claude Code, Codex CLI and Gemini CLI gives them switchboard's
+MCP server too (switchboard mcp), its tools allowed without a prompt: --mcp
+prints that part alone (Claude Code's --mcp-config file, Codex's
+[mcp_servers.switchboard] table, Gemini CLI's mcpServers entry); --no-mcp
+leaves it out.`,
 		Example: `  switchboard hooks install --kind claude --agent developer_agent > dev-settings.json
   claude --settings dev-settings.json
   switchboard hooks install --kind codex --permissions > ~/.codex/rules/switchboard.rules
   switchboard hooks install --kind bash >> ~/.bashrc     # acts in panes where SWITCHBOARD_AGENT is set
-  switchboard hooks install --kind gemini --agent reviewer_agent --write`,
+  switchboard hooks install --kind gemini --agent reviewer_agent --write
+  switchboard hooks install --kind claude --agent developer_agent --mcp > dev-mcp.json
+  claude --settings dev-settings.json --mcp-config dev-mcp.json`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runHooksInstall(io, g, opts)
@@ -61,6 +71,8 @@ hooks trusted. switchboard up does the same for every agent.`,
 	install.Flags().StringVar(&opts.agent, "agent", "", "the agent the hooks run for (default: read at run time from SWITCHBOARD_AGENT)")
 	install.Flags().BoolVar(&opts.write, "write", false, "write the wiring under mailboxes/<agent>/hooks/ instead of printing it")
 	install.Flags().BoolVar(&opts.permissions, "permissions", false, "print the file that lets the agent run its switchboard commands without a prompt (codex, gemini)")
+	install.Flags().BoolVar(&opts.mcp, "mcp", false, "print what gives the client switchboard's MCP server (claude, codex, gemini)")
+	install.Flags().BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of the wiring: the agent uses the shell commands alone")
 	cmd.AddCommand(install)
 	return cmd
 }
@@ -78,7 +90,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 			return usageError("--write needs the agent: pass --agent (see --help)")
 		}
 	}
-	w := hooks.Wiring{Agent: opts.agent}
+	w := hooks.Wiring{Agent: opts.agent, MCP: !opts.noMCP && hooks.HasMCP(opts.kind)}
 	var folder *workspace.Workspace
 	if opts.agent != "" {
 		var err error
@@ -105,6 +117,13 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 	}
 	w.Binary = binary
 	switch {
+	case opts.mcp:
+		config, err := w.MCPConfig(opts.kind)
+		if err != nil {
+			return usageError("--mcp is for claude, codex and gemini: shells use the switchboard commands")
+		}
+		_, err = io.out.Write(config)
+		return err
 	case opts.permissions:
 		perms, ok := w.Permissions(opts.kind)
 		if !ok {

@@ -17,13 +17,18 @@ import (
 // replyTool finds the name a client gives switchboard's reply tool in the
 // tools it offers its model: mcp__switchboard__reply for Claude Code,
 // mcp_switchboard_reply for Gemini CLI.
-var replyTool = regexp.MustCompile(`"name":\s*"((?:mcp_+)?switchboard[_-]*reply|reply)"`)
+var replyTool = regexp.MustCompile(`"name":\s*"((?:mcp_+)?switchboard[_-]*reply)"`)
+
+// replyNamespace finds Codex's: the server's tools in a namespace of the
+// Responses API, mcp__switchboard, where the tool is reply.
+var replyNamespace = regexp.MustCompile(`"type":\s*"namespace",\s*"name":\s*"(mcp__switchboard)"`)
 
 // The real clients under up (offline, their models stand-ins) are offered
 // switchboard's tools, and their models answer a message with the reply
 // tool: the answer reaches the sender, with no permission prompt on the
 // way.
 func TestClaudeCodeAnswersThroughTheMCPTools(t *testing.T) { testMCPInTeam(t, realclient.ClaudeCode) }
+func TestCodexAnswersThroughTheMCPTools(t *testing.T)      { testMCPInTeam(t, realclient.Codex) }
 func TestGeminiAnswersThroughTheMCPTools(t *testing.T)     { testMCPInTeam(t, realclient.GeminiCLI) }
 
 func testMCPInTeam(t *testing.T, c realclient.Client) {
@@ -44,6 +49,8 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 		defer mu.Unlock()
 		if m := replyTool.FindSubmatch(r.Body); m != nil {
 			tool = string(m[1])
+		} else if m := replyNamespace.FindSubmatch(r.Body); m != nil {
+			tool = string(m[1]) + "__reply"
 		}
 		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
 			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] && tool != "" {
