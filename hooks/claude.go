@@ -269,6 +269,7 @@ func sessionStart(ev event, env Env) (output, error) {
 - send {to: [AGENT], title, content} write to another agent
 - reply {id, content}                answer a message
 - status                             your mailbox and the team's bulletin
+- ask {to, title, options}         ask and wait for the answer (no answer in time is deny)
 (also lock, unlock, state_get, state_set, state_list, bulletin; the switchboard commands work in your shell too)
 `)
 	} else {

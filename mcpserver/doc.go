@@ -1,5 +1,5 @@
 // Package mcpserver offers an agent switchboard as typed tools over the
-// Model Context Protocol: send, inbox, read, reply, status, locks, shared
+// Model Context Protocol: send, inbox, read, reply, ask, status, locks, shared
 // state and the bulletin, each a call of the same desk the command line
 // uses, under the same rules and with the same refusals. A refusal is a
 // tool error whose text says why and what to send instead. The agent's

@@ -187,3 +187,55 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		t.Errorf("status after the refusals: %v %q", out, msg)
 	}
 }
+
+// TestAskWaitsWithoutHoldingUpOtherCalls: the developer asks through the
+// ask tool; while it waits, the same server answers other calls; the
+// master agent's reply with an option is the ask's answer.
+func TestAskWaitsWithoutHoldingUpOtherCalls(t *testing.T) {
+	r := newRig(t)
+	dev, boss := r.session("developer_agent"), r.session("master_agent")
+	type result struct {
+		out map[string]any
+		msg string
+	}
+	asked := make(chan result, 1)
+	go func() {
+		out, msg := r.call(dev, "ask", map[string]any{"to": "master_agent", "title": "May I merge?", "options": []string{"yes", "no"}, "timeout_seconds": 30})
+		asked <- result{out, msg}
+	}()
+	var id string
+	r.waitFor("the request in the master agent's inbox", func() bool {
+		items, _, _ := desk.New(r.ws, nil, "master_agent").Inbox(false)
+		if len(items) == 1 {
+			id = items[0].ID
+		}
+		return id != ""
+	})
+	if out, msg := r.call(dev, "status", nil); msg != "" || out["agent"] != "developer_agent" {
+		t.Fatalf("status while ask waits: %v %q", out, msg)
+	}
+	if _, msg := r.call(boss, "reply", map[string]any{"id": id}); !strings.Contains(msg, "answered with one of its options: yes, no") {
+		t.Errorf("a reply without an option: %q", msg)
+	}
+	if _, msg := r.call(boss, "reply", map[string]any{"id": id, "option": "yes"}); msg != "" {
+		t.Fatalf("reply: %q", msg)
+	}
+	select {
+	case got := <-asked:
+		if got.msg != "" || got.out["answer"] != "yes" || got.out["from"] != "master_agent" {
+			t.Errorf("ask: %v %q", got.out, got.msg)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("ask did not return the answer")
+	}
+}
+
+// TestAskWithoutAnAnswerIsDeny: no answer within the timeout is deny, the
+// answer, not an error.
+func TestAskWithoutAnAnswerIsDeny(t *testing.T) {
+	r := newRig(t)
+	out, msg := r.call(r.session("developer_agent"), "ask", map[string]any{"to": "master_agent", "title": "Anyone?", "timeout_seconds": 1})
+	if msg != "" || out["answer"] != "deny" || out["timed_out"] != true {
+		t.Errorf("ask unanswered: %v %q", out, msg)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,6 +60,14 @@ type replyIn struct {
 	Again    bool   `json:"again,omitempty" jsonschema:"answer a message you have answered already"`
 }
 
+type askIn struct {
+	To             string   `json:"to,omitempty" jsonschema:"the agent to ask; left out, a spawned agent asks its parent"`
+	Title          string   `json:"title" jsonschema:"the question, in one line"`
+	Content        string   `json:"content,omitempty" jsonschema:"details"`
+	Options        []string `json:"options,omitempty" jsonschema:"the answers accepted, like [\"yes\", \"no\"]"`
+	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for the answer (default 300)"`
+}
+
 type statusIn struct{}
 
 type lockIn struct {
@@ -100,6 +109,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "inbox", Description: "List your unread messages (all with all: true), oldest first: id, time, priority, sender, title."}, s.inbox)
 	mcp.AddTool(srv, &mcp.Tool{Name: "read", Description: "Read a message by id, or the next unread one (urgent first), and mark it read."}, s.read)
 	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option."}, s.reply)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no."}, s.ask)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -147,6 +157,27 @@ func (s *server) reply(_ context.Context, _ *mcp.CallToolRequest, in replyIn) (*
 	}
 	sent, err := d.Reply(desk.ReplyRequest{ID: in.ID, Content: in.Content, Option: in.Option, Priority: in.Priority, Again: in.Again})
 	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+// defaultAskTimeout is how long ask waits when the caller says nothing, as
+// the command does.
+const defaultAskTimeout = 300 * time.Second
+
+func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, desk.Answer, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, desk.Answer{}, err
+	}
+	timeout := defaultAskTimeout
+	if in.TimeoutSeconds > 0 {
+		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+	}
+	a, err := d.Ask(ctx, desk.AskRequest{To: in.To, Title: in.Title, Content: in.Content, Options: in.Options, Timeout: timeout}, nil)
+	var refused *desk.RefusedAnswerError
+	if a.Request != "" && (errors.Is(err, desk.ErrNoAnswer) || errors.As(err, &refused)) {
+		return nil, a, nil // the safe answer, deny, is the answer
+	}
+	return nil, a, toolError(err)
 }
 
 func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, *hooks.Status, error) {

@@ -4,18 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
-
-// safeAnswer is what ask prints when no acceptable answer came.
-const safeAnswer = "deny"
 
 type askOptions struct {
 	to           string
@@ -65,17 +60,6 @@ default, or its own parent) and answers the original with what it hears.`,
 	return cmd
 }
 
-// askResult is what ask prints with --json.
-type askResult struct {
-	Request  string `json:"request"`
-	To       string `json:"to"`
-	Answer   string `json:"answer"`
-	From     string `json:"from,omitempty"`
-	Reply    string `json:"reply,omitempty"`
-	TimedOut bool   `json:"timed_out,omitempty"`
-	Refused  string `json:"refused,omitempty"`
-}
-
 func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) error {
 	if opts.timeout < 0 {
 		return usageError("--timeout is %s; give a positive duration, or 0 to wait forever", opts.timeout)
@@ -108,70 +92,41 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	if opts.title == "" {
 		return usageError("--title is required: the question, in one line")
 	}
-	if opts.to == "" {
-		opts.to = defaultAsked(ws, opts.forward != "")
-		if opts.to == "" {
-			return usageError("--to is required: name the agent to ask (only a spawned agent has a parent to ask by default)")
-		}
+	to := opts.to
+	if to == "" && forwarded != nil {
+		to = defaultAsked(ws)
 	}
 	content, err := readBody(io, opts.content, opts.contentGiven)
 	if err != nil {
 		return err
 	}
-	msg := &mailbox.Message{
-		To:               []string{opts.to},
-		Title:            opts.title,
-		Priority:         opts.priority,
-		Type:             mailbox.TypeRequest,
-		RequiresResponse: true,
-		CorrelationID:    uuid.NewString(),
-	}
-	msg.Normalize(time.Now())
-	if len(opts.options) > 0 {
-		msg.SetOptions(opts.options)
-		content = strings.TrimSpace(content + fmt.Sprintf("\n\nAnswer with one of: %s — switchboard reply %s --option %s",
-			strings.Join(opts.options, ", "), msg.ID, opts.options[0]))
-	}
-	msg.Content = content
-	if err := post(io, ws, msg); err != nil {
-		return err
-	}
 	wait := "for as long as it takes"
 	if opts.timeout > 0 {
 		wait = "up to " + opts.timeout.String()
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, opts.timeout)
-		defer cancel()
 	}
-	fmt.Fprintf(io.errOut, "asked %s (request %s); waiting %s for the answer\n", opts.to, msg.ID, wait)
-
-	res := askResult{Request: msg.ID, To: opts.to, Answer: safeAnswer}
-	entry, reply, err := ws.store.WaitFor(ctx, ws.agent, func(m *mailbox.Message) bool {
-		return m.CorrelationID == msg.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
+	res, err := ws.desk().Ask(ctx, desk.AskRequest{
+		To: to, Title: opts.title, Content: content, Options: opts.options, Priority: opts.priority, Timeout: opts.timeout,
+	}, func(a desk.Answer) {
+		if _, running := ws.masterRunning(); !running {
+			fmt.Fprintln(io.errOut, runnable("master not running, message queued; it is delivered when `switchboard master` starts", ws.folder.Binary()))
+		}
+		fmt.Fprintf(io.errOut, "asked %s (request %s); waiting %s for the answer\n", a.To, a.Request, wait)
 	})
 	var outcome error
+	var refused *desk.RefusedAnswerError
 	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		res.TimedOut = true
-		outcome = &codedError{code: exitTimedOut, err: fmt.Errorf("no answer from %s within %s: taking the safe answer, %s", opts.to, opts.timeout, safeAnswer)}
+	case errors.Is(err, desk.ErrNoOneToAsk):
+		return usageError("--to is required: name the agent to ask (only a spawned agent has a parent to ask by default)")
+	case res.Request == "" && err != nil:
+		return reportSend(io, ws, desk.Sent{}, err)
+	case errors.Is(err, desk.ErrNoAnswer):
+		outcome = &codedError{code: exitTimedOut, err: err}
+	case errors.As(err, &refused):
+		outcome = err
 	case err != nil:
-		outcome = fmt.Errorf("stopped waiting for %s (%w): taking the safe answer, %s", opts.to, err, safeAnswer)
-	default:
-		if _, err := ws.store.MarkRead(ws.agent, entry); err != nil {
-			return err
-		}
-		res.From, res.Reply = reply.From, reply.ID
-		answer := reply.Answer()
-		if len(opts.options) == 0 {
-			res.Answer = answer
-		} else if i := slices.IndexFunc(opts.options, func(o string) bool { return strings.EqualFold(o, answer) }); i >= 0 {
-			res.Answer = opts.options[i]
-		} else {
-			res.Refused = answer
-			outcome = fmt.Errorf("%s answered %q, which is none of %s: taking the safe answer, %s", reply.From, answer, strings.Join(opts.options, ", "), safeAnswer)
-		}
+		outcome = err
 	}
-	if forwarded != nil && (err == nil || res.TimedOut) {
+	if forwarded != nil && (err == nil || refused != nil || res.TimedOut) {
 		// A wait stopped by the person (Ctrl-C) decides nothing for the
 		// agent below: it keeps waiting for an answer, or its own deny.
 		if err := answerForwarded(io, ws, forwarded, forwardedEntry, res.Answer); err != nil {
@@ -202,14 +157,11 @@ func answerForwarded(io *streams, ws *caller, orig *mailbox.Message, entry mailb
 	return err
 }
 
-// defaultAsked is whom an ask without --to goes to: a spawned agent's
-// parent; when passing a request up, the operator for an agent without one.
-func defaultAsked(ws *caller, forwarding bool) string {
-	if parent, ok := ws.rules.Parent(ws.agent); ok {
+// defaultAsked is whom a request passed up without --to goes to: a spawned
+// agent's parent, else the operator.
+func defaultAsked(ws *caller) string {
+	if parent := ws.desk().Parent(); parent != "" {
 		return parent
 	}
-	if forwarding {
-		return mailbox.Operator
-	}
-	return ""
+	return mailbox.Operator
 }

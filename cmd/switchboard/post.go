@@ -17,6 +17,13 @@ import (
 // broadcast only fails when it reaches no one.
 func post(io *streams, ws *caller, msg *mailbox.Message) error {
 	sent, err := ws.desk().Send(msg)
+	return reportSend(io, ws, sent, err)
+}
+
+// reportSend says in this command line's words what came of a message
+// desk.Send posted: its refusals as usage errors and exit codes, the notes
+// of a queued or partly blocked message on standard error.
+func reportSend(io *streams, ws *caller, sent desk.Sent, err error) error {
 	var unknown *desk.UnknownAgentError
 	switch {
 	case errors.As(err, &unknown):

@@ -1,0 +1,134 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"switchboard/mailbox"
+)
+
+// SafeAnswer is the answer of a question nobody answered in time, or
+// answered outside its options: whoever asked takes it as a no.
+const SafeAnswer = "deny"
+
+// AskRequest is a question to another agent, waited for.
+type AskRequest struct {
+	To       string // "" is the agent's parent, for a spawned agent
+	Title    string
+	Content  string
+	Options  []string // the answers accepted; none for any answer
+	Priority string   // "" is normal
+	Timeout  time.Duration
+}
+
+// Answer is what came of a question.
+type Answer struct {
+	Request  string `json:"request"`
+	To       string `json:"to"`
+	Answer   string `json:"answer"`
+	From     string `json:"from,omitempty"`
+	Reply    string `json:"reply,omitempty"`
+	TimedOut bool   `json:"timed_out,omitempty"`
+	Refused  string `json:"refused,omitempty"`
+}
+
+// Errors of Ask.
+var (
+	// ErrNoOneToAsk is a question without a recipient from an agent that
+	// has no parent.
+	ErrNoOneToAsk = errors.New("no one to ask: name the agent (only a spawned agent has a parent to ask by default)")
+	// ErrNoAnswer is a question that got no answer in time: the answer is
+	// SafeAnswer.
+	ErrNoAnswer = errors.New("no answer")
+)
+
+// RefusedAnswerError is an answer outside the question's options: the
+// answer taken is SafeAnswer.
+type RefusedAnswerError struct {
+	From, Answer string
+	Options      []string
+}
+
+func (e *RefusedAnswerError) Error() string {
+	return fmt.Sprintf("%s answered %q, which is none of %s: taking the safe answer, %s", e.From, e.Answer, strings.Join(e.Options, ", "), SafeAnswer)
+}
+
+// Parent is the agent that spawned the desk's agent; "" for one of the
+// rules.
+func (d *Desk) Parent() string {
+	if d.rules == nil {
+		return ""
+	}
+	parent, _ := d.rules.Parent(d.agent)
+	return parent
+}
+
+// Ask sends a request and waits, up to its timeout (none waits for as long
+// as ctx lasts), for the response with its correlation id, which it marks
+// read. Other mail stays unread. started, when not nil, is told of the
+// request once it is sent. Without an answer in time the Answer is
+// SafeAnswer and the error wraps ErrNoAnswer; an answer outside the options
+// is SafeAnswer with a *RefusedAnswerError; a wait cut short by ctx is
+// SafeAnswer with ctx's error.
+func (d *Desk) Ask(ctx context.Context, r AskRequest, started func(Answer)) (Answer, error) {
+	if r.To == "" {
+		if r.To = d.Parent(); r.To == "" {
+			return Answer{}, ErrNoOneToAsk
+		}
+	}
+	msg := &mailbox.Message{
+		To: []string{r.To}, Title: r.Title, Priority: r.Priority, Type: mailbox.TypeRequest,
+		RequiresResponse: true, CorrelationID: uuid.NewString(),
+	}
+	msg.Normalize(time.Now())
+	content := r.Content
+	if len(r.Options) > 0 {
+		msg.SetOptions(r.Options)
+		content = strings.TrimSpace(content + fmt.Sprintf("\n\nAnswer with one of: %s — switchboard reply %s --option %s",
+			strings.Join(r.Options, ", "), msg.ID, r.Options[0]))
+	}
+	msg.Content = content
+	if _, err := d.Send(msg); err != nil {
+		return Answer{}, err
+	}
+	res := Answer{Request: msg.ID, To: r.To, Answer: SafeAnswer}
+	if started != nil {
+		started(res)
+	}
+	if r.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
+		defer cancel()
+	}
+	entry, reply, err := d.store().WaitFor(ctx, d.agent, func(m *mailbox.Message) bool {
+		return m.CorrelationID == msg.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
+	})
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) && r.Timeout > 0:
+		res.TimedOut = true
+		return res, fmt.Errorf("%w from %s within %s: taking the safe answer, %s", ErrNoAnswer, r.To, r.Timeout, SafeAnswer)
+	case err != nil:
+		return res, fmt.Errorf("stopped waiting for %s (%w): taking the safe answer, %s", r.To, err, SafeAnswer)
+	}
+	if _, err := d.store().MarkRead(d.agent, entry); err != nil {
+		return res, err
+	}
+	res.From, res.Reply = reply.From, reply.ID
+	answer := reply.Answer()
+	if len(r.Options) == 0 {
+		res.Answer = answer
+		return res, nil
+	}
+	if i := slices.IndexFunc(r.Options, func(o string) bool { return strings.EqualFold(o, answer) }); i >= 0 {
+		res.Answer = r.Options[i]
+		return res, nil
+	}
+	res.Refused = answer
+	return res, &RefusedAnswerError{From: reply.From, Answer: answer, Options: r.Options}
+}
