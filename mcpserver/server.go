@@ -48,12 +48,19 @@ func instructions(agent string) string {
 
 // Watch tells every session subscribed to the inbox when its unread mail
 // changes (a message came, or one was read), until ctx is done. It looks at
-// the folder on its events, and every tick as a safety net.
+// the folder on its events, and every tick as a safety net. The watch is
+// in place when Watch returns: what changes after is told.
 func Watch(ctx context.Context, srv *mcp.Server, d *desk.Desk, tick time.Duration) {
 	store, agent := d.Workspace().Store, d.Agent()
 	folders := watch.NewFolders(tick, store.InboxDir(agent))
-	defer folders.Close()
 	last, _ := store.UnreadNames(agent)
+	go notifyInbox(ctx, srv, folders, d, last)
+}
+
+// notifyInbox is Watch's loop.
+func notifyInbox(ctx context.Context, srv *mcp.Server, folders *watch.Folders, d *desk.Desk, last []string) {
+	defer folders.Close()
+	store, agent := d.Workspace().Store, d.Agent()
 	for {
 		select {
 		case <-ctx.Done():

@@ -56,7 +56,7 @@ func (r *rig) session(agent string) *mcp.ClientSession {
 		r.t.Fatal(err)
 	}
 	srv := New(agent, open, "test")
-	go Watch(r.ctx, srv, d, time.Hour)
+	Watch(r.ctx, srv, d, time.Hour)
 	seen := make(chan struct{}, 10)
 	r.seen[agent] = seen
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{

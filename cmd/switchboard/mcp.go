@@ -55,7 +55,7 @@ func runMCP(ctx context.Context, io *streams, g *globals) error {
 	srv := mcpserver.New(ws.agent, open, version())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go mcpserver.Watch(ctx, srv, ws.desk(), mcpInboxTick)
+	mcpserver.Watch(ctx, srv, ws.desk(), mcpInboxTick)
 	return srv.Run(ctx, &mcp.IOTransport{Reader: stdio.NopCloser(io.in), Writer: writeCloser{io.out}})
 }
 
