@@ -239,3 +239,29 @@ func TestAskWithoutAnAnswerIsDeny(t *testing.T) {
 		t.Errorf("ask unanswered: %v %q", out, msg)
 	}
 }
+
+// TestTheLogIsTheOverseersAndEachAgentSeesItsOwn: the master agent sees
+// every message through log and show; the tester sees its own, and is
+// refused another's.
+func TestTheLogIsTheOverseersAndEachAgentSeesItsOwn(t *testing.T) {
+	r := newRig(t)
+	dev, boss, tester := r.session("developer_agent"), r.session("master_agent"), r.session("tester_agent")
+	r.call(dev, "send", map[string]any{"to": []string{"reviewer_agent"}, "title": "Private to the reviewer"})
+	r.call(tester, "send", map[string]any{"to": []string{"developer_agent"}, "title": "From the tester"})
+	r.waitFor("both logged", func() bool {
+		recs, _, _ := mailbox.ReadLog(r.ws.Store.LogPath(), 0)
+		return len(recs) == 2
+	})
+	if out, msg := r.call(boss, "log", nil); msg != "" || len(out["records"].([]any)) != 2 {
+		t.Errorf("the overseer's log: %v %q", out, msg)
+	}
+	if out, msg := r.call(tester, "log", nil); msg != "" || len(out["records"].([]any)) != 1 {
+		t.Errorf("the tester's log: %v %q", out, msg)
+	}
+	if _, msg := r.call(tester, "show", map[string]any{"select": []string{"1"}}); !strings.Contains(msg, "tester_agent may not read message [1]") {
+		t.Errorf("the tester shows another's message: %q", msg)
+	}
+	if out, msg := r.call(boss, "show", map[string]any{"select": []string{"1-2"}}); msg != "" || len(out["records"].([]any)) != 2 {
+		t.Errorf("the overseer's show: %v %q", out, msg)
+	}
+}

@@ -68,6 +68,25 @@ type askIn struct {
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for the answer (default 300)"`
 }
 
+type logIn struct {
+	About   string `json:"about,omitempty" jsonschema:"only messages from or to this agent"`
+	Blocked bool   `json:"blocked,omitempty" jsonschema:"only messages the rules blocked"`
+	Last    int    `json:"last,omitempty" jsonschema:"only the last N (default 50)"`
+}
+
+type logOut struct {
+	Records []mailbox.Record `json:"records"`
+}
+
+type showIn struct {
+	Select []string `json:"select" jsonschema:"seqs (5), ranges (5-8) or message ids"`
+}
+
+type showOut struct {
+	Records []mailbox.Record `json:"records"`
+	Notes   []string         `json:"notes,omitempty"`
+}
+
 type statusIn struct{}
 
 type lockIn struct {
@@ -110,6 +129,8 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "read", Description: "Read a message by id, or the next unread one (urgent first), and mark it read."}, s.read)
 	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option."}, s.reply)
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no."}, s.ask)
+	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
+	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -157,6 +178,50 @@ func (s *server) reply(_ context.Context, _ *mcp.CallToolRequest, in replyIn) (*
 	}
 	sent, err := d.Reply(desk.ReplyRequest{ID: in.ID, Content: in.Content, Option: in.Option, Priority: in.Priority, Again: in.Again})
 	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+// defaultLogLast is how many records the log tool returns unless told.
+const defaultLogLast = 50
+
+func (s *server) log(_ context.Context, _ *mcp.CallToolRequest, in logIn) (*mcp.CallToolResult, logOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, logOut{}, err
+	}
+	records, _, err := d.Log(desk.LogFilter{About: in.About, Blocked: in.Blocked})
+	if err != nil {
+		return nil, logOut{}, toolError(err)
+	}
+	last := in.Last
+	if last <= 0 {
+		last = defaultLogLast
+	}
+	if len(records) > last {
+		records = records[len(records)-last:]
+	}
+	return nil, logOut{Records: nonNil(records)}, nil
+}
+
+func (s *server) show(_ context.Context, _ *mcp.CallToolRequest, in showIn) (*mcp.CallToolResult, showOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, showOut{}, err
+	}
+	found, err := d.Show(in.Select)
+	if err != nil {
+		return nil, showOut{}, toolError(err)
+	}
+	if len(found.Refused) > 0 {
+		return nil, showOut{}, fmt.Errorf("%s may not read message %v: only its sender, its recipients and oversight agents may", d.Agent(), found.Refused)
+	}
+	return nil, showOut{Records: nonNil(found.Records), Notes: found.Notes}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // defaultAskTimeout is how long ask waits when the caller says nothing, as

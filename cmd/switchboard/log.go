@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/desk"
 	"switchboard/rules"
 	"switchboard/safetext"
 	"switchboard/watch"
@@ -54,14 +56,16 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	if err != nil {
 		return err
 	}
-	if opts.agent != "" && !ws.rules.Knows(opts.agent) {
-		return notAnAgent(ws.rules, opts.agent, "")
+	filter := desk.LogFilter{About: opts.agent, Blocked: opts.blocked}
+	d := ws.desk()
+	shown, offset, err := d.Log(filter)
+	var unknown *desk.UnknownAgentError
+	if errors.As(err, &unknown) {
+		return notAnAgent(ws.rules, unknown.Name, "")
 	}
-	records, offset, err := mailbox.ReadLog(ws.store.LogPath(), 0)
 	if err != nil {
 		return err
 	}
-	shown := filterLog(ws, opts, records)
 	if !opts.follow {
 		if g.json {
 			return writeJSON(io.out, logJSON(shown))
@@ -74,34 +78,8 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	}
 	printLog(io.out, shown, g.json, pairWidth(ws.rules))
 	return followLog(ctx, ws.store.LogPath(), offset, func(records []mailbox.Record) {
-		printLog(io.out, filterLog(ws, opts, records), g.json, pairWidth(ws.rules))
+		printLog(io.out, d.Filter(records, filter), g.json, pairWidth(ws.rules))
 	})
-}
-
-func filterLog(ws *caller, opts *logOptions, records []mailbox.Record) []mailbox.Record {
-	var out []mailbox.Record
-	for i := range records {
-		rec := &records[i]
-		switch {
-		case !ws.rules.MayRead(ws.agent, rec):
-		case opts.agent != "" && !rec.Involves(opts.agent) && !blockedTo(rec, opts.agent):
-		case opts.blocked && len(rec.Blocked) == 0:
-		default:
-			out = append(out, *rec)
-		}
-	}
-	return out
-}
-
-// blockedTo reports whether the rules kept the message from agent: an
-// overseer filtering by agent sees the attempts to reach it too.
-func blockedTo(rec *mailbox.Record, agent string) bool {
-	for _, b := range rec.Blocked {
-		if b.To == agent {
-			return true
-		}
-	}
-	return false
 }
 
 // logEntry is the JSON form of a log line: the record with its message's

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -37,30 +38,19 @@ func runShow(io *streams, g *globals, selectors []string) error {
 	if err != nil {
 		return err
 	}
-	records, _, err := mailbox.ReadLog(ws.store.LogPath(), 0)
+	found, err := ws.desk().Show(selectors)
+	if errors.Is(err, desk.ErrBackwardsRange) {
+		return usageError("%v", err)
+	}
 	if err != nil {
 		return err
 	}
-	var chosen []mailbox.Record
-	for _, sel := range selectors {
-		found, err := selectRecords(records, sel)
-		var partial *partialRange
-		if errors.As(err, &partial) {
-			fmt.Fprintln(io.errOut, "note: "+partial.Error())
-		} else if err != nil {
-			return err
-		}
-		chosen = append(chosen, found...)
+	for _, note := range found.Notes {
+		fmt.Fprintln(io.errOut, "note: "+note)
 	}
-	var shown []*mailbox.Message
-	var routed []*mailbox.Record
-	var refused []string
-	for i := range chosen {
-		rec := &chosen[i]
-		if !ws.rules.MayRead(ws.agent, rec) {
-			refused = append(refused, strconv.FormatInt(rec.Seq, 10))
-			continue
-		}
+	shown := make([]*mailbox.Message, 0, len(found.Records))
+	for i := range found.Records {
+		rec := &found.Records[i]
 		m := *rec.Message
 		m.Seq = rec.Seq
 		if len(rec.Delivered) > 0 {
@@ -76,10 +66,9 @@ func runShow(io *streams, g *globals, selectors []string) error {
 			m.Extra["blocked"], _ = json.Marshal(rec.Blocked)
 		}
 		shown = append(shown, &m)
-		routed = append(routed, rec)
 	}
 	if g.json {
-		if err := writeJSON(io.out, nonNil(shown)); err != nil {
+		if err := writeJSON(io.out, shown); err != nil {
 			return err
 		}
 	} else {
@@ -87,12 +76,16 @@ func runShow(io *streams, g *globals, selectors []string) error {
 			if i > 0 {
 				fmt.Fprintln(io.out, strings.Repeat("─", 60))
 			}
-			printRouted(io.out, m, routed[i])
+			printRouted(io.out, m, &found.Records[i])
 		}
 	}
-	if len(refused) > 0 {
+	if len(found.Refused) > 0 {
+		seqs := make([]string, len(found.Refused))
+		for i, seq := range found.Refused {
+			seqs[i] = strconv.FormatInt(seq, 10)
+		}
 		return refusedError(fmt.Errorf("%s may not read message %s: only its sender, its recipients and oversight agents (%s) may",
-			ws.agent, strings.Join(refused, ", "), overseers(ws)))
+			ws.agent, strings.Join(seqs, ", "), overseers(ws)))
 	}
 	return nil
 }
@@ -106,72 +99,4 @@ func overseers(ws *caller) string {
 		return "none named"
 	}
 	return strings.Join(names, ", ")
-}
-
-var errNoSuchSeq = errors.New("not in the log")
-
-// partialRange says a range ran past the end of the log: what exists is
-// shown, with a note.
-type partialRange struct {
-	sel  string
-	last int64
-}
-
-func (p *partialRange) Error() string {
-	return fmt.Sprintf("the log ends at message %d: %s is shown as far as it goes", p.last, p.sel)
-}
-
-// selectRecords finds the records a selector names: "5", "5-8", or an id.
-func selectRecords(records []mailbox.Record, sel string) ([]mailbox.Record, error) {
-	if from, to, isRange := strings.Cut(sel, "-"); isRange && isNumber(from) && isNumber(to) {
-		lo, _ := strconv.ParseInt(from, 10, 64)
-		hi, _ := strconv.ParseInt(to, 10, 64)
-		if lo > hi {
-			return nil, usageError("range %s runs backwards; write it as %d-%d", sel, hi, lo)
-		}
-		var out []mailbox.Record
-		for _, r := range records {
-			if r.Seq >= lo && r.Seq <= hi {
-				out = append(out, r)
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("messages %s: %w (it has %d)", sel, errNoSuchSeq, len(records))
-		}
-		if last := out[len(out)-1].Seq; last < hi {
-			return out, &partialRange{sel: sel, last: last}
-		}
-		return out, nil
-	}
-	if isNumber(sel) {
-		seq, _ := strconv.ParseInt(sel, 10, 64)
-		for _, r := range records {
-			if r.Seq == seq {
-				return []mailbox.Record{r}, nil
-			}
-		}
-		return nil, fmt.Errorf("message %d: %w (it has %d)", seq, errNoSuchSeq, len(records))
-	}
-	var out []mailbox.Record
-	for _, r := range records {
-		if r.Message.ID == sel {
-			return []mailbox.Record{r}, nil
-		}
-		if strings.HasPrefix(r.Message.ID, sel) {
-			out = append(out, r)
-		}
-	}
-	switch len(out) {
-	case 0:
-		return nil, fmt.Errorf("no logged message has id %q; give a seq, a range like 5-8, or an id", sel)
-	case 1:
-		return out, nil
-	default:
-		return nil, fmt.Errorf("id prefix %q matches %d messages; give more of it", sel, len(out))
-	}
-}
-
-func isNumber(s string) bool {
-	_, err := strconv.ParseUint(s, 10, 63)
-	return err == nil
 }
