@@ -52,6 +52,7 @@ func instructions(agent string) string {
 // in place when Watch returns: what changes after is told.
 func Watch(ctx context.Context, srv *mcp.Server, d *desk.Desk, tick time.Duration) {
 	store, agent := d.Workspace().Store, d.Agent()
+	_ = store.Ensure(agent) // a folder made later would be looked at by the tick alone
 	folders := watch.NewFolders(tick, store.InboxDir(agent))
 	last, _ := store.UnreadNames(agent)
 	go notifyInbox(ctx, srv, folders, d, last)

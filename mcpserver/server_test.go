@@ -119,7 +119,7 @@ func TestAgentsTalkThroughTheTools(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"send", "inbox", "read", "reply", "status", "lock", "unlock", "state_get", "state_set", "state_list", "bulletin"} {
+	for _, want := range []string{"send", "inbox", "read", "reply", "ask", "agents", "log", "show", "status", "lock", "unlock", "state_get", "state_set", "state_list", "bulletin"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
@@ -185,6 +185,9 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 	}
 	if out, msg := r.call(tester, "status", nil); msg != "" || out["agent"] != "tester_agent" {
 		t.Errorf("status after the refusals: %v %q", out, msg)
+	}
+	if out, msg := r.call(tester, "agents", nil); msg != "" || len(out["agents"].([]any)) != 4 {
+		t.Errorf("agents: %v %q", out, msg)
 	}
 }
 

@@ -87,6 +87,10 @@ type showOut struct {
 	Notes   []string         `json:"notes,omitempty"`
 }
 
+type agentsOut struct {
+	Agents []desk.Member `json:"agents"`
+}
+
 type statusIn struct{}
 
 type lockIn struct {
@@ -131,6 +135,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no."}, s.ask)
 	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
+	mcp.AddTool(srv, &mcp.Tool{Name: "agents", Description: "The team: each agent's name, kind, state (idle, busy, waiting, exited; down when the team is not up), unread mail, and the parent of those spawned."}, s.agents)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -178,6 +183,15 @@ func (s *server) reply(_ context.Context, _ *mcp.CallToolRequest, in replyIn) (*
 	}
 	sent, err := d.Reply(desk.ReplyRequest{ID: in.ID, Content: in.Content, Option: in.Option, Priority: in.Priority, Again: in.Again})
 	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+func (s *server) agents(ctx context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, agentsOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, agentsOut{}, err
+	}
+	members, err := d.Team(ctx)
+	return nil, agentsOut{Agents: nonNil(members)}, toolError(err)
 }
 
 // defaultLogLast is how many records the log tool returns unless told.

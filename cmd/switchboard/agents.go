@@ -5,26 +5,15 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/spf13/cobra"
+	"switchboard/desk"
 
-	"switchboard/agents"
-	"switchboard/mailbox"
-	"switchboard/profile"
-	"switchboard/tmux"
+	"github.com/spf13/cobra"
 )
 
 // agentRow is one line of `switchboard agents`, and its JSON form.
 type agentRow struct {
-	Name       string `json:"name"`
-	Display    string `json:"display_name"`
-	Kind       string `json:"kind"`
-	State      string `json:"state"`
-	ExitStatus *int   `json:"exit_status,omitempty"`
-	Pane       string `json:"pane,omitempty"`
-	Unread     int    `json:"unread"`
-	Urgent     int    `json:"urgent"`
-	Parent     string `json:"parent,omitempty"`
-	branch     string // drawn before the name: the tree's lines down to it
+	desk.Member
+	branch string // drawn before the name: the tree's lines down to it
 }
 
 func newAgentsCmd(io *streams, g *globals) *cobra.Command {
@@ -49,32 +38,13 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	team, _, err := profile.Team(ws.folder, ws.rules.Agents())
+	members, err := ws.desk().Team(ctx)
 	if err != nil {
 		return err
 	}
-	session, up, err := agents.LoadSession(ws.folder)
-	if err != nil {
-		return err
-	}
-	if up {
-		up, _ = tmux.NewClient(session.Socket, nil).HasSession(ctx, session.Name)
-	}
-	rows := make([]agentRow, 0, len(team))
-	for _, p := range team {
-		row := agentRow{Name: p.Name, Display: p.DisplayName, Kind: p.Kind, State: "down"}
-		if up {
-			if seat, ok := session.Agents[p.Name]; ok {
-				row.Pane, row.Kind = seat.Pane, seat.Kind
-				row.State = mailbox.StateStarting
-				if st, ok, _ := ws.store.ReadState(p.Name); ok {
-					row.State, row.ExitStatus = st.State, st.ExitStatus
-				}
-			}
-		}
-		row.Unread, row.Urgent, _ = ws.store.Counts(p.Name)
-		row.Parent, _ = ws.rules.Parent(p.Name)
-		rows = append(rows, row)
+	rows := make([]agentRow, len(members))
+	for i, m := range members {
+		rows[i] = agentRow{Member: m}
 	}
 	rows = asTree(rows)
 	if g.json {

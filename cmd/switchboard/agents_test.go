@@ -3,14 +3,15 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"switchboard/desk"
 )
 
 // TestTheTreeDrawsSiblingsAndTheirChildren: every child but the last hangs
 // on ├─, and what lies below it on its │.
 func TestTheTreeDrawsSiblingsAndTheirChildren(t *testing.T) {
-	rows := asTree([]agentRow{
-		{Name: "dev"}, {Name: "h1", Parent: "dev"}, {Name: "h2", Parent: "dev"}, {Name: "h1a", Parent: "h1"}, {Name: "rev"},
-	})
+	row := func(name, parent string) agentRow { return agentRow{Member: desk.Member{Name: name, Parent: parent}} }
+	rows := asTree([]agentRow{row("dev", ""), row("h1", "dev"), row("h2", "dev"), row("h1a", "h1"), row("rev", "")})
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.branch+r.Name)

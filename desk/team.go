@@ -1,0 +1,62 @@
+package desk
+
+import (
+	"context"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/profile"
+	"switchboard/tmux"
+)
+
+// Member is one agent of the team, as the team runs now.
+type Member struct {
+	Name       string `json:"name"`
+	Display    string `json:"display_name"`
+	Kind       string `json:"kind"`
+	State      string `json:"state"` // down when the team is not up
+	ExitStatus *int   `json:"exit_status,omitempty"`
+	Pane       string `json:"pane,omitempty"`
+	Unread     int    `json:"unread"`
+	Urgent     int    `json:"urgent"`
+	Parent     string `json:"parent,omitempty"` // for an agent spawned at run time
+}
+
+// StateDown is the state of an agent whose team is not up in tmux.
+const StateDown = "down"
+
+// Team lists the agents of the rules and those spawned, in the rules'
+// order, with their kind, state, pane and unread mail.
+func (d *Desk) Team(ctx context.Context) ([]Member, error) {
+	if d.rules == nil {
+		return nil, ErrNoRules
+	}
+	team, _, err := profile.Team(d.ws, d.rules.Agents())
+	if err != nil {
+		return nil, err
+	}
+	session, up, err := agents.LoadSession(d.ws)
+	if err != nil {
+		return nil, err
+	}
+	if up {
+		up, _ = tmux.NewClient(session.Socket, nil).HasSession(ctx, session.Name)
+	}
+	members := make([]Member, 0, len(team))
+	for _, p := range team {
+		m := Member{Name: p.Name, Display: p.DisplayName, Kind: p.Kind, State: StateDown}
+		if up {
+			if seat, ok := session.Agents[p.Name]; ok {
+				m.Pane, m.Kind = seat.Pane, seat.Kind
+				m.State = mailbox.StateStarting
+				if st, ok, _ := d.store().ReadState(p.Name); ok {
+					m.State, m.ExitStatus = st.State, st.ExitStatus
+				}
+			}
+		}
+		m.Unread, m.Urgent, _ = d.store().Counts(p.Name)
+		m.Parent, _ = d.rules.Parent(p.Name)
+		members = append(members, m)
+	}
+	return members, nil
+}
