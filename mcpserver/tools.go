@@ -87,6 +87,15 @@ type showOut struct {
 	Notes   []string         `json:"notes,omitempty"`
 }
 
+type spawnIn struct {
+	Profile string            `json:"profile" jsonschema:"the profile to start from: one of agents/, or an agent of the rules"`
+	Name    string            `json:"name,omitempty" jsonschema:"its name (default: the profile's with -1, -2, ...)"`
+	Task    string            `json:"task,omitempty" jsonschema:"its first message: what to do; its answer comes to you"`
+	Model   string            `json:"model,omitempty" jsonschema:"the model, over the profile's"`
+	System  string            `json:"system,omitempty" jsonschema:"system instructions added to the profile's"`
+	Env     map[string]string `json:"env,omitempty" jsonschema:"environment variables, over the profile's"`
+}
+
 type agentsOut struct {
 	Agents []desk.Member `json:"agents"`
 }
@@ -136,6 +145,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
 	mcp.AddTool(srv, &mcp.Tool{Name: "agents", Description: "The team: each agent's name, kind, state (idle, busy, waiting, exited; down when the team is not up), unread mail, and the parent of those spawned."}, s.agents)
+	mcp.AddTool(srv, &mcp.Tool{Name: "spawn", Description: "Start a helper agent from a profile, in a new window of the running team, with a task; it answers to you (wait for its response with ask's answer or in your inbox)."}, s.spawn)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -192,6 +202,15 @@ func (s *server) agents(ctx context.Context, _ *mcp.CallToolRequest, _ statusIn)
 	}
 	members, err := d.Team(ctx)
 	return nil, agentsOut{Agents: nonNil(members)}, toolError(err)
+}
+
+func (s *server) spawn(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) (*mcp.CallToolResult, desk.Spawned, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, desk.Spawned{}, err
+	}
+	spawned, err := d.Spawn(ctx, desk.SpawnRequest{Profile: in.Profile, Name: in.Name, Task: in.Task, Model: in.Model, System: in.System, Env: in.Env})
+	return nil, spawned, toolError(err)
 }
 
 // defaultLogLast is how many records the log tool returns unless told.

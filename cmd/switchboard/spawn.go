@@ -4,18 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"switchboard/desk"
 
-	"switchboard/agents"
-	"switchboard/hooks"
-	"switchboard/mailbox"
-	"switchboard/profile"
-	"switchboard/rules"
+	"github.com/spf13/cobra"
 )
 
 type spawnOptions struct {
@@ -67,16 +60,6 @@ started again by up after a down, until they are closed.`,
 	return cmd
 }
 
-// spawnResult is what spawn prints with --json.
-type spawnResult struct {
-	Name    string `json:"name"`
-	Profile string `json:"profile"`
-	Parent  string `json:"parent"`
-	Pane    string `json:"pane"`
-	Kind    string `json:"kind"`
-	Task    string `json:"task_id,omitempty"`
-}
-
 func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) error {
 	if opts.profile == "" {
 		return usageError("--profile is required: the profile to start the agent from (see agents/)")
@@ -85,65 +68,41 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	if err != nil {
 		return err
 	}
-	if err := checkProfile(ws, opts.profile); err != nil {
-		return err
-	}
-	parent := opts.parent
-	if parent == "" {
-		parent = ws.agent
-	}
-	switch err := ws.rules.MaySpawn(ws.agent, opts.profile, parent); {
-	case errors.Is(err, rules.ErrPrivilegedProfile):
-		return refusedError(fmt.Errorf("%s may not spawn from profile %s: its agents oversee or interrupt the team, which %s may not", ws.agent, opts.profile, ws.agent))
-	case !ws.rules.Knows(parent):
-		return notAnAgent(ws.rules, parent, "(check --parent)")
-	case errors.Is(err, rules.ErrOtherParent):
-		return refusedError(fmt.Errorf("%s may spawn agents for itself only: leave out --parent, or ask an overseer", ws.agent))
-	}
 	env, err := parseEnv(opts.env)
 	if err != nil {
 		return err
 	}
-	name := opts.name
-	if name == "" {
-		name = freeName(ws, opts.profile)
-	}
-	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
-		Workspace: ws.folder, Name: name, Profile: opts.profile, Parent: parent, Task: opts.task,
-		Model: opts.model, System: opts.system, Env: env,
-		Taken: ws.rules.Knows,
-		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
+	res, err := ws.desk().Spawn(ctx, desk.SpawnRequest{
+		Profile: opts.profile, Name: opts.name, Parent: opts.parent, Task: opts.task,
+		Model: opts.model, System: opts.system, Env: env, NoMCP: opts.noMCP,
 	})
-	if err != nil {
+	var unknown *desk.UnknownAgentError
+	var taskNotSent *desk.TaskNotSentError
+	switch {
+	case errors.Is(err, desk.ErrPrivileged):
+		return refusedError(err)
+	case errors.Is(err, desk.ErrOtherParent):
+		return refusedError(fmt.Errorf("%w: leave out --parent, or ask an overseer", err))
+	case errors.As(err, &unknown):
+		return notAnAgent(ws.rules, unknown.Name, "(check --parent)")
+	case errors.As(err, &taskNotSent):
+		return err
+	case err != nil:
 		return err
 	}
-	if note != "" {
-		fmt.Fprintf(io.errOut, "note: %s\n", note)
-	}
-	res := spawnResult{Name: name, Profile: opts.profile, Parent: parent, Pane: seat.Pane, Kind: seat.Kind}
-	if opts.task != "" {
-		if ws.rules, err = ws.folder.Rules(); err != nil {
-			return err
-		}
-		task := &mailbox.Message{
-			To: []string{name}, Title: agents.TaskTitle(opts.task), Content: opts.task,
-			Type: mailbox.TypeInstruction, RequiresResponse: true,
-		}
-		if err := post(io, ws, task); err != nil {
-			return fmt.Errorf("%s was spawned, but its task was not sent: %w", name, err)
-		}
-		res.Task = task.ID
+	if res.Note != "" {
+		fmt.Fprintf(io.errOut, "note: %s\n", res.Note)
 	}
 	if g.json {
 		return writeJSON(io.out, res)
 	}
-	fmt.Fprintf(io.out, "spawned %s (profile %s, parent %s) in pane %s, window %q\n", name, opts.profile, parent, seat.Pane, name)
+	fmt.Fprintf(io.out, "spawned %s (profile %s, parent %s) in pane %s, window %q\n", res.Name, res.Profile, res.Parent, res.Pane, res.Name)
 	if res.Task != "" {
 		as := ""
-		if parent != ws.agent {
-			as = " --as " + parent
+		if res.Parent != ws.agent {
+			as = " --as " + res.Parent
 		}
-		fmt.Fprintln(io.out, runnable(fmt.Sprintf("its task is message %s; its answer goes to %s: `switchboard wait %s%s`", res.Task, parent, name, as), ws.folder.Binary()))
+		fmt.Fprintln(io.out, runnable(fmt.Sprintf("its task is message %s; its answer goes to %s: `switchboard wait %s%s`", res.Task, res.Parent, res.Name, as), ws.folder.Binary()))
 	}
 	return nil
 }
@@ -162,30 +121,4 @@ func parseEnv(pairs []string) (map[string]string, error) {
 		env[k] = v
 	}
 	return env, nil
-}
-
-// checkProfile accepts a profile file's name or an agent of the rules.
-func checkProfile(ws *caller, name string) error {
-	profiles, err := profile.LoadProfiles(ws.folder.Profiles())
-	if err != nil {
-		return err
-	}
-	if _, ok := profiles[name]; ok || ws.rules.Knows(name) {
-		return nil
-	}
-	return fmt.Errorf("no profile %q: give one of agents/ (%s) or an agent of the rules", name, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
-}
-
-// freeName is the first of P-1, P-2, ... that no agent has, now or before:
-// a closed agent's mailbox stays, and a new agent must not inherit it.
-func freeName(ws *caller, from string) string {
-	for i := 1; ; i++ {
-		name := from + "-" + strconv.Itoa(i)
-		if len(name) > 63 {
-			name = from[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
-		}
-		if !ws.rules.Knows(name) && !ws.folder.HasMailbox(name) {
-			return name
-		}
-	}
 }

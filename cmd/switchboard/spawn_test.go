@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"switchboard/agents"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/proctree"
 	"switchboard/workspace"
@@ -24,7 +25,7 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	tm.must("up", "-d", "--socket", tm.socket)
 	tm.waitIdle("master_agent", "developer_agent", "reviewer_agent", "tester_agent")
 
-	var child spawnResult
+	var child desk.Spawned
 	out := tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--task", "Review auth.go", "--json")
 	if err := json.Unmarshal([]byte(out), &child); err != nil || child.Name != "reviewer_agent-1" || child.Parent != "developer_agent" || child.Task == "" {
 		t.Fatalf("spawn said %s (%v); want reviewer_agent-1, child of developer_agent, with a task", out, err)

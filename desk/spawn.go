@@ -1,0 +1,148 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"switchboard/agents"
+	"switchboard/hooks"
+	"switchboard/mailbox"
+	"switchboard/profile"
+	"switchboard/rules"
+)
+
+// SpawnRequest is one more agent, started at run time in the team's tmux
+// session.
+type SpawnRequest struct {
+	Profile string // agents/<Profile>.yaml, or an agent of the rules
+	Name    string // "" is the first free of <Profile>-1, -2, ...
+	Parent  string // "" is the desk's agent
+	Task    string // its first message, asking for a response
+	Model   string
+	System  string
+	Env     map[string]string
+	NoMCP   bool // leave switchboard's MCP server out of its client
+}
+
+// Spawned is the agent spawn started.
+type Spawned struct {
+	Name    string `json:"name"`
+	Profile string `json:"profile"`
+	Parent  string `json:"parent"`
+	Pane    string `json:"pane"`
+	Kind    string `json:"kind"`
+	Task    string `json:"task_id,omitempty"`
+	// Note says what the person should know (its program is not
+	// installed, say).
+	Note string `json:"note,omitempty"`
+}
+
+// Errors of Spawn.
+var (
+	// ErrNoProfile is a profile neither agents/ nor the rules have.
+	ErrNoProfile = errors.New("no such profile")
+	// ErrPrivileged is a profile whose agents oversee or interrupt the team,
+	// spawned by an agent that may not.
+	ErrPrivileged = errors.New("its agents oversee or interrupt the team")
+	// ErrOtherParent is a spawn for another parent by an agent that may
+	// spawn for itself only.
+	ErrOtherParent = errors.New("an agent may spawn for itself only")
+)
+
+// TaskNotSentError is an agent spawned whose task could not be sent.
+type TaskNotSentError struct {
+	Spawned Spawned
+	Err     error
+}
+
+func (e *TaskNotSentError) Error() string {
+	return fmt.Sprintf("%s was spawned, but its task was not sent: %v", e.Spawned.Name, e.Err)
+}
+
+func (e *TaskNotSentError) Unwrap() error { return e.Err }
+
+// Spawn starts an agent from a profile in the running team, as the rules
+// allow the desk's agent, and sends it its task.
+func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
+	if d.rules == nil {
+		return Spawned{}, ErrNoRules
+	}
+	if err := d.checkProfile(r.Profile); err != nil {
+		return Spawned{}, err
+	}
+	parent := r.Parent
+	if parent == "" {
+		parent = d.agent
+	}
+	switch err := d.rules.MaySpawn(d.agent, r.Profile, parent); {
+	case errors.Is(err, rules.ErrPrivilegedProfile):
+		return Spawned{}, fmt.Errorf("%s may not spawn from profile %s: %w, which %s may not", d.agent, r.Profile, ErrPrivileged, d.agent)
+	case !d.rules.Knows(parent):
+		near, _ := d.rules.Closest(parent)
+		return Spawned{}, &UnknownAgentError{Name: parent, Near: near, Team: d.rules.Agents()}
+	case errors.Is(err, rules.ErrOtherParent):
+		return Spawned{}, fmt.Errorf("%s may not spawn for %s: %w", d.agent, parent, ErrOtherParent)
+	}
+	name := r.Name
+	if name == "" {
+		name = d.freeName(r.Profile)
+	}
+	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
+		Workspace: d.ws, Name: name, Profile: r.Profile, Parent: parent, Task: r.Task,
+		Model: r.Model, System: r.System, Env: r.Env,
+		Taken: d.rules.Knows,
+		Wirer: hooks.Wirer{Workspace: d.ws, NoMCP: r.NoMCP},
+	})
+	if err != nil {
+		return Spawned{}, err
+	}
+	s := Spawned{Name: name, Profile: r.Profile, Parent: parent, Pane: seat.Pane, Kind: seat.Kind, Note: note}
+	if r.Task == "" {
+		return s, nil
+	}
+	// The task goes out under the rules that now know the new agent.
+	fresh, err := d.ws.Rules()
+	if err != nil {
+		return s, &TaskNotSentError{Spawned: s, Err: err}
+	}
+	task := &mailbox.Message{
+		To: []string{name}, Title: agents.TaskTitle(r.Task), Content: r.Task,
+		Type: mailbox.TypeInstruction, RequiresResponse: true,
+	}
+	if _, err := New(d.ws, fresh, d.agent).Send(task); err != nil {
+		return s, &TaskNotSentError{Spawned: s, Err: err}
+	}
+	s.Task = task.ID
+	return s, nil
+}
+
+// checkProfile says whether a profile to spawn from exists.
+func (d *Desk) checkProfile(name string) error {
+	profiles, err := profile.LoadProfiles(d.ws.Profiles())
+	if err != nil {
+		return err
+	}
+	if _, ok := profiles[name]; ok || d.rules.Knows(name) {
+		return nil
+	}
+	return fmt.Errorf("%w %q: give one of agents/ (%s) or an agent of the rules", ErrNoProfile, name, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
+}
+
+// freeName is the first of P-1, P-2, ... that no agent has, now or before:
+// a closed agent's mailbox stays, and a new agent must not inherit it.
+func (d *Desk) freeName(from string) string {
+	for i := 1; ; i++ {
+		name := from + "-" + strconv.Itoa(i)
+		if len(name) > 63 {
+			name = from[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
+		}
+		if !d.rules.Knows(name) && !d.ws.HasMailbox(name) {
+			return name
+		}
+	}
+}
