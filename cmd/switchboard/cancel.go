@@ -1,12 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"switchboard/desk"
 
-	"switchboard/agents"
+	"github.com/spf13/cobra"
 )
 
 type cancelOptions struct {
@@ -42,14 +43,14 @@ func runCancel(io *streams, g *globals, opts *cancelOptions) error {
 	if err != nil {
 		return err
 	}
-	if !ws.rules.Knows(opts.agent) {
+	cancelled, err := ws.desk().Cancel(opts.agent, opts.reason)
+	var unknown *desk.UnknownAgentError
+	switch {
+	case errors.As(err, &unknown):
 		return notAnAgent(ws.rules, opts.agent, "")
-	}
-	if !ws.rules.MayInterruptAgent(ws.agent, opts.agent) {
-		return refusedError(fmt.Errorf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", ws.agent, opts.agent))
-	}
-	cancelled, err := agents.Cancel(ws.folder, ws.agent, opts.agent, strings.TrimSpace(opts.reason))
-	if err != nil {
+	case errors.Is(err, desk.ErrNoRight):
+		return refusedError(err)
+	case err != nil:
 		return err
 	}
 	if g.json {

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"switchboard/desk"
 
-	"switchboard/agents"
-	"switchboard/mailbox"
+	"github.com/spf13/cobra"
 )
 
 func newCloseCmd(io *streams, g *globals) *cobra.Command {
@@ -33,38 +33,24 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 	if err != nil {
 		return err
 	}
-	parent, spawned := ws.rules.Parent(agent)
-	if !spawned {
-		if !ws.rules.Knows(agent) {
-			return notAnAgent(ws.rules, agent, "")
-		}
-		return fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: the team is stopped as a whole, by an overseer or the person, with `switchboard down`", agent)
-	}
-	if !ws.rules.MayClose(ws.agent, agent) {
-		return refusedError(fmt.Errorf("%s may not close %s: only its ancestors and the overseers may", ws.agent, agent))
-	}
-	closed, err := agents.Close(ctx, ws.folder, agent)
-	if err != nil {
+	closed, err := ws.desk().Close(ctx, agent)
+	var unknown *desk.UnknownAgentError
+	var notTold *desk.ParentNotToldError
+	switch {
+	case errors.As(err, &unknown):
+		return notAnAgent(ws.rules, agent, "")
+	case errors.Is(err, desk.ErrNotSpawned):
+		return fmt.Errorf("%w, by an overseer or the person, with `switchboard down`", err)
+	case errors.Is(err, desk.ErrNoRight):
+		return refusedError(err)
+	case errors.As(err, &notTold):
+		fmt.Fprintln(io.errOut, err)
+	case err != nil:
 		return err
 	}
 	if g.json {
-		if err := writeJSON(io.out, map[string]any{"closed": closed}); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed, ", "))
+		return writeJSON(io.out, map[string]any{"closed": closed})
 	}
-	if parent == ws.agent || !ws.rules.Knows(parent) {
-		return nil
-	}
-	notice := &mailbox.Message{To: []string{parent}, Title: mailbox.ClipTitle("Closed: " + agent), Type: mailbox.TypeNotification}
-	if len(closed) > 1 {
-		notice.Content = fmt.Sprintf("%s closed %s and the agents spawned under it: %s.", ws.agent, agent, strings.Join(closed[:len(closed)-1], ", "))
-	} else {
-		notice.Content = fmt.Sprintf("%s closed %s.", ws.agent, agent)
-	}
-	if err := post(io, ws, notice); err != nil {
-		fmt.Fprintf(io.errOut, "%s was not told: %v\n", parent, err)
-	}
+	fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed, ", "))
 	return nil
 }

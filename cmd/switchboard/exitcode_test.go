@@ -45,7 +45,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"rules", "explain", "tester_agent", "reviewer_agent"}, exitRefused, "", "BLOCKED: tester_agent → reviewer_agent"},
 		{[]string{"rules", "explain", "developer_agent", "reviewer_agent"}, exitOK, "", "allowed"},
 		{[]string{"read"}, exitUsage, "say which message: give its id", ""},
-		{[]string{"wait", "reviewer_agent"}, exitUsage, "reviewer_agent was not spawned, so no task of yours waits for its answer", ""},
+		{[]string{"wait", "reviewer_agent"}, exitUsage, "reviewer_agent was not spawned at run time, so no task of yours waits for its answer", ""},
 		{[]string{"bulletin", "set", "status", "on-fire"}, exitUsage, `"on-fire" is not a system status: it is one of normal, paused, degraded, blocked`, ""},
 		{[]string{"state", "set", "k", "{x"}, exitUsage, `"{x" is not valid JSON`, ""},
 		{[]string{"state", "set", "k", "2026-11-23"}, exitOK, "", `k = "2026-11-23"`},
