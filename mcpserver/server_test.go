@@ -119,7 +119,7 @@ func TestAgentsTalkThroughTheTools(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	for _, want := range []string{"send", "inbox", "read", "reply", "ask", "agents", "log", "show", "status", "lock", "unlock", "state_get", "state_set", "state_list", "bulletin"} {
+	for _, want := range []string{"send", "inbox", "read", "reply", "ask", "agents", "spawn", "wait", "close", "cancel", "log", "show", "status", "lock", "unlock", "state_get", "state_set", "state_list", "bulletin"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("tools %v lack %s", names, want)
 		}
@@ -178,6 +178,10 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		{"read", map[string]any{"id": "01a20000-0000-7000-8000-000000000001"}, "no such message"},
 		{"reply", map[string]any{"id": "nope", "content": "x"}, "the inbox tool (with all: true) lists your messages"},
 		{"state_get", map[string]any{"key": "nothing"}, "state_list lists the keys"},
+		{"wait", map[string]any{"agent": "developer_agent"}, "developer_agent was not spawned at run time"},
+		{"close", map[string]any{"agent": "developer_agent"}, "developer_agent was not spawned at run time, so it cannot be closed alone"},
+		{"cancel", map[string]any{"agent": "developer_agent"}, "tester_agent may not cancel developer_agent"},
+		{"spawn", map[string]any{"profile": "nobody"}, `no such profile "nobody"`},
 	} {
 		if _, msg := r.call(tester, c.tool, c.args); !strings.Contains(msg, c.want) {
 			t.Errorf("%s %v: %q; want %q", c.tool, c.args, msg, c.want)

@@ -96,6 +96,24 @@ type spawnIn struct {
 	Env     map[string]string `json:"env,omitempty" jsonschema:"environment variables, over the profile's"`
 }
 
+type waitIn struct {
+	Agent          string `json:"agent" jsonschema:"the helper you spawned"`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" jsonschema:"how long to wait (default 300)"`
+}
+
+type waitOut struct {
+	Response *mailbox.Message `json:"response"`
+}
+
+type agentIn struct {
+	Agent  string `json:"agent" jsonschema:"the agent"`
+	Reason string `json:"reason,omitempty" jsonschema:"why (for cancel): the agents cancelled are told"`
+}
+
+type agentsListOut struct {
+	Agents []string `json:"agents"`
+}
+
 type agentsOut struct {
 	Agents []desk.Member `json:"agents"`
 }
@@ -145,7 +163,10 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
 	mcp.AddTool(srv, &mcp.Tool{Name: "agents", Description: "The team: each agent's name, kind, state (idle, busy, waiting, exited; down when the team is not up), unread mail, and the parent of those spawned."}, s.agents)
-	mcp.AddTool(srv, &mcp.Tool{Name: "spawn", Description: "Start a helper agent from a profile, in a new window of the running team, with a task; it answers to you (wait for its response with ask's answer or in your inbox)."}, s.spawn)
+	mcp.AddTool(srv, &mcp.Tool{Name: "spawn", Description: "Start a helper agent from a profile, in a new window of the running team, with a task; it answers to you: take its response with wait."}, s.spawn)
+	mcp.AddTool(srv, &mcp.Tool{Name: "wait", Description: "Wait for the response of a helper you spawned, and mark it read; ends at once when the helper exits or is cancelled."}, s.wait)
+	mcp.AddTool(srv, &mcp.Tool{Name: "close", Description: "Close a helper you spawned (and the helpers under it); its ancestors and the overseers may."}, s.close)
+	mcp.AddTool(srv, &mcp.Tool{Name: "cancel", Description: "Cancel a helper you spawned and everything under it: each gets ESC and a [CANCELLED] notice with the reason."}, s.cancel)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -211,6 +232,41 @@ func (s *server) spawn(ctx context.Context, _ *mcp.CallToolRequest, in spawnIn) 
 	}
 	spawned, err := d.Spawn(ctx, desk.SpawnRequest{Profile: in.Profile, Name: in.Name, Task: in.Task, Model: in.Model, System: in.System, Env: in.Env})
 	return nil, spawned, toolError(err)
+}
+
+func (s *server) wait(ctx context.Context, _ *mcp.CallToolRequest, in waitIn) (*mcp.CallToolResult, waitOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, waitOut{}, err
+	}
+	timeout := defaultAskTimeout
+	if in.TimeoutSeconds > 0 {
+		timeout = time.Duration(in.TimeoutSeconds) * time.Second
+	}
+	msg, err := d.Wait(ctx, in.Agent, timeout, nil)
+	return nil, waitOut{Response: msg}, toolError(err)
+}
+
+func (s *server) close(ctx context.Context, _ *mcp.CallToolRequest, in agentIn) (*mcp.CallToolResult, agentsListOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, agentsListOut{}, err
+	}
+	closed, err := d.Close(ctx, in.Agent)
+	var notTold *desk.ParentNotToldError
+	if errors.As(err, &notTold) {
+		err = nil // closed all the same
+	}
+	return nil, agentsListOut{Agents: nonNil(closed)}, toolError(err)
+}
+
+func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in agentIn) (*mcp.CallToolResult, agentsListOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, agentsListOut{}, err
+	}
+	cancelled, err := d.Cancel(in.Agent, in.Reason)
+	return nil, agentsListOut{Agents: nonNil(cancelled)}, toolError(err)
 }
 
 // defaultLogLast is how many records the log tool returns unless told.

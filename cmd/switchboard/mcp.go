@@ -21,9 +21,11 @@ func newMCPCmd(io *streams, g *globals) *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve your switchboard tools over MCP, on standard input and output",
 		Long: `Serve the agent's switchboard as Model Context Protocol tools, on standard input
-and output, for an agent client to start: send, inbox, read, reply, ask, status,
-lock, unlock, state_get, state_set, state_list and bulletin. The same rules
-and refusals as the commands apply; a refusal is a tool error that says why.
+and output, for an agent client to start: send, inbox, read, reply, ask,
+agents, spawn, wait, close, cancel, log, show, status, lock, unlock,
+state_get, state_set, state_list and bulletin. The same rules and refusals as
+the commands apply, through the same code; a refusal is a tool error that
+says why.
 The resource switchboard://inbox lists the unread mail, and a client that
 subscribes to it is told when mail comes or is read.
 

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"slices"
@@ -95,4 +97,42 @@ func BenchmarkMCPToolCall(b *testing.B) {
 			cs.Close()
 		}
 	})
+}
+
+// TestHelpersThroughTheTools: with the team up, the developer spawns a
+// helper with a task through the spawn tool, waits for its response with
+// wait, and closes it with close.
+func TestHelpersThroughTheTools(t *testing.T) {
+	tm := newTeam(t)
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitIdle("developer_agent")
+	cs := mcpSession(t, tm.root, "--as", "developer_agent")
+	ctx := context.Background()
+	call := func(tool string, args map[string]any) map[string]any {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", tool, err, res.Content)
+		}
+		data, _ := json.Marshal(res.StructuredContent)
+		var out map[string]any
+		json.Unmarshal(data, &out)
+		return out
+	}
+	spawned := call("spawn", map[string]any{"profile": "reviewer_agent", "name": "helper", "task": "Review auth.go"})
+	if spawned["name"] != "helper" || spawned["parent"] != "developer_agent" || spawned["task_id"] == "" {
+		t.Fatalf("spawn: %v", spawned)
+	}
+	tm.waitFor("the task in the helper's inbox", func() bool {
+		_, err := tm.store.Find("helper", spawned["task_id"].(string))
+		return err == nil
+	})
+	tm.must("reply", spawned["task_id"].(string), "--as", "helper", "--content", "auth.go is fine")
+	got := call("wait", map[string]any{"agent": "helper", "timeout_seconds": 20})
+	if r, _ := got["response"].(map[string]any); r["content"] != "auth.go is fine" {
+		t.Errorf("wait: %v", got)
+	}
+	if closed := call("close", map[string]any{"agent": "helper"}); fmt.Sprint(closed["agents"]) != "[helper]" {
+		t.Errorf("close: %v", closed)
+	}
 }
