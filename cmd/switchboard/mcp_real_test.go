@@ -10,8 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/realclient"
+	"switchboard/workspace"
 )
 
 // replyTool finds the name a client gives switchboard's reply tool in the
@@ -24,9 +26,9 @@ var replyTool = regexp.MustCompile(`"name":\s*"((?:mcp_+)?switchboard[_-]*reply)
 var replyNamespace = regexp.MustCompile(`"type":\s*"namespace",\s*"name":\s*"(mcp__switchboard)"`)
 
 // The real clients under up (offline, their models stand-ins) are offered
-// switchboard's tools, and their models answer a message with the reply
-// tool: the answer reaches the sender, with no permission prompt on the
-// way.
+// switchboard's tools, and their models read a message with the read tool,
+// write to the master agent with send and answer with reply: each reaches
+// its recipient, with no permission prompt on the way.
 func TestClaudeCodeAnswersThroughTheMCPTools(t *testing.T) { testMCPInTeam(t, realclient.ClaudeCode) }
 func TestCodexAnswersThroughTheMCPTools(t *testing.T)      { testMCPInTeam(t, realclient.Codex) }
 func TestGeminiAnswersThroughTheMCPTools(t *testing.T)     { testMCPInTeam(t, realclient.GeminiCLI) }
@@ -41,22 +43,34 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
 		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\n", c.Kind, command))
 
+	// The model reads the message with the read tool, tells the master
+	// agent with send that it is on it, and answers with reply: one tool
+	// call a turn, each after the last one's result.
 	var mu sync.Mutex
-	replied := map[string]bool{}
-	tool := ""
+	var steps []realclient.Answer
+	reply := ""
 	u.API.Respond(func(r realclient.Request) realclient.Answer {
 		mu.Lock()
 		defer mu.Unlock()
 		if m := replyTool.FindSubmatch(r.Body); m != nil {
-			tool = string(m[1])
+			reply = string(m[1])
 		} else if m := replyNamespace.FindSubmatch(r.Body); m != nil {
-			tool = string(m[1]) + "__reply"
+			reply = string(m[1]) + "__reply"
 		}
-		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
-			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] && tool != "" {
-				replied[id] = true
-				return realclient.Answer{Tool: tool, Input: map[string]any{"id": id, "content": "Done through the tools"}}
+		named := func(tool string) string { return strings.TrimSuffix(reply, "reply") + tool }
+		if reply != "" && steps == nil && r.Tools && !r.AfterTool {
+			if m := announcedID.FindStringSubmatch(r.Text); m != nil {
+				steps = []realclient.Answer{
+					{Tool: named("read"), Input: map[string]any{"id": m[1]}},
+					{Tool: named("send"), Input: map[string]any{"to": []string{"master_agent"}, "title": "On the login review"}},
+					{Tool: named("reply"), Input: map[string]any{"id": m[1], "content": "Done through the tools"}},
+				}
 			}
+		}
+		if len(steps) > 0 && r.Tools {
+			next := steps[0]
+			steps = steps[1:]
+			return next
 		}
 		return realclient.TextReply(r)
 	})
@@ -72,12 +86,20 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 	if got.Content != "Done through the tools" || got.From != agent {
 		t.Errorf("the reviewer got %+v", got)
 	}
+	waitUntil(t, time.Minute, "the model's note to reach the master agent", func() bool {
+		items, _, _ := desk.New(workspace.New(tm.root), nil, "master_agent").Inbox(false)
+		return len(items) == 1 && items[0].Title == "On the login review" && items[0].From == agent
+	}, tm.diagnose)
 	mu.Lock()
 	defer mu.Unlock()
-	if tool == "" {
-		t.Errorf("no request offered the model switchboard's reply tool:\n%s", dumpRequests(u.API.Since(mark)))
-	}
 	reqs := u.API.Since(mark)
+	var read bool
+	for _, r := range reqs {
+		read = read || (r.AfterTool && strings.Contains(r.ToolOutput, "Review the login change"))
+	}
+	if !read {
+		t.Errorf("the read tool's result never reached the model:\n%s", dumpRequests(reqs))
+	}
 	if last := reqs[len(reqs)-1].Text; !strings.Contains(last, "Tools (the switchboard MCP server") {
 		t.Errorf("the identity card does not name the tools")
 	}
