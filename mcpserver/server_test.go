@@ -182,6 +182,7 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		{"close", map[string]any{"agent": "developer_agent"}, "developer_agent was not spawned at run time, so it cannot be closed alone"},
 		{"cancel", map[string]any{"agent": "developer_agent"}, "tester_agent may not cancel developer_agent"},
 		{"spawn", map[string]any{"profile": "nobody"}, `no such profile "nobody"`},
+		{"bulletin_set", map[string]any{"status": "degraded"}, "tester_agent may not change the bulletin's status, phase or warnings: only oversight agents (master_agent) and the operator may"},
 	} {
 		if _, msg := r.call(tester, c.tool, c.args); !strings.Contains(msg, c.want) {
 			t.Errorf("%s %v: %q; want %q", c.tool, c.args, msg, c.want)
@@ -270,5 +271,8 @@ func TestTheLogIsTheOverseersAndEachAgentSeesItsOwn(t *testing.T) {
 	}
 	if out, msg := r.call(boss, "show", map[string]any{"select": []string{"1-2"}}); msg != "" || len(out["records"].([]any)) != 2 {
 		t.Errorf("the overseer's show: %v %q", out, msg)
+	}
+	if out, msg := r.call(boss, "bulletin_set", map[string]any{"status": "degraded", "warn": "CI is red"}); msg != "" || out["done"] != `status set to "degraded"; warning added (1 in all)` {
+		t.Errorf("bulletin_set by the overseer: %v %q", out, msg)
 	}
 }

@@ -153,6 +153,13 @@ type stateListOut struct {
 
 type bulletinIn struct{}
 
+type bulletinSetIn struct {
+	Status        string `json:"status,omitempty" jsonschema:"the system status: normal, paused, degraded or blocked"`
+	Phase         string `json:"phase,omitempty" jsonschema:"the current phase, any text"`
+	Warn          string `json:"warn,omitempty" jsonschema:"a warning every agent sees"`
+	ClearWarnings bool   `json:"clear_warnings,omitempty" jsonschema:"remove every warning"`
+}
+
 // addTools adds every tool to srv.
 func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "send", Description: "Send a message to other agents of your team. The team's rules decide who may write to whom; a message they block is refused with the reason (the attempt is logged)."}, s.send)
@@ -173,6 +180,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "state_get", Description: "Read one key of the team's shared state."}, s.stateGet)
 	mcp.AddTool(srv, &mcp.Tool{Name: "state_set", Description: "Set one key of the team's shared state to a JSON value."}, s.stateSet)
 	mcp.AddTool(srv, &mcp.Tool{Name: "state_list", Description: "Every key of the team's shared state, with its value."}, s.stateList)
+	mcp.AddTool(srv, &mcp.Tool{Name: "bulletin_set", Description: "Change the team's bulletin: its system status, its phase, a warning every agent sees, or clear the warnings. Oversight agents may."}, s.bulletinSet)
 	mcp.AddTool(srv, &mcp.Tool{Name: "bulletin", Description: "The team's bulletin: system status, phase, warnings, locks and each agent's state."}, s.bulletin)
 }
 
@@ -422,6 +430,18 @@ func (s *server) bulletin(_ context.Context, _ *mcp.CallToolRequest, _ bulletinI
 	}
 	b, err := d.Workspace().Bulletin().Read()
 	return nil, b, toolError(err)
+}
+
+func (s *server) bulletinSet(_ context.Context, _ *mcp.CallToolRequest, in bulletinSetIn) (*mcp.CallToolResult, doneOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, doneOut{}, err
+	}
+	if in == (bulletinSetIn{}) {
+		return nil, doneOut{}, errors.New("say what to change: status, phase, warn or clear_warnings")
+	}
+	said, err := d.ChangeBulletin(desk.BulletinChange{Status: in.Status, Phase: in.Phase, Warn: in.Warn, ClearWarnings: in.ClearWarnings})
+	return nil, doneOut{Done: said}, toolError(err)
 }
 
 // readInbox answers a read of the inbox resource: the unread list.

@@ -1,15 +1,16 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"switchboard/bulletin"
+	"switchboard/desk"
 	"switchboard/hooks"
 )
 
@@ -50,14 +51,10 @@ operator may.`,
 					return usageError("%w", err)
 				}
 			}
-			return changeBulletin(io, g, func(b *bulletin.Bulletin, _ string) string {
-				if field == "status" {
-					b.SystemStatus = value
-				} else {
-					b.CurrentPhase = value
-				}
-				return fmt.Sprintf("%s set to %q", field, value)
-			})
+			if field == "status" {
+				return changeBulletin(io, g, desk.BulletinChange{Status: value})
+			}
+			return changeBulletin(io, g, desk.BulletinChange{Phase: value})
 		},
 	}
 	warn := &cobra.Command{
@@ -66,10 +63,7 @@ operator may.`,
 		Example: `  switchboard bulletin warn "the staging database is down" --as master_agent`,
 		Args:    args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return changeBulletin(io, g, func(b *bulletin.Bulletin, agent string) string {
-				b.Warnings = append(b.Warnings, bulletin.Warning{Text: a[0], From: agent, At: time.Now().UTC()})
-				return fmt.Sprintf("warning added (%d in all)", len(b.Warnings))
-			})
+			return changeBulletin(io, g, desk.BulletinChange{Warn: a[0]})
 		},
 	}
 	clearWarnings := &cobra.Command{
@@ -78,11 +72,7 @@ operator may.`,
 		Example: "  switchboard bulletin clear-warnings --as master_agent",
 		Args:    args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return changeBulletin(io, g, func(b *bulletin.Bulletin, _ string) string {
-				n := len(b.Warnings)
-				b.Warnings = nil
-				return fmt.Sprintf("%d %s cleared", n, plural(n, "warning", "warnings"))
-			})
+			return changeBulletin(io, g, desk.BulletinChange{ClearWarnings: true})
 		},
 	}
 	cmd.AddCommand(show, set, warn, clearWarnings)
@@ -121,20 +111,18 @@ func runBulletinShow(io *streams, g *globals) error {
 }
 
 // changeBulletin applies an overseer's change and prints what it did.
-func changeBulletin(io *streams, g *globals, change func(b *bulletin.Bulletin, agent string) string) error {
+func changeBulletin(io *streams, g *globals, c desk.BulletinChange) error {
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
 	}
-	if !ws.rules.MayChangeBulletin(ws.agent) {
-		return refusedError(fmt.Errorf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", ws.agent, overseers(ws)))
-	}
-	var said string
-	err = ws.folder.Bulletin().Update(func(b *bulletin.Bulletin) error {
-		said = change(b, ws.agent)
-		return nil
-	})
-	if err != nil {
+	said, err := ws.desk().ChangeBulletin(c)
+	switch {
+	case errors.Is(err, desk.ErrNoRight):
+		return refusedError(err)
+	case errors.Is(err, bulletin.ErrStatus):
+		return usageError("%w", err)
+	case err != nil:
 		return err
 	}
 	fmt.Fprintln(io.out, said)

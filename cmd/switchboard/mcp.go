@@ -23,7 +23,7 @@ func newMCPCmd(io *streams, g *globals) *cobra.Command {
 		Long: `Serve the agent's switchboard as Model Context Protocol tools, on standard input
 and output, for an agent client to start: send, inbox, read, reply, ask,
 agents, spawn, wait, close, cancel, log, show, status, lock, unlock,
-state_get, state_set, state_list and bulletin. The same rules and refusals as
+state_get, state_set, state_list, bulletin and bulletin_set. The same rules and refusals as
 the commands apply, through the same code; a refusal is a tool error that
 says why.
 The resource switchboard://inbox lists the unread mail, and a client that
