@@ -52,12 +52,16 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 	if rc := run("env", "SWITCHBOARD_AGENT=master_agent switchboard send --to reviewer_agent --title 'Env order'"); rc != "3" {
 		t.Errorf("send with SWITCHBOARD_AGENT=master_agent: exit %s; want 3, refused", rc)
 	}
+	// The MCP server is the pane's agent's, as every command is.
+	if rc := run("mcp", "switchboard mcp --as master_agent < /dev/null"); rc != "3" {
+		t.Errorf("mcp --as master_agent from the tester's pane: exit %s; want 3, refused", rc)
+	}
 	if rc := run("down", "switchboard down"); rc != "3" {
 		t.Errorf("down from the tester's pane: exit %s; want 3, refused", rc)
 	}
 	tm.waitFor("the attempts in the log", func() bool {
 		log := tm.must("log")
-		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 3 && strings.Contains(log, "REFUSED: tester_agent tried to stop the team")
+		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 4 && strings.Contains(log, "REFUSED: tester_agent tried to stop the team")
 	})
 	if _, running := master.Running(workspace.New(tm.root)); !running {
 		t.Error("the tester's down stopped the master")
