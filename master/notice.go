@@ -8,19 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"switchboard/mailbox"
 )
 
-// noticeSpace makes notice ids deterministic: a notice re-sent by a master
-// restarted after a crash has the id, and so the file name, of the first, and
-// is not delivered twice.
-var noticeSpace = uuid.MustParse("5b0a3c1e-6d1f-4c55-9a57-2f0d3f6e8b11")
-
 func notice(to, key, title, content string, at time.Time) *mailbox.Message {
 	return &mailbox.Message{
-		ID:          uuid.NewSHA1(noticeSpace, []byte(key)).String(),
+		ID:          mailbox.NoticeID(key),
 		Timestamp:   at,
 		DeliveredAt: at,
 		From:        mailbox.System,
@@ -43,7 +36,7 @@ func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {
 		fmt.Fprintf(&why, "  %s: %s\n", b.To, b.Reason)
 	}
 	fmt.Fprintf(&why, "\nSee who you may write to with `switchboard rules explain %s AGENT`.\n", msg.From)
-	n := notice(msg.From, "blocked/"+msg.ID, fmt.Sprintf("BLOCKED: %s → %s", msg.From, strings.Join(to, ", ")), why.String(), rec.Time)
+	n := notice(msg.From, mailbox.BlockedNoticeKey(msg.ID), fmt.Sprintf("BLOCKED: %s → %s", msg.From, strings.Join(to, ", ")), why.String(), rec.Time)
 	n.InReplyTo, n.CorrelationID = msg.ID, msg.CorrelationID
 	if len(rec.Blocked) == 1 {
 		n.Title = mailbox.ClipTitle(fmt.Sprintf("BLOCKED: %s → %s: %s", msg.From, to[0], rec.Blocked[0].Reason))

@@ -73,6 +73,8 @@ type view struct {
 	seat   *agents.Seat
 	state  mailbox.AgentState
 	screen uint64 // hash of the pane's text at the last look
+	// screenSince is when the screen was first seen as it is now.
+	screenSince time.Time
 	seen   bool
 	// ready: the pane's program reads what is typed (see readyAfter).
 	ready      bool
@@ -294,7 +296,7 @@ func (p *panes) look(ctx context.Context) {
 			// The screen shows the master's own typing: it says nothing of
 			// the agent until the line is in, when typing wakes the loop.
 		default:
-			next = p.screenState(v, screens[seat.Pane].hash)
+			next = p.screenState(v, screens[seat.Pane].hash, now)
 		}
 		if sc, ok := screens[seat.Pane]; ok && !v.ready {
 			p.settle(v, sc, now)

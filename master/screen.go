@@ -26,18 +26,25 @@ func changed(old, next mailbox.AgentState) bool {
 }
 
 // screenState is the state of an agent without hooks: starting until its
-// screen has been seen, busy while it changes, idle once it stands still.
-func (p *panes) screenState(v *view, screen uint64) mailbox.AgentState {
+// screen has been seen, busy while it changes, idle once it has stood still
+// for a tick: looks come as often as events do, and a program that pauses
+// between two of them is not done.
+func (p *panes) screenState(v *view, screen uint64, now time.Time) mailbox.AgentState {
 	st := mailbox.AgentState{Source: mailbox.SourcePane, Since: v.state.Since}
+	if !v.seen || screen != v.screen {
+		v.screenSince = now
+	}
 	switch {
 	case !v.seen && v.state.State == mailbox.StateInterrupted:
 		st.State = mailbox.StateInterrupted // a hooked agent after ESC: its first screen is the reference
 	case !v.seen:
 		st.State = mailbox.StateStarting
-	case screen == v.screen:
+	case screen != v.screen:
+		st.State = mailbox.StateBusy
+	case now.Sub(v.screenSince) >= p.tick || v.state.State == mailbox.StateIdle:
 		st.State = mailbox.StateIdle
 	default:
-		st.State = mailbox.StateBusy
+		st.State = v.state.State // standing still, not yet for a tick
 	}
 	if st.State != v.state.State {
 		st.Since = time.Time{}

@@ -33,6 +33,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitRefused, "", `"status":"blocked","reason":"tester_agent → reviewer_agent: Should go through developer first"`},
 		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitOK, "", `"status":"sent"`},
 		{[]string{"show", "1", "--as", "tester_agent"}, exitError, "not in the log", ""},
+		{[]string{"ask", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--timeout", "1s"}, exitRefused, "BLOCKED by the rules: tester_agent → reviewer_agent", ""},
 		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required", ""},
 		{[]string{"send", "--nope"}, exitUsage, "unknown flag", ""},
 		{[]string{"nope"}, exitUsage, "unknown command", ""},

@@ -31,19 +31,30 @@ func reportSend(io *streams, ws *caller, sent desk.Sent, err error) error {
 	case errors.Is(err, mailbox.ErrInvalid):
 		return usageError("%v", err)
 	case sent.ID == "":
+		if refused := asRefused(err); refused != nil {
+			return refused
+		}
 		return err
 	}
 	if sent.Queued {
 		fmt.Fprintln(io.errOut, runnable("master not running, message queued; it is delivered when `switchboard master` starts", ws.folder.Binary()))
 	}
-	var blocked *desk.BlockedError
-	if errors.As(err, &blocked) {
-		return refusedError(err)
+	if refused := asRefused(err); refused != nil {
+		return refused
 	}
 	for _, b := range sent.Blocked {
 		fmt.Fprintf(io.errOut, "not delivered to all: BLOCKED %s\n", b)
 	}
 	return err
+}
+
+// asRefused is err with exit 3 when the rules blocked the message, else nil.
+func asRefused(err error) error {
+	var blocked *desk.BlockedError
+	if errors.As(err, &blocked) {
+		return refusedError(err)
+	}
+	return nil
 }
 
 // printPosted reports a message just posted: its id on stdout, or nothing

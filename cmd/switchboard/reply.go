@@ -74,8 +74,10 @@ func runReply(io *streams, g *globals, opts *replyOptions) error {
 		return usageError("--option %v", err)
 	case errors.Is(err, desk.ErrEmptyReply):
 		return usageError("a reply needs --content (or --content - to read standard input), or --option for a request with options")
+	case errors.Is(err, mailbox.ErrInvalid):
+		return usageError("%v", err)
 	case sent.ID == "" && err != nil:
 		return err
 	}
-	return printPosted(io, g, sent.ID, err)
+	return printPosted(io, g, sent.ID, reportSend(io, ws, sent, err))
 }

@@ -41,6 +41,7 @@ func TestScripts(t *testing.T) {
 			"mkfifo":   cmdMkfifo,
 			"bigfile":  cmdBigFile,
 			"latestid": cmdLatestID,
+			"waitmail": cmdWaitMail,
 		},
 	})
 }
@@ -102,6 +103,25 @@ func cmdLatestID(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	ts.Setenv(args[1], m.ID)
 	ts.Setenv(args[1]+"_CORR", m.CorrelationID)
+}
+
+// waitmail AGENT N: wait until AGENT of the workspace in $WORK has N
+// messages, read or not.
+func cmdWaitMail(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitmail AGENT N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	store := mailbox.NewStore(ts.Getenv("WORK"))
+	var n int
+	if !waitFor(func() bool {
+		entries, _ := store.List(args[0], mailbox.All)
+		n = len(entries)
+		return n >= want
+	}) {
+		ts.Fatalf("%s has %d messages after 10s; want %d", args[0], n, want)
+	}
 }
 
 // waitfile PATH: wait until PATH exists (a pattern with * matches any file).

@@ -86,6 +86,12 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	case errors.As(err, &unknown):
 		return notAnAgent(ws.rules, unknown.Name, "(check --parent)")
 	case errors.As(err, &taskNotSent):
+		if note := taskNotSent.Spawned.Note; note != "" {
+			fmt.Fprintf(io.errOut, "note: %s\n", note)
+		}
+		if refused := asRefused(err); refused != nil {
+			return refused
+		}
 		return err
 	case err != nil:
 		return err
