@@ -75,7 +75,7 @@ type view struct {
 	screen uint64 // hash of the pane's text at the last look
 	// screenSince is when the screen was first seen as it is now.
 	screenSince time.Time
-	seen   bool
+	seen        bool
 	// ready: the pane's program reads what is typed (see readyAfter).
 	ready      bool
 	quiet      uint64    // the screen last seen while not ready
