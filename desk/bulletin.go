@@ -21,7 +21,7 @@ type BulletinChange struct {
 // the operator may (a *RightError for the others), and says what it did.
 func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 	if d.rules == nil {
-		return "", ErrNoRules
+		return "", d.noRules()
 	}
 	if !d.rules.MayChangeBulletin(d.agent) {
 		var names []string

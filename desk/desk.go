@@ -2,6 +2,7 @@ package desk
 
 import (
 	"errors"
+	"fmt"
 
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -14,11 +15,28 @@ type Desk struct {
 	ws    *workspace.Workspace
 	rules *rules.Rules
 	agent string
+	// whyNoRules is why rules is nil, when the rules did not load.
+	whyNoRules error
 }
 
 // New returns the desk of agent in ws, under rules r.
 func New(ws *workspace.Workspace, r *rules.Rules, agent string) *Desk {
 	return &Desk{ws: ws, rules: r, agent: agent}
+}
+
+// WithoutRules returns the desk of agent in ws when its rules do not load,
+// for why: what needs no rules (reading one's mail) works, the rest says
+// why it cannot.
+func WithoutRules(ws *workspace.Workspace, agent string, why error) *Desk {
+	return &Desk{ws: ws, agent: agent, whyNoRules: why}
+}
+
+// noRules is the error of what needs the rules when they did not load.
+func (d *Desk) noRules() error {
+	if d.whyNoRules == nil {
+		return ErrNoRules
+	}
+	return fmt.Errorf("%w: %w", ErrNoRules, d.whyNoRules)
 }
 
 // Agent is the desk's agent.

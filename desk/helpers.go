@@ -46,7 +46,7 @@ func (e *CancelledError) Error() string {
 // helperOf checks that agent is a helper the desk's agent spawned.
 func (d *Desk) helperOf(agent string) error {
 	if d.rules == nil {
-		return ErrNoRules
+		return d.noRules()
 	}
 	if !d.rules.Knows(agent) {
 		if d.ws.HasMailbox(agent) {
@@ -142,7 +142,7 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 // first.
 func (d *Desk) Close(ctx context.Context, agent string) ([]string, error) {
 	if d.rules == nil {
-		return nil, ErrNoRules
+		return nil, d.noRules()
 	}
 	parent, spawned := d.rules.Parent(agent)
 	switch {
@@ -191,7 +191,7 @@ func (e *ParentNotToldError) Unwrap() error { return e.Err }
 // list of the rules anyone. It returns the agents cancelled.
 func (d *Desk) Cancel(agent, reason string) ([]string, error) {
 	if d.rules == nil {
-		return nil, ErrNoRules
+		return nil, d.noRules()
 	}
 	if !d.rules.Knows(agent) {
 		near, _ := d.rules.Closest(agent)

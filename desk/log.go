@@ -21,7 +21,7 @@ type LogFilter struct {
 // filter narrows them, and the log's end for reading on from there.
 func (d *Desk) Log(filter LogFilter) (records []mailbox.Record, end int64, err error) {
 	if d.rules == nil {
-		return nil, 0, ErrNoRules
+		return nil, 0, d.noRules()
 	}
 	if filter.About != "" && !d.rules.Knows(filter.About) {
 		near, _ := d.rules.Closest(filter.About)
@@ -93,7 +93,7 @@ type Shown struct {
 // oversight agents and the operator every one.
 func (d *Desk) Show(selectors []string) (Shown, error) {
 	if d.rules == nil {
-		return Shown{}, ErrNoRules
+		return Shown{}, d.noRules()
 	}
 	records, _, err := mailbox.ReadLog(d.store().LogPath(), 0)
 	if err != nil {

@@ -50,7 +50,7 @@ type Sent struct {
 // mailbox.ErrInvalid.
 func (d *Desk) Send(msg *mailbox.Message) (Sent, error) {
 	if d.rules == nil {
-		return Sent{}, ErrNoRules
+		return Sent{}, d.noRules()
 	}
 	msg.From = d.agent
 	msg.Normalize(time.Now())

@@ -70,7 +70,7 @@ func (e *TaskNotSentError) Unwrap() error { return e.Err }
 // allow the desk's agent, and sends it its task.
 func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	if d.rules == nil {
-		return Spawned{}, ErrNoRules
+		return Spawned{}, d.noRules()
 	}
 	if err := d.checkProfile(r.Profile); err != nil {
 		return Spawned{}, err

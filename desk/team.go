@@ -29,7 +29,7 @@ const StateDown = "down"
 // order, with their kind, state, pane and unread mail.
 func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 	if d.rules == nil {
-		return nil, ErrNoRules
+		return nil, d.noRules()
 	}
 	team, _, err := profile.Team(d.ws, d.rules.Agents())
 	if err != nil {

@@ -43,12 +43,15 @@ wiring for an agent you start yourself.`,
 }
 
 func runMCP(ctx context.Context, io *streams, g *globals) error {
-	ws, err := openWorkspace(g)
+	// A rules file being edited, or broken, leaves the agent its mail:
+	// the tools that need the rules say why they cannot, until it loads.
+	ws, rulesErr, err := openOwnMailbox(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, rulesErr)
 	open := func() (*desk.Desk, error) {
-		ws, err := openWorkspace(g)
+		ws, _, err := openOwnMailbox(g)
 		if err != nil {
 			return nil, err
 		}

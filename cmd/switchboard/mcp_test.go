@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"switchboard/mailbox"
 	"switchboard/profile"
 )
 
@@ -134,5 +137,32 @@ func TestHelpersThroughTheTools(t *testing.T) {
 	}
 	if closed := call("close", map[string]any{"agent": "helper"}); fmt.Sprint(closed["agents"]) != "[helper]" {
 		t.Errorf("close: %v", closed)
+	}
+}
+
+// TestTheMCPServerOutlivesBrokenRules: with a rules file that does not load
+// (being edited), the server starts, reads the agent's mail, and says why
+// it cannot send.
+func TestTheMCPServerOutlivesBrokenRules(t *testing.T) {
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := mailbox.NewStore(root).Ensure("tester_agent"); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(root, "communication_rules.yaml"), "allowed_interactions:\n  tester_agent: {}\n   bad: x\n")
+	cs := mcpSession(t, root, "--as", "tester_agent")
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "inbox"})
+	if err != nil || res.IsError {
+		t.Fatalf("inbox with broken rules: %v %v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "send", Arguments: map[string]any{"to": []string{"developer_agent"}, "title": "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError || !strings.Contains(text, "the rules did not load: ") || !strings.Contains(text, "communication_rules.yaml:3:") {
+		t.Errorf("send with broken rules: %v %q", res.IsError, text)
 	}
 }

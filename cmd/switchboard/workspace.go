@@ -24,6 +24,8 @@ type caller struct {
 	rules  *rules.Rules
 	store  *mailbox.Store
 	agent  string
+	// rulesErr is why rules is nil (openOwnMailbox).
+	rulesErr error
 }
 
 // openWorkspace finds the workspace and loads its rules. The caller's agent
@@ -69,7 +71,7 @@ func openOwnMailbox(g *globals) (ws *caller, rulesErr error, err error) {
 	if agent != mailbox.Operator && !folder.HasMailbox(agent) {
 		return nil, nil, err
 	}
-	return &caller{folder: folder, root: folder.Root, store: folder.Store, agent: agent}, err, nil
+	return &caller{folder: folder, root: folder.Root, store: folder.Store, agent: agent, rulesErr: err}, err, nil
 }
 
 // notAnAgent is the usage error for a name that is not one of the team's,
@@ -113,7 +115,12 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 }
 
 // desk is the caller's desk: what it does with its mail.
-func (w *caller) desk() *desk.Desk { return desk.New(w.folder, w.rules, w.agent) }
+func (w *caller) desk() *desk.Desk {
+	if w.rules == nil {
+		return desk.WithoutRules(w.folder, w.agent, w.rulesErr)
+	}
+	return desk.New(w.folder, w.rules, w.agent)
+}
 
 // masterRunning reports the pid of the workspace's master, if one runs.
 func (w *caller) masterRunning() (int, bool) {
