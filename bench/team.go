@@ -220,6 +220,18 @@ func (t *teamRun) waitAtRest(ctx context.Context) error {
 	return pause(ctx, 3*time.Second)
 }
 
+// session is the team's tmux session, as up saved it.
+func (t *teamRun) session() (*agents.Session, error) {
+	s, ok, err := agents.LoadSession(workspace.New(t.root))
+	if err != nil {
+		return nil, fmt.Errorf("the team's session: %w", err)
+	}
+	if !ok {
+		return nil, errors.New("the team's session: up saved none")
+	}
+	return s, nil
+}
+
 // waitIdle waits until the agent's state is idle.
 func (t *teamRun) waitIdle(ctx context.Context, agent string, deadline time.Time) error {
 	store := mailbox.NewStore(t.root)
@@ -244,9 +256,9 @@ func (t *teamRun) measureRest(ctx context.Context, res *TeamResult) error {
 	if !ok {
 		return errors.New("the master is not running")
 	}
-	s, _, err := agents.LoadSession(workspace.New(t.root))
-	if err != nil || s == nil {
-		return fmt.Errorf("the team's session: %v", err)
+	s, err := t.session()
+	if err != nil {
+		return err
 	}
 	rest, err := cpuPercent(ctx, t.cfg.Idle, mpid, s.ServerPID)
 	if err != nil {
@@ -267,9 +279,9 @@ func (t *teamRun) notices(ctx context.Context) (notice, floor time.Duration, err
 	if err := t.waitIdle(ctx, recorder, time.Now().Add(time.Minute)); err != nil {
 		return 0, 0, err
 	}
-	s, _, err := agents.LoadSession(workspace.New(t.root))
-	if err != nil || s == nil {
-		return 0, 0, fmt.Errorf("the team's session: %v", err)
+	s, err := t.session()
+	if err != nil {
+		return 0, 0, err
 	}
 	pane := s.Agents[recorder].Pane
 	c := tmux.NewClient(t.socket, nil)

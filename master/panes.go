@@ -60,8 +60,11 @@ type panes struct {
 	// looks at every tick.
 	eventDriven bool
 	// stopServerWatch ends the wait for the tmux server's pane events of
-	// the session last loaded.
+	// the session last loaded; nil when none waits.
 	stopServerWatch context.CancelFunc
+	// serverWatchFailed: the server's hooks could not be set, which was
+	// said; the loop looks every tick and tries again.
+	serverWatchFailed bool
 
 	team            []string                         // the agents the rules name
 	published       map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
@@ -187,9 +190,15 @@ func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
 	ctx, p.stopServerWatch = context.WithCancel(ctx)
 	channel := fmt.Sprintf("switchboard-panes-%d", os.Getpid())
 	if err := client.SignalOnPaneEvents(ctx, channel); err != nil {
-		p.m.logf("cannot follow the panes' events (%v): looking at them every %s", err, restTick)
+		if !p.serverWatchFailed {
+			p.m.logf("cannot follow the panes' events (%v): looking at them every %s until it can", err, p.tick)
+		}
+		p.serverWatchFailed = true
+		p.stopServerWatch()
+		p.stopServerWatch = nil
 		return
 	}
+	p.serverWatchFailed = false
 	go func() {
 		for client.WaitFor(ctx, channel) == nil {
 			p.wake()
@@ -213,7 +222,7 @@ func (p *panes) look(ctx context.Context) {
 	p.mu.Lock()
 	client, session := p.client, p.session
 	p.mu.Unlock()
-	if fresh {
+	if fresh || p.serverWatchFailed {
 		p.watchServer(ctx, client)
 	}
 	list, err := client.ListPanes(ctx)
@@ -224,6 +233,7 @@ func (p *panes) look(ctx context.Context) {
 			p.lastErr = msg
 			p.m.logf("cannot list the team's panes: %v", err)
 		}
+		p.watching = true // looked at again each tick, as it may come back
 		return
 	}
 	p.lastErr = ""
@@ -242,9 +252,10 @@ func (p *panes) look(ctx context.Context) {
 		}
 	}
 	p.mu.Unlock()
+	readAlerts := make(map[string]*alert)
 	for name, a := range alerts {
 		if !p.store.IsUnread(name, a.file) {
-			alerts[name] = nil // read: the border may forget it
+			readAlerts[name] = a // read: the border may forget it
 		}
 	}
 	// The disk is read before the lock is taken: routing, which announces
@@ -263,7 +274,7 @@ func (p *panes) look(ctx context.Context) {
 		n, urgent, _ := p.store.Counts(name)
 		mail[name] = [2]int{n, urgent}
 	}
-	p.watching = len(watchScreens) > 0
+	p.watching = len(watchScreens) > 0 || p.serverWatchFailed
 	screens := p.captureScreens(ctx, client, watchScreens)
 	// A hook that spoke while the screens were read has the last word.
 	for name := range session.Agents {
@@ -316,8 +327,8 @@ func (p *panes) look(ctx context.Context) {
 		n, urgent := mail[name][0], mail[name][1]
 		unread += n
 		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
-		if a, checked := alerts[name]; checked && a == nil {
-			v.alert = nil
+		if a, read := readAlerts[name]; read && v.alert == a {
+			v.alert = nil // unless a newer interrupt came meanwhile
 		}
 		if border := borderOf(v, n, urgent); border != v.border {
 			v.border = border

@@ -92,6 +92,7 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 				}
 				m.work.markAll()
 				m.work.markInboxes()
+				m.panes.wake() // a state file's event may be among those lost
 			}
 		}
 	}()
@@ -174,6 +175,11 @@ func (m *Master) rewatch(w *watcher, agent, dir string, failures int) {
 	}
 	if err == nil && w.fs != nil {
 		err = w.fs.Add(dir)
+	}
+	if err == nil && w.fs != nil {
+		// The agent's folder may have gone with it: its state file's
+		// events come from its watch.
+		err = w.fs.Add(m.store.AgentDir(agent))
 	}
 	if err != nil {
 		if failures == 0 {

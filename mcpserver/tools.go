@@ -471,15 +471,15 @@ func toolError(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &answered):
-		return fmt.Errorf("%v; call reply with again: true to send another answer", err)
+		return fmt.Errorf("%w; call reply with again: true to send another answer", err)
 	case errors.As(err, &option):
-		return fmt.Errorf("%v; call reply with option set to one of them (content may add a note)", err)
+		return fmt.Errorf("%w; call reply with option set to one of them (content may add a note)", err)
 	case errors.As(err, &unknown):
-		return fmt.Errorf("%v; nothing was sent", err)
+		return fmt.Errorf("%w; nothing was sent", err)
 	case errors.Is(err, desk.ErrNoUnread):
 		return errors.New("no unread messages")
 	case errors.Is(err, mailbox.ErrNotFound):
-		return fmt.Errorf("%v; the inbox tool (with all: true) lists your messages", err)
+		return fmt.Errorf("%w; the inbox tool (with all: true) lists your messages", err)
 	}
 	return err
 }

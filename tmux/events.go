@@ -6,15 +6,17 @@ import (
 )
 
 // paneEventHooks are the server's hooks that fire when a pane's program
-// ends (kept on screen by remain-on-exit, or not) or a pane is killed.
-var paneEventHooks = []string{"pane-died", "pane-exited", "after-kill-pane"}
+// ends (kept on screen by remain-on-exit, or not), a pane is killed, a
+// window closes (Ctrl-b &) or a session ends.
+var paneEventHooks = []string{"pane-died", "pane-exited", "after-kill-pane", "window-unlinked", "session-closed"}
 
 // hookIndex is the slot of each hook switchboard sets, so that setting it
 // again replaces its own and leaves any other.
 const hookIndex = "[77]"
 
 // SignalOnPaneEvents makes the server signal channel (see WaitFor) each
-// time a pane's program ends or a pane is killed.
+// time a pane's program ends, a pane or window is killed, or a session
+// ends.
 func (c *Client) SignalOnPaneEvents(ctx context.Context, channel string) error {
 	var args []string
 	for _, hook := range paneEventHooks {

@@ -3,6 +3,7 @@ package yamlsyntax
 import (
 	"bytes"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -25,16 +26,15 @@ func Explain(data []byte, err error) (line int, msg string, ok bool) {
 	line, _ = strconv.Atoi(m[1])
 	msg = m[2]
 	// The first prefix of the file that fails the same way ends at the
-	// line that is wrong.
+	// line that is wrong: found by halving, a dozen parses for a long file.
 	if lines := bytes.SplitAfter(data, []byte("\n")); len(lines) <= maxScannedLines {
-		var prefix []byte
-		for i, l := range lines {
-			prefix = append(prefix, l...)
+		fails := func(n int) bool {
 			var doc yaml.Node
-			if perr := yaml.Unmarshal(prefix, &doc); perr != nil && strings.HasSuffix(perr.Error(), ": "+msg) {
-				line = i + 1
-				break
-			}
+			err := yaml.Unmarshal(bytes.Join(lines[:n], nil), &doc)
+			return err != nil && strings.HasSuffix(err.Error(), ": "+msg)
+		}
+		if n := sort.Search(len(lines)+1, fails); n <= len(lines) && n > 0 {
+			line = n
 		}
 	}
 	if hint := hints[msg]; hint != "" {
