@@ -20,6 +20,11 @@ type BulletinChange struct {
 // ChangeBulletin applies a change to the bulletin, as oversight agents and
 // the operator may (a *RightError for the others), and says what it did.
 func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
+	if c.Status != "" {
+		if err := bulletin.CheckStatus(c.Status); err != nil {
+			return "", err
+		}
+	}
 	if d.rules == nil {
 		return "", d.noRules()
 	}
@@ -33,11 +38,6 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 			who = "none named"
 		}
 		return "", &RightError{fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, who)}
-	}
-	if c.Status != "" {
-		if err := bulletin.CheckStatus(c.Status); err != nil {
-			return "", err
-		}
 	}
 	var said []string
 	err := d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {

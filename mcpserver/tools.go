@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -356,10 +355,7 @@ func (s *server) lock(_ context.Context, _ *mcp.CallToolRequest, in lockIn) (*mc
 	if err != nil {
 		return nil, doneOut{}, err
 	}
-	if strings.TrimSpace(in.Resource) == "" {
-		return nil, doneOut{}, errors.New("give the resource a name, like staging-db")
-	}
-	if err := d.Workspace().Bulletin().Acquire(in.Resource, d.Agent(), in.Reason); err != nil {
+	if err := d.Lock(in.Resource, in.Reason); err != nil {
 		return nil, doneOut{}, toolError(err)
 	}
 	return nil, doneOut{Done: in.Resource + " locked by " + d.Agent()}, nil
@@ -370,10 +366,11 @@ func (s *server) unlock(_ context.Context, _ *mcp.CallToolRequest, in unlockIn) 
 	if err != nil {
 		return nil, doneOut{}, err
 	}
-	if _, err := d.Workspace().Bulletin().Release(in.Resource, d.Agent(), false); err != nil {
+	released, err := d.Unlock(in.Resource, false)
+	if err != nil {
 		return nil, doneOut{}, toolError(err)
 	}
-	return nil, doneOut{Done: in.Resource + " released"}, nil
+	return nil, doneOut{Done: fmt.Sprintf("%s unlocked (held by %s)", in.Resource, released.Holder)}, nil
 }
 
 func (s *server) stateGet(_ context.Context, _ *mcp.CallToolRequest, in stateGetIn) (*mcp.CallToolResult, stateOut, error) {
@@ -381,15 +378,8 @@ func (s *server) stateGet(_ context.Context, _ *mcp.CallToolRequest, in stateGet
 	if err != nil {
 		return nil, stateOut{}, err
 	}
-	b, err := d.Workspace().Bulletin().Read()
-	if err != nil {
-		return nil, stateOut{}, toolError(err)
-	}
-	v, ok := b.SharedState[in.Key]
-	if !ok {
-		return nil, stateOut{}, fmt.Errorf("no shared state %q; state_list lists the keys", in.Key)
-	}
-	return nil, stateOut{Key: in.Key, Value: v}, nil
+	v, err := d.State(in.Key)
+	return nil, stateOut{Key: in.Key, Value: v}, toolError(err)
 }
 
 func (s *server) stateSet(_ context.Context, _ *mcp.CallToolRequest, in stateSetIn) (*mcp.CallToolResult, stateOut, error) {
@@ -397,18 +387,11 @@ func (s *server) stateSet(_ context.Context, _ *mcp.CallToolRequest, in stateSet
 	if err != nil {
 		return nil, stateOut{}, err
 	}
-	if strings.TrimSpace(in.Key) == "" {
-		return nil, stateOut{}, errors.New("give the key a name")
-	}
 	value, err := json.Marshal(in.Value)
 	if err != nil {
 		return nil, stateOut{}, fmt.Errorf("the value is not JSON: %w", err)
 	}
-	err = d.Workspace().Bulletin().Update(func(b *bulletin.Bulletin) error {
-		b.SharedState[in.Key] = value
-		return nil
-	})
-	return nil, stateOut{Key: in.Key, Value: value}, toolError(err)
+	return nil, stateOut{Key: in.Key, Value: value}, toolError(d.SetState(in.Key, value))
 }
 
 func (s *server) stateList(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, stateListOut, error) {
@@ -416,11 +399,8 @@ func (s *server) stateList(_ context.Context, _ *mcp.CallToolRequest, _ statusIn
 	if err != nil {
 		return nil, stateListOut{}, err
 	}
-	b, err := d.Workspace().Bulletin().Read()
-	if err != nil {
-		return nil, stateListOut{}, toolError(err)
-	}
-	return nil, stateListOut{State: b.SharedState}, nil
+	state, err := d.StateList()
+	return nil, stateListOut{State: state}, toolError(err)
 }
 
 func (s *server) bulletin(_ context.Context, _ *mcp.CallToolRequest, _ bulletinIn) (*mcp.CallToolResult, *bulletin.Bulletin, error) {
@@ -478,6 +458,8 @@ func toolError(err error) error {
 		return fmt.Errorf("%w; nothing was sent", err)
 	case errors.Is(err, desk.ErrNoUnread):
 		return errors.New("no unread messages")
+	case errors.Is(err, desk.ErrNoSuchKey):
+		return fmt.Errorf("%w; state_list lists the keys", err)
 	case errors.Is(err, mailbox.ErrNotFound):
 		return fmt.Errorf("%w; the inbox tool (with all: true) lists your messages", err)
 	}

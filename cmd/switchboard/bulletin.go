@@ -47,11 +47,6 @@ operator may.`,
 				return usageError("bulletin set takes status or phase, not %q", field)
 			}
 			if field == "status" {
-				if err := bulletin.CheckStatus(value); err != nil {
-					return usageError("%w", err)
-				}
-			}
-			if field == "status" {
 				return changeBulletin(io, g, desk.BulletinChange{Status: value})
 			}
 			return changeBulletin(io, g, desk.BulletinChange{Phase: value})

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/bulletin"
-	"switchboard/mailbox"
+	"switchboard/desk"
 )
 
 func newLockCmd(io *streams, g *globals) *cobra.Command {
@@ -26,7 +26,7 @@ holds it, lock exits 3 and says who, since when and why.`,
 			if err != nil {
 				return err
 			}
-			err = ws.folder.Bulletin().Acquire(a[0], ws.agent, reason)
+			err = ws.desk().Lock(a[0], reason)
 			if errors.Is(err, bulletin.ErrHeld) {
 				return refusedError(err)
 			}
@@ -56,21 +56,8 @@ may --force the lock of an agent that has exited (its lock shows as stale).`,
 			if err != nil {
 				return err
 			}
-			store := ws.folder.Bulletin()
-			if force {
-				if ws.agent != mailbox.Operator {
-					return refusedError(errors.New("only the operator may --force a lock"))
-				}
-				b, err := store.Read()
-				if err != nil {
-					return err
-				}
-				if l, ok := b.SharedResources[a[0]]; ok && !lockIsStale(ws, l) {
-					return refusedError(fmt.Errorf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", a[0], l.Holder))
-				}
-			}
-			released, err := store.Release(a[0], ws.agent, force)
-			if errors.Is(err, bulletin.ErrNotHolder) {
+			released, err := ws.desk().Unlock(a[0], force)
+			if errors.Is(err, bulletin.ErrNotHolder) || errors.Is(err, desk.ErrNoRight) {
 				return refusedError(err)
 			}
 			if err != nil {
@@ -82,10 +69,4 @@ may --force the lock of an agent that has exited (its lock shows as stale).`,
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "as the operator, release the stale lock of an agent that exited")
 	return cmd
-}
-
-// lockIsStale reports whether a lock's holder has exited.
-func lockIsStale(ws *caller, l bulletin.Lock) bool {
-	st, ok, _ := ws.store.ReadState(l.Holder)
-	return ok && st.State == mailbox.StateExited
 }

@@ -3,14 +3,15 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
+	"switchboard/desk"
 
-	"switchboard/bulletin"
+	"github.com/spf13/cobra"
 )
 
 func newStateCmd(io *streams, g *globals) *cobra.Command {
@@ -35,11 +36,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			err = ws.folder.Bulletin().Update(func(b *bulletin.Bulletin) error {
-				b.SharedState[a[0]] = value
-				return nil
-			})
-			if err != nil {
+			if err := ws.desk().SetState(a[0], value); err != nil {
 				return err
 			}
 			fmt.Fprintf(io.out, "%s = %s\n", a[0], compactJSON(value))
@@ -51,13 +48,16 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Print a key's JSON value",
 		Args:  args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			b, err := readBulletin(g)
+			ws, err := openWorkspace(g)
 			if err != nil {
 				return err
 			}
-			v, ok := b.SharedState[a[0]]
-			if !ok {
-				return fmt.Errorf("no shared state %q; `switchboard state list` lists the keys", a[0])
+			v, err := ws.desk().State(a[0])
+			if errors.Is(err, desk.ErrNoSuchKey) {
+				return fmt.Errorf("%w; `switchboard state list` lists the keys", err)
+			}
+			if err != nil {
+				return err
 			}
 			fmt.Fprintln(io.out, compactJSON(v))
 			return nil
@@ -68,29 +68,25 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Print every key and value",
 		Args:  args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := readBulletin(g)
+			ws, err := openWorkspace(g)
+			if err != nil {
+				return err
+			}
+			state, err := ws.desk().StateList()
 			if err != nil {
 				return err
 			}
 			if g.json {
-				return writeJSON(io.out, b.SharedState)
+				return writeJSON(io.out, state)
 			}
-			for _, k := range slices.Sorted(maps.Keys(b.SharedState)) {
-				fmt.Fprintf(io.out, "%s = %s\n", k, compactJSON(b.SharedState[k]))
+			for _, k := range slices.Sorted(maps.Keys(state)) {
+				fmt.Fprintf(io.out, "%s = %s\n", k, compactJSON(state[k]))
 			}
 			return nil
 		},
 	}
 	cmd.AddCommand(set, get, list)
 	return cmd
-}
-
-func readBulletin(g *globals) (*bulletin.Bulletin, error) {
-	ws, err := openWorkspace(g)
-	if err != nil {
-		return nil, err
-	}
-	return ws.folder.Bulletin().Read()
 }
 
 // compactJSON prints a stored value on one line, however it was indented.

@@ -1,0 +1,91 @@
+package desk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"switchboard/bulletin"
+	"switchboard/mailbox"
+)
+
+// Errors of the shared resources and state.
+var (
+	// ErrBlank is a resource or key without a name.
+	ErrBlank = errors.New("give it a name")
+	// ErrNoSuchKey is a key the shared state does not have.
+	ErrNoSuchKey = errors.New("no shared state")
+)
+
+// Lock takes a shared resource for the desk's agent; bulletin.ErrHeld,
+// wrapped, saying who holds it, when another does.
+func (d *Desk) Lock(resource, reason string) error {
+	if strings.TrimSpace(resource) == "" {
+		return fmt.Errorf("the resource: %w", ErrBlank)
+	}
+	return d.ws.Bulletin().Acquire(resource, d.agent, reason)
+}
+
+// Unlock releases a shared resource the desk's agent holds. With force the
+// operator releases the lock of an agent that has exited (a *RightError
+// for anyone else, or for a holder still running). It returns the lock
+// released.
+func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
+	store := d.ws.Bulletin()
+	if force {
+		if d.agent != mailbox.Operator {
+			return bulletin.Lock{}, &RightError{"only the operator may force a lock"}
+		}
+		b, err := store.Read()
+		if err != nil {
+			return bulletin.Lock{}, err
+		}
+		if l, ok := b.SharedResources[resource]; ok && !d.exited(l.Holder) {
+			return bulletin.Lock{}, &RightError{fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, l.Holder)}
+		}
+	}
+	return store.Release(resource, d.agent, force)
+}
+
+// exited reports whether an agent's state says it has exited.
+func (d *Desk) exited(agent string) bool {
+	st, ok, _ := d.store().ReadState(agent)
+	return ok && st.State == mailbox.StateExited
+}
+
+// State is one key of the shared state.
+func (d *Desk) State(key string) (json.RawMessage, error) {
+	b, err := d.ws.Bulletin().Read()
+	if err != nil {
+		return nil, err
+	}
+	v, ok := b.SharedState[key]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrNoSuchKey, key)
+	}
+	return v, nil
+}
+
+// SetState sets one key of the shared state to a JSON value.
+func (d *Desk) SetState(key string, value json.RawMessage) error {
+	if strings.TrimSpace(key) == "" {
+		return fmt.Errorf("the key: %w", ErrBlank)
+	}
+	if !json.Valid(value) {
+		return fmt.Errorf("the value of %s is not JSON", key)
+	}
+	return d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+		b.SharedState[key] = value
+		return nil
+	})
+}
+
+// StateList is the whole shared state.
+func (d *Desk) StateList() (map[string]json.RawMessage, error) {
+	b, err := d.ws.Bulletin().Read()
+	if err != nil {
+		return nil, err
+	}
+	return b.SharedState, nil
+}
