@@ -84,6 +84,7 @@ type showIn struct {
 type showOut struct {
 	Records []mailbox.Record `json:"records"`
 	Notes   []string         `json:"notes,omitempty"`
+	Refused []int64          `json:"refused,omitempty" jsonschema:"seqs you may not read: neither yours nor, for an oversight agent, anyone's"`
 }
 
 type spawnIn struct {
@@ -111,6 +112,7 @@ type agentIn struct {
 
 type agentsListOut struct {
 	Agents []string `json:"agents"`
+	Note   string   `json:"note,omitempty" jsonschema:"what else to know: a parent that was not told"`
 }
 
 type agentsOut struct {
@@ -260,11 +262,12 @@ func (s *server) close(ctx context.Context, _ *mcp.CallToolRequest, in agentIn) 
 		return nil, agentsListOut{}, err
 	}
 	closed, err := d.Close(ctx, in.Agent)
+	out := agentsListOut{Agents: nonNil(closed)}
 	var notTold *desk.ParentNotToldError
 	if errors.As(err, &notTold) {
-		err = nil // closed all the same
+		out.Note, err = err.Error(), nil // closed all the same
 	}
-	return nil, agentsListOut{Agents: nonNil(closed)}, toolError(err)
+	return nil, out, toolError(err)
 }
 
 func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in agentIn) (*mcp.CallToolResult, agentsListOut, error) {
@@ -307,10 +310,10 @@ func (s *server) show(_ context.Context, _ *mcp.CallToolRequest, in showIn) (*mc
 	if err != nil {
 		return nil, showOut{}, toolError(err)
 	}
-	if len(found.Refused) > 0 {
+	if len(found.Refused) > 0 && len(found.Records) == 0 {
 		return nil, showOut{}, fmt.Errorf("%s may not read message %v: only its sender, its recipients and oversight agents may", d.Agent(), found.Refused)
 	}
-	return nil, showOut{Records: nonNil(found.Records), Notes: found.Notes}, nil
+	return nil, showOut{Records: nonNil(found.Records), Notes: found.Notes, Refused: found.Refused}, nil
 }
 
 func nonNil[T any](s []T) []T {
