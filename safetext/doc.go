@@ -1,0 +1,5 @@
+// Package safetext makes text from agents safe to print for a person: a
+// control character, an escape sequence or a character that reorders text
+// on screen is shown as an escape (\x1b, \u202e), never sent to the terminal
+// to interpret. JSON output needs none of this: it keeps the data exact.
+package safetext
