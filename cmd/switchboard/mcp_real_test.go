@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -34,14 +31,8 @@ func TestCodexAnswersThroughTheMCPTools(t *testing.T)      { testMCPInTeam(t, re
 func TestGeminiAnswersThroughTheMCPTools(t *testing.T)     { testMCPInTeam(t, realclient.GeminiCLI) }
 
 func testMCPInTeam(t *testing.T, c realclient.Client) {
-	program := c.Install(t)
-	tm := newTeam(t)
-	u := c.NewUser(t, tm.root)
-	tm.env = quickExit(u.Env)
+	tm, u := clientInTeam(t, c)
 	const agent = "developer_agent"
-	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
-	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
-		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\n", c.Kind, command))
 
 	// The model reads the message with the read tool, tells the master
 	// agent with send that it is on it, and answers with reply: one tool

@@ -172,15 +172,23 @@ func TestClaudeCodeInATeam(t *testing.T) { testInTeam(t, realclient.ClaudeCode) 
 func TestCodexInATeam(t *testing.T)      { testInTeam(t, realclient.Codex) }
 func TestGeminiInATeam(t *testing.T)     { testInTeam(t, realclient.GeminiCLI) }
 
-func testInTeam(t *testing.T, c realclient.Client) {
+// clientInTeam is a team whose developer_agent runs the real client c,
+// offline, as the user of its stand-in model API.
+func clientInTeam(t *testing.T, c realclient.Client) (*team, realclient.User) {
+	t.Helper()
 	program := c.Install(t)
 	tm := newTeam(t)
 	u := c.NewUser(t, tm.root)
 	tm.env = quickExit(u.Env)
-	const agent = "developer_agent"
 	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
-	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
+	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\n", c.Kind, command))
+	return tm, u
+}
+
+func testInTeam(t *testing.T, c realclient.Client) {
+	tm, u := clientInTeam(t, c)
+	const agent = "developer_agent"
 
 	// The model answers each message announced to it, once.
 	var mu sync.Mutex
