@@ -234,10 +234,16 @@ func (t *teamRun) session() (*agents.Session, error) {
 
 // waitIdle waits until the agent's state is idle.
 func (t *teamRun) waitIdle(ctx context.Context, agent string, deadline time.Time) error {
+	return t.waitIdleSince(ctx, agent, time.Time{}, deadline)
+}
+
+// waitIdleSince waits until the agent's state is idle, and has turned so
+// after since.
+func (t *teamRun) waitIdleSince(ctx context.Context, agent string, since, deadline time.Time) error {
 	store := mailbox.NewStore(t.root)
 	for {
 		st, ok, _ := store.ReadState(agent)
-		if ok && st.State == mailbox.StateIdle {
+		if ok && st.State == mailbox.StateIdle && st.Since.After(since) {
 			return nil
 		}
 		if time.Now().After(deadline) {
@@ -286,7 +292,13 @@ func (t *teamRun) notices(ctx context.Context) (notice, floor time.Duration, err
 	pane := s.Agents[recorder].Pane
 	c := tmux.NewClient(t.socket, nil)
 	var took, floors []time.Duration
+	var settled time.Time // the agent's screen last changed by then
 	for i := range t.cfg.Notices {
+		// Idle again after the last line: a notice is typed to an idle
+		// agent, and the figure is the master's, not the agent's work.
+		if err := t.waitIdleSince(ctx, recorder, settled, time.Now().Add(time.Minute)); err != nil {
+			return 0, 0, err
+		}
 		title := fmt.Sprintf("bench notice %d", i)
 		start := time.Now()
 		if out, err := t.switchboard(ctx, "send", "--to", recorder, "--title", title); err != nil {
@@ -307,6 +319,7 @@ func (t *teamRun) notices(ctx context.Context) (notice, floor time.Duration, err
 			return 0, 0, err
 		}
 		floors = append(floors, d)
+		settled = time.Now()
 	}
 	return median(took), median(floors), nil
 }

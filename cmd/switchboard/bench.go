@@ -223,6 +223,19 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	return nil
 }
 
+// checkOf is a row's target and PASS or MISS, or nothing for a row
+// without a target.
+func checkOf(r *bench.Result, row string) (target, mark string) {
+	c, ok := r.Check(row)
+	switch {
+	case !ok:
+		return "", ""
+	case c.Pass:
+		return c.Target, "PASS"
+	}
+	return c.Target, "MISS"
+}
+
 // benchPrinter prints one table of a bench result.
 type benchPrinter func(io.Writer, *bench.Result) error
 
@@ -232,13 +245,7 @@ func printTeamTable(w io.Writer, r *bench.Result) error {
 	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
 	t.add(fmt.Sprintf("a team of %d at rest in tmux, %s", tm.Agents, tm.Window.Round(time.Second)), "floor", "switchboard", "target", "")
 	row := func(name, floor, got, checkRow string) {
-		target, mark := "", ""
-		if c, ok := r.Check(checkRow); ok {
-			target, mark = c.Target, "MISS"
-			if c.Pass {
-				mark = "PASS"
-			}
-		}
+		target, mark := checkOf(r, checkRow)
 		t.add(name, floor, got, target, mark)
 	}
 	row("up -d (floor: the panes by tmux alone)", benchMillis(tm.UpFloor)+" ms", benchMillis(tm.Up)+" ms", "")
@@ -258,13 +265,7 @@ func printBenchTable(w io.Writer, r *bench.Result) error {
 	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
 	t.add(fmt.Sprintf("routing, %d agents, %d msg/s for %s, burst %d", r.Agents, r.Rate, r.Duration, r.Burst), "floor", "master", "target", "")
 	row := func(name, floor, master, checkRow string) {
-		target, mark := "", ""
-		if c, ok := r.Check(checkRow); ok {
-			target, mark = c.Target, "MISS"
-			if c.Pass {
-				mark = "PASS"
-			}
-		}
+		target, mark := checkOf(r, checkRow)
 		t.add(name, floor, master, target, mark)
 	}
 	row("steady p50 / p99 / max (durable)", benchLatency(r.Floor.Durable.Steady), benchLatency(master.Durable.Steady), bench.RowSteadyDurable)
@@ -284,13 +285,7 @@ func printHookTable(w io.Writer, r *bench.Result) error {
 	t := &benchTable{rightAligned: []bool{false, true, true, true, false, false}}
 	t.add(fmt.Sprintf("hooks, %d unread (%d urgent), %d runs each", h.Unread, h.Urgent, h.Runs), "median", "p90", "over /bin/true", "target", "")
 	row := func(name string, tm bench.Timing, over, checkRow string) {
-		target, mark := "", ""
-		if c, ok := r.Check(checkRow); ok {
-			target, mark = c.Target, "MISS"
-			if c.Pass {
-				mark = "PASS"
-			}
-		}
+		target, mark := checkOf(r, checkRow)
 		t.add(name, benchMillis(tm.P50)+" ms", benchMillis(tm.P90)+" ms", over, target, mark)
 	}
 	row("/bin/true (process start-up)", h.True, "-", "")
