@@ -114,6 +114,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	})
 	var outcome error
 	var refused *desk.RefusedAnswerError
+	errors.As(err, &refused)
 	switch {
 	case errors.Is(err, desk.ErrNoOneToAsk):
 		return usageError("--to is required: name the agent to ask (only a spawned agent has a parent to ask by default)")
@@ -121,9 +122,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 		return reportSend(io, ws, desk.Sent{}, err)
 	case errors.Is(err, desk.ErrNoAnswer):
 		outcome = &codedError{code: exitTimedOut, err: err}
-	case errors.As(err, &refused):
-		outcome = err
-	case err != nil:
+	case err != nil: // a refused answer, or a wait cut short: deny
 		outcome = err
 	}
 	if forwarded != nil && (err == nil || refused != nil || res.TimedOut) {
