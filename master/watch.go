@@ -196,16 +196,29 @@ func (m *Master) rewatch(w *watcher, agent, dir string, failures int) {
 	m.work.markInboxes()
 }
 
-// add watches an agent's outbox. Files already there are found by the scan
-// that follows, which runs after the watch is in place.
-func (w *watcher) add(dir, agent string) error {
+// watchAs records dirs as agent's in folders, the map that tells
+// handleEvent what they are, and watches them.
+func (w *watcher) watchAs(folders map[string]string, agent string, dirs ...string) error {
 	w.mu.Lock()
-	w.outbox[dir] = agent
+	for _, dir := range dirs {
+		folders[dir] = agent
+	}
 	w.mu.Unlock()
 	if w.fs == nil {
 		return nil
 	}
-	if err := w.fs.Add(dir); err != nil {
+	for _, dir := range dirs {
+		if err := w.fs.Add(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add watches an agent's outbox. Files already there are found by the scan
+// that follows, which runs after the watch is in place.
+func (w *watcher) add(dir, agent string) error {
+	if err := w.watchAs(w.outbox, agent, dir); err != nil {
 		return fmt.Errorf("%w: watch outbox of %s (raise fs.inotify.max_user_watches): %w", ErrNoInotify, agent, err)
 	}
 	return nil
@@ -213,13 +226,7 @@ func (w *watcher) add(dir, agent string) error {
 
 // addHome watches an agent's folder, where its hooks write its state.
 func (w *watcher) addHome(agent, dir string) error {
-	w.mu.Lock()
-	w.home[dir] = agent
-	w.mu.Unlock()
-	if w.fs == nil {
-		return nil
-	}
-	if err := w.fs.Add(dir); err != nil {
+	if err := w.watchAs(w.home, agent, dir); err != nil {
 		return fmt.Errorf("watch the folder of %s: %w", agent, err)
 	}
 	return nil
@@ -230,18 +237,8 @@ func (w *watcher) addHome(agent, dir string) error {
 // file is still shown as unverified; it is reported when the inboxes are
 // checked next.
 func (w *watcher) addInbox(agent string, dirs ...string) error {
-	w.mu.Lock()
-	for _, dir := range dirs {
-		w.inbox[dir] = agent
-	}
-	w.mu.Unlock()
-	if w.fs == nil {
-		return nil
-	}
-	for _, dir := range dirs {
-		if err := w.fs.Add(dir); err != nil {
-			return fmt.Errorf("watch inbox of %s: %w", agent, err)
-		}
+	if err := w.watchAs(w.inbox, agent, dirs...); err != nil {
+		return fmt.Errorf("watch inbox of %s: %w", agent, err)
 	}
 	return nil
 }
