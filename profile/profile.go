@@ -125,18 +125,7 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // Error is a problem in a profile file, with where it is.
-type Error struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-}
+type Error = yamlsyntax.Error
 
 var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
 

@@ -9,21 +9,11 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"switchboard/mailbox"
+	"switchboard/yamlsyntax"
 )
 
 // Error is a problem in a rules file, with where it is.
-type Error struct {
-	Path string
-	Line int
-	Msg  string
-}
-
-func (e *Error) Error() string {
-	if e.Line == 0 {
-		return fmt.Sprintf("%s: %s", e.Path, e.Msg)
-	}
-	return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
-}
+type Error = yamlsyntax.Error
 
 // Load reads and validates a rules file.
 func Load(path string) (*Rules, error) {
