@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/tmux"
+	"switchboard/watch"
 )
 
 // Exited is an agent whose program ended soon after its pane started: a typo
@@ -23,12 +24,8 @@ const exitedLines = 3
 // EarlyExits watches the session's agent panes for grace after they started
 // and returns the agents whose program has ended by then, in name order.
 func EarlyExits(ctx context.Context, client *tmux.Client, session *Session, grace time.Duration) ([]Exited, error) {
-	wait := time.NewTimer(time.Until(session.Started.Add(grace)))
-	defer wait.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-wait.C:
+	if err := watch.Sleep(ctx, time.Until(session.Started.Add(grace))); err != nil {
+		return nil, err
 	}
 	dead, err := deadSeats(ctx, client, session)
 	if err != nil || len(dead) == 0 {

@@ -17,6 +17,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/tmux"
+	"switchboard/watch"
 	"switchboard/workspace"
 )
 
@@ -217,7 +218,7 @@ func (t *teamRun) waitAtRest(ctx context.Context) error {
 		}
 	}
 	// What followed up (the bulletin, the borders) settles too.
-	return pause(ctx, 3*time.Second)
+	return watch.Sleep(ctx, 3*time.Second)
 }
 
 // session is the team's tmux session, as up saved it.
@@ -241,18 +242,17 @@ func (t *teamRun) waitIdle(ctx context.Context, agent string, deadline time.Time
 // after since.
 func (t *teamRun) waitIdleSince(ctx context.Context, agent string, since, deadline time.Time) error {
 	store := mailbox.NewStore(t.root)
-	for {
-		st, ok, _ := store.ReadState(agent)
-		if ok && st.State == mailbox.StateIdle && st.Since.After(since) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not come to rest in time (state %q)", agent, st.State)
-		}
-		if err := pause(ctx, 50*time.Millisecond); err != nil {
-			return err
-		}
+	var st mailbox.AgentState
+	if watch.Until(ctx, 50*time.Millisecond, time.Until(deadline), func() bool {
+		st, _, _ = store.ReadState(agent)
+		return st.State == mailbox.StateIdle && st.Since.After(since)
+	}) {
+		return nil
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return fmt.Errorf("%s did not come to rest in time (state %q)", agent, st.State)
 }
 
 // measureRest reads the CPU of the master and of the tmux server over the
@@ -325,13 +325,16 @@ func (t *teamRun) notices(ctx context.Context) (notice, floor time.Duration, err
 }
 
 func (t *teamRun) waitRecorded(ctx context.Context, text string, since time.Time) (time.Duration, error) {
-	for time.Since(since) < 30*time.Second {
-		if data, _ := os.ReadFile(t.recording()); strings.Contains(string(data), text) {
-			return time.Since(since), nil
-		}
-		if err := pause(ctx, 2*time.Millisecond); err != nil {
-			return 0, err
-		}
+	var took time.Duration
+	if watch.Until(ctx, 2*time.Millisecond, 30*time.Second, func() bool {
+		data, _ := os.ReadFile(t.recording())
+		took = time.Since(since)
+		return strings.Contains(string(data), text)
+	}) {
+		return took, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
 	}
 	return 0, fmt.Errorf("%q did not reach the recording agent within 30 s", text)
 }
@@ -347,7 +350,7 @@ func cpuPercent(ctx context.Context, window time.Duration, pids ...int) ([]float
 		}
 	}
 	start := time.Now()
-	if err := pause(ctx, window); err != nil {
+	if err := watch.Sleep(ctx, window); err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
@@ -375,17 +378,6 @@ func residentBytes(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS in /proc/%d/status", pid)
-}
-
-func pause(ctx context.Context, d time.Duration) error {
-	tm := time.NewTimer(d)
-	defer tm.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-tm.C:
-		return nil
-	}
 }
 
 func median(ds []time.Duration) time.Duration {

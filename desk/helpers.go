@@ -9,6 +9,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/watch"
 )
 
 // Errors of the helpers' lifecycle: Wait, Close, Cancel.
@@ -126,9 +127,7 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 		if st, ok, _ := d.store().ReadState(agent); ok && st.State == mailbox.StateExited {
 			// A response sent just before the end is still taken: give the
 			// master a moment to deliver it.
-			select {
-			case <-ctx.Done():
-			case <-time.After(2 * time.Second):
+			if watch.Sleep(ctx, 2*time.Second) == nil {
 				stop(ErrHelperExited)
 			}
 			return

@@ -12,6 +12,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/watch"
 )
 
 // DefaultPaneTick is how often the master looks at the panes while one of
@@ -157,12 +158,8 @@ func (p *panes) run(ctx context.Context) {
 				gap = summaryGap
 			}
 			p.mu.Unlock()
-			if wait := time.Until(last.Add(gap)); wait > 0 {
-				select {
-				case <-ctx.Done():
-					continue
-				case <-time.After(wait):
-				}
+			if watch.Sleep(ctx, time.Until(last.Add(gap))) != nil {
+				continue // ends at the loop's top
 			}
 		}
 		last = time.Now()

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"switchboard/watch"
 	"time"
+
+	"switchboard/watch"
 )
 
 // ErrNotSubmitted means the text reached the pane but stayed on its input
@@ -81,7 +82,7 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 		return typed, err
 	}
 	p.lastKey = "text"
-	if err := sleep(ctx, opts.Pause); err != nil {
+	if err := watch.Sleep(ctx, opts.Pause); err != nil {
 		return typed, err
 	}
 	tail := tailOf(typed.Text, 24)
@@ -139,7 +140,7 @@ func (c *Client) Interrupt(ctx context.Context, pane string) error {
 		}
 		p.lastKey = "escape"
 	}
-	return sleep(ctx, EscapePause)
+	return watch.Sleep(ctx, EscapePause)
 }
 
 func tailOf(s string, n int) string {
@@ -148,17 +149,6 @@ func tailOf(s string, n int) string {
 		return s
 	}
 	return string(r[len(r)-n:])
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // inputRows is how far up from the last drawn row an agent TUI's input box

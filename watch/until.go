@@ -26,3 +26,15 @@ func Until(ctx context.Context, every, limit time.Duration, cond func() bool) bo
 		}
 	}
 }
+
+// Sleep waits d, or until ctx ends, and then returns ctx's error.
+func Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
