@@ -31,7 +31,7 @@ func TestCodexAnswersThroughTheMCPTools(t *testing.T)      { testMCPInTeam(t, re
 func TestGeminiAnswersThroughTheMCPTools(t *testing.T)     { testMCPInTeam(t, realclient.GeminiCLI) }
 
 func testMCPInTeam(t *testing.T, c realclient.Client) {
-	tm, u := clientInTeam(t, c)
+	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 
 	// The model reads the message with the read tool, tells the master

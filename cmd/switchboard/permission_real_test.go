@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -70,13 +69,7 @@ type bridgeStep struct {
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 func testPermissionBridge(t *testing.T, c realclient.Client, stepsFor func(mark func(string) string) []bridgeStep) {
-	program := c.Install(t)
-	tm := newTeam(t)
-	u := c.NewUser(t, tm.root)
-	tm.env = quickExit(u.Env)
-	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
-	writeTestFile(t, filepath.Join(tm.root, "agents", "helper.yaml"),
-		fmt.Sprintf("display_name: Helper\nkind: %s\ncommand: %s\napproval_timeout: 8s\n", c.Kind, command))
+	tm, u := clientInTeam(t, c, "helper", "Helper", "approval_timeout: 8s\n")
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"), "display_name: Developer Agent\nkind: shell\ncommand: [bash]\n")
 	steps := stepsFor(func(name string) string { return filepath.Join(tm.root, "ran-"+name) })
 

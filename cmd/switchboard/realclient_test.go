@@ -172,22 +172,23 @@ func TestClaudeCodeInATeam(t *testing.T) { testInTeam(t, realclient.ClaudeCode) 
 func TestCodexInATeam(t *testing.T)      { testInTeam(t, realclient.Codex) }
 func TestGeminiInATeam(t *testing.T)     { testInTeam(t, realclient.GeminiCLI) }
 
-// clientInTeam is a team whose developer_agent runs the real client c,
-// offline, as the user of its stand-in model API.
-func clientInTeam(t *testing.T, c realclient.Client) (*team, realclient.User) {
+// clientInTeam is a team whose agent (profile agents/<agent>.yaml, with
+// display and the profile's extra lines) runs the real client c, offline,
+// as the user of its stand-in model API.
+func clientInTeam(t *testing.T, c realclient.Client, agent, display, extra string) (*team, realclient.User) {
 	t.Helper()
 	program := c.Install(t)
 	tm := newTeam(t)
 	u := c.NewUser(t, tm.root)
 	tm.env = quickExit(u.Env)
 	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
-	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
-		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\n", c.Kind, command))
+	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
+		fmt.Sprintf("display_name: %s\nkind: %s\ncommand: %s\n%s", display, c.Kind, command, extra))
 	return tm, u
 }
 
 func testInTeam(t *testing.T, c realclient.Client) {
-	tm, u := clientInTeam(t, c)
+	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 
 	// The model answers each message announced to it, once.
