@@ -293,13 +293,13 @@ func (tm *team) panePIDs() []int {
 // panes' screens and the master's window.
 func (tm *team) diagnose() string {
 	var b strings.Builder
-	panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead}").Output()
+	panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} signal=#{pane_dead_signal}").Output()
 	for _, line := range strings.Split(strings.TrimSpace(string(panes)), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
-		screen, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-t", f[0]).Output()
+		screen, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-60", "-t", f[0]).Output()
 		fmt.Fprintf(&b, "---- pane %s ----\n%s\n", line, strings.TrimRight(string(screen), "\n "))
 	}
 	return b.String()
