@@ -57,7 +57,7 @@ func (d *Desk) Send(msg *mailbox.Message) (Sent, error) {
 	if err := msg.Validate(); err != nil {
 		return Sent{}, err
 	}
-	route := d.rules.Route(d.agent, msg.To)
+	route := d.rules.Route(d.agent, msg)
 	if len(route.Unknown) > 0 {
 		near, _ := d.rules.Closest(route.Unknown[0])
 		return Sent{}, &UnknownAgentError{Name: route.Unknown[0], Near: near, Team: d.rules.Agents()}

@@ -255,28 +255,16 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 // decide expands the recipients and applies the rules. It rejects a message
 // naming an agent the team does not have.
 func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Record, bool) {
-	route := m.rules.Route(agent, msg.To)
+	route := m.rules.Route(agent, msg)
 	if len(route.Unknown) > 0 {
 		// An agent spawned a moment ago may not have reached this master's
 		// rules yet: look once more before refusing.
 		m.reloadRules(m.watch)
-		route = m.rules.Route(agent, msg.To)
+		route = m.rules.Route(agent, msg)
 	}
 	if len(route.Unknown) > 0 {
 		m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
 		return mailbox.Record{}, false
-	}
-	if msg.Type == mailbox.TypeInterrupt {
-		// An agent may always interrupt the agents spawned under it
-		// (cancel), whatever the allow lists say of the pair.
-		route.Blocked = slices.DeleteFunc(route.Blocked, func(b mailbox.Block) bool {
-			if m.rules.IsAncestor(agent, b.To) {
-				route.Delivered = append(route.Delivered, b.To)
-				return true
-			}
-			return false
-		})
-		route.Blocked = slices.Clip(route.Blocked)
 	}
 	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked, Hash: mailbox.Fingerprint(msg)}
 	if wantsInterrupt(msg) && !slices.ContainsFunc(rec.Delivered, func(to string) bool { return m.rules.MayInterruptAgent(agent, to) }) && len(rec.Delivered) > 0 {

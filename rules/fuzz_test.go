@@ -51,7 +51,7 @@ func FuzzParse(f *testing.F) {
 					t.Fatalf("%s → %s is blocked without a reason", from, to)
 				}
 			}
-			route := r.Route(from, []string{"*"})
+			route := r.Route(from, &mailbox.Message{To: []string{"*"}})
 			for _, to := range route.Delivered {
 				if forbiddenPair(r, from, to) {
 					t.Fatalf("a broadcast from %s reaches %s, whom a forbidden entry keeps it from", from, to)
