@@ -149,7 +149,7 @@ func answerForwarded(io *streams, ws *caller, orig *mailbox.Message, entry mailb
 	if len(orig.Options()) > 0 {
 		option = answer
 	}
-	if err := post(io, ws, orig.Reply(answer, option)); err != nil {
+	if _, err := post(io, ws, orig.Reply(answer, option)); err != nil {
 		return err
 	}
 	_, err := ws.store.MarkRead(ws.agent, entry)

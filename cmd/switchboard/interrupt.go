@@ -57,5 +57,6 @@ func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
 		Priority: mailbox.PriorityUrgent,
 		Type:     mailbox.TypeInterrupt,
 	}
-	return printPosted(io, g, msg.ID, post(io, ws, msg))
+	id, err := post(io, ws, msg)
+	return printPosted(io, g, id, err)
 }

@@ -14,10 +14,11 @@ import (
 // outbox (desk.Send). A message the rules block is posted all the same, so
 // that the attempt is in the audit log for the overseers and the sender
 // gets the BLOCKED notice; post then fails with exit 3 and the reason. A
-// broadcast only fails when it reaches no one.
-func post(io *streams, ws *caller, msg *mailbox.Message) error {
+// broadcast only fails when it reaches no one. It returns the message's id,
+// which desk.Send fills in.
+func post(io *streams, ws *caller, msg *mailbox.Message) (id string, err error) {
 	sent, err := ws.desk().Send(msg)
-	return reportSend(io, ws, sent, err)
+	return sent.ID, reportSend(io, ws, sent, err)
 }
 
 // reportSend says in this command line's words what came of a message

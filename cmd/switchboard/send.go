@@ -77,5 +77,6 @@ func runSend(io *streams, g *globals, opts *sendOptions) error {
 		CorrelationID:    opts.correlationID,
 		InReplyTo:        opts.replyTo,
 	}
-	return printPosted(io, g, msg.ID, post(io, ws, msg))
+	id, err := post(io, ws, msg)
+	return printPosted(io, g, id, err)
 }
