@@ -32,6 +32,9 @@ func (r *Rules) Warnings() []string {
 		}
 	}
 	for _, agent := range r.Agents() {
+		if _, spawned := r.Parent(agent); spawned {
+			continue // matched by its profile's entry
+		}
 		if _, ok := r.Allowed[agent]; !ok && agent != "operator" {
 			w := fmt.Sprintf("%s: %s is named but has no entry in allowed_interactions, so it can neither send nor receive", r.Path, agent)
 			if near, ok := r.closestEntry(agent); ok {

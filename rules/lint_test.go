@@ -72,3 +72,16 @@ func TestTheShippedFixSilencesTheSeedsWarning(t *testing.T) {
 		t.Errorf("the tester still cannot report to the developer: %s", d.Reason)
 	}
 }
+
+// A spawned agent is matched by its profile's entry: it is no agent the
+// file forgot.
+func TestWarningsLeaveSpawnedAgentsAlone(t *testing.T) {
+	r, err := Load(filepath.Join("..", FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = r.WithSpawned(map[string]Spawned{"reviewer_agent-1": {Profile: "reviewer_agent", Parent: "developer_agent"}})
+	if w := r.Warnings(); len(w) != 0 {
+		t.Errorf("a spawned helper gave warnings:\n%s", strings.Join(w, "\n"))
+	}
+}

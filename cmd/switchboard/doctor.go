@@ -172,17 +172,27 @@ func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profi
 			detail = fmt.Sprintf("%s %s (%s)", expanded.Kind, v, path)
 		}
 	}
-	if !teamUp || profile.NpmPackage(expanded.Kind) == "" {
+	if !teamUp {
 		return levelOK, detail
 	}
 	st, ok, err := ws.Store.ReadState(p.Name)
 	switch {
 	case err != nil || !ok:
 		return levelOK, detail
+	case st.State == mailbox.StateExited:
+		how := "exited"
+		if st.ExitStatus != nil {
+			how = fmt.Sprintf("exited with status %d", *st.ExitStatus)
+		}
+		fix := "look at its pane (`switchboard attach`)"
+		if p.Path != "" {
+			fix += ", fix the command in " + relativeTo(ws.Root, p.Path) + " if it is wrong, then `switchboard down` and `switchboard up`"
+		}
+		return levelFix, fmt.Sprintf("%s; its program %s: %s", detail, how, fix)
+	case profile.NpmPackage(expanded.Kind) == "":
+		return levelOK, detail
 	case st.Source == mailbox.SourceHook:
 		return levelOK, fmt.Sprintf("%s; its hooks report: %s since %s", detail, st.State, st.Since.Local().Format("15:04:05"))
-	case st.State == mailbox.StateExited:
-		return levelFix, fmt.Sprintf("%s; its program exited: look at its pane (`switchboard attach`)", detail)
 	case session != nil && time.Since(session.Started) > hookSilence:
 		return levelFix, fmt.Sprintf("%s; no hook of it has reported since the team came up at %s: its client does not run the hooks switchboard wired (see `switchboard hooks install --kind %s --agent %s`)", detail, session.Started.Local().Format("15:04:05"), expanded.Kind, p.Name)
 	}

@@ -32,3 +32,18 @@ func TestAnAgentThatExitsAtOnceLeavesTheTeamUp(t *testing.T) {
 	tm.waitIdle("reviewer_agent", "master_agent")
 	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == mailbox.StateExited })
 }
+
+// TestDoctorNamesAnAgentWhoseProgramExited: doctor says what to fix for an
+// agent that is down, whatever its kind, and exits 1.
+func TestDoctorNamesAnAgentWhoseProgramExited(t *testing.T) {
+	tm := newTeam(t)
+	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
+		"display_name: Developer Agent\nkind: generic\ncommand: [\"false\"]\n")
+	tm.must("up", "-d", "--socket", tm.socket)
+	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == mailbox.StateExited })
+	out, code := tm.switchboard("doctor")
+	want := "its program exited with status 1: look at its pane"
+	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "fix the command in agents/developer_agent.yaml") {
+		t.Errorf("doctor: exit %d\n%s\nwant exit 1 and %q", code, out, want)
+	}
+}
