@@ -18,10 +18,13 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 		Example: `  switchboard attach`,
 		Args:    args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := openWorkspace(g)
+			// The team's session needs no rules: a broken rules file
+			// keeps no one from looking at the team.
+			ws, rulesErr, err := openOwnMailbox(g)
 			if err != nil {
 				return err
 			}
+			warnBrokenRules(io, ws, rulesErr)
 			session, ok, err := agents.LoadSession(ws.folder)
 			if err != nil {
 				return err

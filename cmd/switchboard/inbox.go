@@ -44,7 +44,7 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 	if err != nil {
 		return err
 	}
-	warnBrokenRules(io, rulesErr)
+	warnBrokenRules(io, ws, rulesErr)
 	items, skipped, err := ws.desk().Inbox(opts.all)
 	if err != nil {
 		return err

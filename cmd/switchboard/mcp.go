@@ -49,7 +49,7 @@ func runMCP(ctx context.Context, io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	warnBrokenRules(io, rulesErr)
+	warnBrokenRules(io, ws, rulesErr)
 	open := func() (*desk.Desk, error) {
 		ws, _, err := openOwnMailbox(g)
 		if err != nil {

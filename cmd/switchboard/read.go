@@ -57,7 +57,7 @@ func runRead(io *streams, g *globals, opts *readOptions) error {
 	if err != nil {
 		return err
 	}
-	warnBrokenRules(io, rulesErr)
+	warnBrokenRules(io, ws, rulesErr)
 	id := opts.id
 	if opts.next {
 		id = ""

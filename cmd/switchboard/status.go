@@ -24,10 +24,11 @@ bulletin only, so it is fast enough to run before every prompt.`,
 			// agent whose mailbox exists needs no rules loaded.
 			env, ok := hookEnv(g)
 			if !ok {
-				ws, err := openWorkspace(g)
+				ws, rulesErr, err := openOwnMailbox(g)
 				if err != nil {
 					return err
 				}
+				warnBrokenRules(io, ws, rulesErr)
 				env.Workspace, env.Agent = ws.folder, ws.agent
 			}
 			st, err := hooks.ReadStatus(env.Workspace, env.Agent)

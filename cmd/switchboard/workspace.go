@@ -91,10 +91,15 @@ func notAnAgent(r *rules.Rules, name, next string) error {
 
 // warnBrokenRules tells the person, beside what a command did without the
 // rules, that they do not load.
-func warnBrokenRules(io *streams, rulesErr error) {
-	if rulesErr != nil {
-		fmt.Fprintf(io.errOut, "warning: %v\n  the rules do not load: a running master keeps the rules it had; send, up and master refuse until the file is fixed (`switchboard rules check` says when it is)\n", rulesErr)
+func warnBrokenRules(io *streams, ws *caller, rulesErr error) {
+	if rulesErr == nil {
+		return
 	}
+	kept := "no master runs"
+	if _, running := master.Running(ws.folder); running {
+		kept = "the running master keeps the rules it had"
+	}
+	fmt.Fprintf(io.errOut, "warning: %v\n  the rules do not load: %s; send, up and master refuse until the file is fixed (`switchboard rules check` says when it is)\n", rulesErr, kept)
 }
 
 // findWorkspace is the workspace of --root, else SWITCHBOARD_ROOT, else the
