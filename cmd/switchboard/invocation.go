@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"switchboard/hooks"
@@ -69,4 +70,30 @@ func stagedHere(g *globals) string {
 		return ""
 	}
 	return ws.Binary()
+}
+
+// quotedCommand is a command a hint quotes: `switchboard VERB ...`.
+var quotedCommand = regexp.MustCompile("`switchboard ([a-z]+)([^`]*)`")
+
+// actsAsSomeone are the commands whose meaning depends on who runs them.
+var actsAsSomeone = map[string]bool{
+	"inbox": true, "read": true, "reply": true, "send": true, "ask": true, "wait": true,
+	"status": true, "show": true, "log": true, "lock": true, "unlock": true, "state": true,
+	"bulletin": true, "spawn": true, "close": true, "cancel": true, "interrupt": true,
+	"approvals": true,
+}
+
+// asCaller adds --as to the commands a hint quotes that act as someone,
+// when the person gave --as: run as printed, they act as the same agent.
+func asCaller(text, as string) string {
+	if as == "" {
+		return text
+	}
+	return quotedCommand.ReplaceAllStringFunc(text, func(q string) string {
+		m := quotedCommand.FindStringSubmatch(q)
+		if !actsAsSomeone[m[1]] || strings.Contains(m[2], "--as") {
+			return q
+		}
+		return "`switchboard " + m[1] + m[2] + " --as " + hooks.ShellQuote(as) + "`"
+	})
 }

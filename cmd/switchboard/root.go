@@ -28,7 +28,7 @@ func run(args []string, io *streams) int {
 	cmd.SetArgs(args)
 	err := withHint(cmd.ExecuteContext(ctx))
 	if err != nil && !errors.Is(err, errSaid) {
-		fmt.Fprintf(io.errOut, "switchboard: %v\n", runnable(err.Error(), stagedHere(g)))
+		fmt.Fprintf(io.errOut, "switchboard: %v\n", runnable(asCaller(err.Error(), g.as), stagedHere(g)))
 	}
 	return exitCode(err)
 }
