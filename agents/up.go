@@ -51,7 +51,7 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	}
 	var notes []string
 	for _, name := range unnamed {
-		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started", name))
+		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started: give it one under allowed_interactions in communication_rules.yaml to start it with the team", name))
 	}
 	store := ws.Store
 	if err := StageBinary(ws, opts.Binary); err != nil {

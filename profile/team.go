@@ -112,7 +112,7 @@ func (p *Profile) Launch(lookPath func(string) (string, error)) Launch {
 		return Launch{
 			Kind:    KindShell,
 			Command: []string{shell},
-			Note:    fmt.Sprintf("%s is not installed, so %s runs a shell: you can act as this agent here", p.Command[0], p.Name),
+			Note:    fmt.Sprintf("%s is not installed, so %s runs a shell: in its pane you can act as this agent", p.Command[0], p.Name),
 		}
 	}
 	return Launch{Kind: p.Kind, Command: p.Command}

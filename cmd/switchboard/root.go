@@ -97,6 +97,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newHooksCmd(io, g),
 		newBenchCmd(io, g),
 		newDemoPlayCmd(io, g),
+		newVersionCmd(io),
 	)
 	completion(root, g)
 	return root

@@ -1,10 +1,28 @@
 package main
 
 import (
+	"fmt"
 	"runtime"
 	"runtime/debug"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
+
+// newVersionCmd is `switchboard version`, what people type before they find
+// --version; hidden, as --version is the documented way.
+func newVersionCmd(io *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:    "version",
+		Short:  "Print the version (as --version does)",
+		Hidden: true,
+		Args:   args(0, 0),
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintf(io.out, "switchboard %s\n", version())
+			return nil
+		},
+	}
+}
 
 // version is what --version prints: the module's version when built from
 // a tagged release, else the commit Go stamped into the binary, with
