@@ -117,7 +117,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		// A person reads the display for a few seconds; the prompt hook
 		// lists the message too, so it is not claimed as shown.
 		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
-		p.m.logf("#%d notice shown to %s on its screen (a shell is never typed at)", notices[0].seq, agent)
+		p.m.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(seqsOf(notices), " "), agent)
 		return
 	}
 	if notices = p.claim(agent, notices); len(notices) == 0 {
@@ -147,6 +147,19 @@ func files(items []announcement) []string {
 	return names
 }
 
+// seqsOf names announcements by their seq in the audit log; switchboard's
+// own notices (BLOCKED, rejected) are not in it.
+func seqsOf(items []announcement) []string {
+	seqs := make([]string, len(items))
+	for i, a := range items {
+		seqs[i] = fmt.Sprintf("#%d", a.seq)
+		if a.seq == 0 {
+			seqs[i] = "(switchboard's)"
+		}
+	}
+	return seqs
+}
+
 // report types the line that announces items and logs what became of it;
 // when it was not submitted, the messages claimed for it are given back to
 // the hooks.
@@ -162,10 +175,7 @@ func (p *panes) report(agent string, items, claimed []announcement, prefix, line
 			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
 		}
 	}
-	seqs := make([]string, len(items))
-	for i, a := range items {
-		seqs[i] = fmt.Sprintf("#%d", a.seq)
-	}
+	seqs := seqsOf(items)
 	what := strings.TrimSpace(prefix + " notice")
 	switch {
 	case err != nil:

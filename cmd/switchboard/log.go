@@ -145,18 +145,14 @@ func printLog(w io.Writer, records []mailbox.Record, asJSON bool, pairWidth int)
 
 func logLine(r mailbox.Record, pairWidth int) string {
 	m := r.Message
+	// A broadcast keeps its column as narrow as any message: whom it
+	// reached is said with the outcome.
 	to := strings.Join(m.To, ", ")
-	if m.IsBroadcast() {
-		var all []string
-		all = append(all, r.Delivered...)
-		for _, b := range r.Blocked {
-			all = append(all, b.To)
-		}
-		to = "* (" + strings.Join(all, ", ") + ")"
-	}
 	var outcome string
-	switch r.Status {
-	case mailbox.StatusDelivered:
+	switch {
+	case r.Status == mailbox.StatusDelivered && m.IsBroadcast():
+		outcome = "delivered to " + strings.Join(r.Delivered, ", ")
+	case r.Status == mailbox.StatusDelivered:
 		outcome = "delivered"
 	default:
 		var blocked []string
