@@ -41,6 +41,15 @@ text) that every agent sees before each prompt. Oversight agents and the
 operator may.`,
 		Example: "  switchboard bulletin set status degraded --as master_agent",
 		Args:    args(2, 2),
+		ValidArgsFunction: func(_ *cobra.Command, a []string, _ string) ([]string, cobra.ShellCompDirective) {
+			switch {
+			case len(a) == 0:
+				return []string{"status", "phase"}, cobra.ShellCompDirectiveNoFileComp
+			case len(a) == 1 && a[0] == "status":
+				return bulletin.Statuses, cobra.ShellCompDirectiveNoFileComp
+			}
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, a []string) error {
 			field, value := a[0], strings.TrimSpace(a[1])
 			if field != "status" && field != "phase" {
