@@ -103,16 +103,16 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		return out
 	}
 	add("workspace", levelOK, "%s", ws.Root)
-	r, err := ws.Rules()
-	if err != nil {
-		add("rules", levelFix, "%v", err)
-		return out
-	}
-	detail := fmt.Sprintf("%s valid: %d agents and the operator", rules.FileName, r.AgentCount())
-	if w := r.Warnings(); len(w) > 0 {
-		add("rules", levelNote, "%s; warning: %s", detail, strings.Join(w, "; warning: "))
+	r, rulesErr := ws.Rules()
+	if rulesErr != nil {
+		add("rules", levelFix, "%v", rulesErr)
 	} else {
-		add("rules", levelOK, "%s", detail)
+		detail := fmt.Sprintf("%s valid: %d agents and the operator", rules.FileName, r.AgentCount())
+		if w := r.Warnings(); len(w) > 0 {
+			add("rules", levelNote, "%s; warning: %s", detail, strings.Join(w, "; warning: "))
+		} else {
+			add("rules", levelOK, "%s", detail)
+		}
 	}
 
 	running := false
@@ -121,6 +121,9 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		add("master", levelOK, "running (pid %d)", pid)
 	} else {
 		add("master", levelNote, "not running: `switchboard up` starts it with the team")
+	}
+	if rulesErr != nil {
+		return out // the agents are the rules' to name
 	}
 	if watches, instances, ok := watch.InotifyLimits(); ok {
 		need := master.Watches(len(r.Agents()))
