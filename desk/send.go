@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"switchboard/mailbox"
-	"switchboard/master"
 )
 
 // UnknownAgentError is a recipient the team does not have; Near is the
@@ -69,7 +68,7 @@ func (d *Desk) Send(msg *mailbox.Message) (Sent, error) {
 	if _, err := d.store().Post(d.agent, msg); err != nil {
 		return Sent{}, fmt.Errorf("queue message: %w", err)
 	}
-	_, running := master.Running(d.ws)
+	_, running := d.ws.MasterRunning()
 	sent.Queued = !running
 	if len(sent.Blocked) > 0 && (!msg.IsBroadcast() || len(route.Delivered) == 0) {
 		return sent, &BlockedError{Reasons: sent.Blocked}

@@ -123,7 +123,7 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	m.rules = r
-	var lk *lock
+	var lk *workspace.MasterLock
 	err = m.untilRoom(ctx, func() (err error) {
 		if err = m.store.Ensure(mailbox.Operator); err == nil {
 			err = m.ws.Bulletin().Ensure()
@@ -135,14 +135,14 @@ func (m *Master) Run(ctx context.Context) error {
 			m.store.Stage = m.store.StageDir()
 		}
 		if err == nil {
-			lk, err = acquireLock(m.ws.MasterLock())
+			lk, err = m.ws.LockMaster()
 		}
 		return err
 	})
 	if err != nil || lk == nil {
 		return err
 	}
-	defer lk.release()
+	defer lk.Release()
 	err = m.untilRoom(ctx, func() (err error) {
 		m.log, err = mailbox.OpenLogWriter(m.store.LogPath(), m.store.Durable)
 		return err

@@ -133,7 +133,7 @@ func TestSecondMasterIsRefusedWithTheHoldersPid(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "master already running (pid ") {
 		t.Fatalf("second master: %v; want \"master already running (pid N)\"", err)
 	}
-	if pid, running := Running(workspace.New(h.root)); !running || pid == 0 {
+	if pid, running := workspace.New(h.root).MasterRunning(); !running || pid == 0 {
 		t.Errorf("Running = %d, %v; want the first master's pid", pid, running)
 	}
 }
@@ -144,7 +144,7 @@ func TestStopsCleanlyAndReleasesTheLock(t *testing.T) {
 	if err := stop(); err != nil {
 		t.Fatalf("Run returned %v after cancel; want nil", err)
 	}
-	if _, running := Running(workspace.New(h.root)); running {
+	if _, running := workspace.New(h.root).MasterRunning(); running {
 		t.Errorf("lock still held after the master stopped")
 	}
 }

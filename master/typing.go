@@ -117,7 +117,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		// A person reads the display for a few seconds; the prompt hook
 		// lists the message too, so it is not claimed as shown.
 		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
-		p.m.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(seqsOf(notices), " "), agent)
+		p.m.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
 		return
 	}
 	if notices = p.claim(agent, notices); len(notices) == 0 {
@@ -147,9 +147,9 @@ func files(items []announcement) []string {
 	return names
 }
 
-// seqsOf names announcements by their seq in the audit log; switchboard's
+// announcedSeqs names announcements by their seq in the audit log; switchboard's
 // own notices (BLOCKED, rejected) are not in it.
-func seqsOf(items []announcement) []string {
+func announcedSeqs(items []announcement) []string {
 	seqs := make([]string, len(items))
 	for i, a := range items {
 		seqs[i] = fmt.Sprintf("#%d", a.seq)
@@ -175,7 +175,7 @@ func (p *panes) report(agent string, items, claimed []announcement, prefix, line
 			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
 		}
 	}
-	seqs := seqsOf(items)
+	seqs := announcedSeqs(items)
 	what := strings.TrimSpace(prefix + " notice")
 	switch {
 	case err != nil:

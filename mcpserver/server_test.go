@@ -40,7 +40,7 @@ func newRig(t *testing.T) *rig {
 	t.Cleanup(func() { cancel(); <-done })
 	ws := workspace.New(root)
 	r := &rig{t: t, ws: ws, ctx: ctx, seen: map[string]chan struct{}{}}
-	r.waitFor("the master", func() bool { _, ok := master.Running(ws); return ok })
+	r.waitFor("the master", func() bool { _, ok := ws.MasterRunning(); return ok })
 	return r
 }
 

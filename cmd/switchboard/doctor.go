@@ -116,7 +116,7 @@ func diagnose(ctx context.Context, g *globals) []finding {
 	}
 
 	running := false
-	if pid, ok := master.Running(ws); ok {
+	if pid, ok := ws.MasterRunning(); ok {
 		running = true
 		add("master", levelOK, "running (pid %d)", pid)
 	} else {

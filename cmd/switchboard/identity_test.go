@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"switchboard/mailbox"
-	"switchboard/master"
 	"switchboard/workspace"
 )
 
@@ -63,7 +62,7 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 		log := tm.must("log")
 		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 4 && strings.Contains(log, "REFUSED: tester_agent tried to stop the team")
 	})
-	if _, running := master.Running(workspace.New(tm.root)); !running {
+	if _, running := (workspace.New(tm.root)).MasterRunning(); !running {
 		t.Error("the tester's down stopped the master")
 	}
 	log := tm.must("log")

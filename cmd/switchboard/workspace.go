@@ -11,7 +11,6 @@ import (
 	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/mailbox"
-	"switchboard/master"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -96,7 +95,7 @@ func warnBrokenRules(io *streams, ws *caller, rulesErr error) {
 		return
 	}
 	kept := "no master runs"
-	if _, running := master.Running(ws.folder); running {
+	if _, running := ws.folder.MasterRunning(); running {
 		kept = "the running master keeps the rules it had"
 	}
 	fmt.Fprintf(io.errOut, "warning: %v\n  the rules do not load: %s; send, up and master refuse until the file is fixed (`switchboard rules check` says when it is)\n", rulesErr, kept)
@@ -129,7 +128,7 @@ func (w *caller) desk() *desk.Desk {
 
 // masterRunning reports the pid of the workspace's master, if one runs.
 func (w *caller) masterRunning() (int, bool) {
-	return master.Running(w.folder)
+	return w.folder.MasterRunning()
 }
 
 // whoIsAsking is the agent a command acts as. Inside a team pane it is that
