@@ -109,19 +109,12 @@ func (d *Desk) Wait(ctx context.Context, agent string, timeout time.Duration, st
 // watchHelper stops a wait when the helper's state turns exited (its pane
 // died, its session ended, or it was closed), or when it is cancelled.
 func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.CancelCauseFunc) {
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		// After a first look at the inbox: a response there is taken.
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	// After a first look at the inbox: a response there is taken.
+	watch.Every(ctx, 250*time.Millisecond, func() bool {
 		if spawned, err := d.ws.Spawned(); err == nil {
 			if c := spawned[agent].Cancelled; c != nil {
 				stop(&CancelledError{By: c.By, Reason: c.Reason})
-				return
+				return true
 			}
 		}
 		if st, ok, _ := d.store().ReadState(agent); ok && st.State == mailbox.StateExited {
@@ -130,9 +123,10 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 			if watch.Sleep(ctx, 2*time.Second) == nil {
 				stop(ErrHelperExited)
 			}
-			return
+			return true
 		}
-	}
+		return false
+	})
 }
 
 // Close closes a spawned agent, and first everything spawned under it,

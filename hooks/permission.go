@@ -17,6 +17,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/safetext"
+	"switchboard/watch"
 )
 
 // The permission bridge. When a client would ask the person at its pane
@@ -230,23 +231,20 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	defer signal.Stop(signals)
 	go func() {
-		tick := time.NewTicker(250 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-signals:
-				stop(errAnsweredInPane)
-				return
-			case <-tick.C:
-				if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State != mailbox.StateWaiting && st.Since.After(started) {
-					stop(errAnsweredInPane)
-					return
-				}
-			}
+		select {
+		case <-ctx.Done():
+		case <-signals:
+			stop(errAnsweredInPane)
 		}
 	}()
+	go watch.Every(ctx, 250*time.Millisecond, func() bool {
+		st, ok, _ := env.Workspace.Store.ReadState(env.Agent)
+		if ok && st.State != mailbox.StateWaiting && st.Since.After(started) {
+			stop(errAnsweredInPane)
+			return true
+		}
+		return false
+	})
 	entry, reply, err := env.Workspace.Store.WaitFor(ctx, env.Agent, func(m *mailbox.Message) bool {
 		return m.CorrelationID == req.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
 	})

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"switchboard/watch"
 )
 
 // watcher turns filesystem events into work: an outbox changed, the rules
@@ -40,17 +42,11 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 	if m.opts.Poll > 0 {
 		go func() {
 			defer close(w.stopped)
-			tick := time.NewTicker(m.opts.Poll)
-			defer tick.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-tick.C:
-					m.work.markAll()
-					m.work.markRules()
-				}
-			}
+			watch.Every(ctx, m.opts.Poll, func() bool {
+				m.work.markAll()
+				m.work.markRules()
+				return false
+			})
 		}()
 		return w, nil
 	}

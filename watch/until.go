@@ -38,3 +38,20 @@ func Sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// Every looks at cond every interval, the first time one interval from
+// now, until it holds or ctx ends, and reports whether it held.
+func Every(ctx context.Context, every time.Duration, cond func() bool) bool {
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+			if cond() {
+				return true
+			}
+		}
+	}
+}

@@ -44,3 +44,15 @@ func TestUntilGivesUpAtTheLimit(t *testing.T) {
 		t.Error("a condition that holds at once was not seen")
 	}
 }
+
+func TestEveryLooksAfterAnIntervalUntilCondHolds(t *testing.T) {
+	looks := 0
+	if !Every(context.Background(), time.Millisecond, func() bool { looks++; return looks == 3 }) || looks != 3 {
+		t.Errorf("Every looked %d times; want until the third look held", looks)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if Every(ctx, time.Hour, func() bool { t.Error("looked before the first interval"); return true }) {
+		t.Error("Every held after ctx ended")
+	}
+}
