@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"switchboard/bulletin"
 	"switchboard/mailbox"
@@ -14,6 +15,8 @@ import (
 var (
 	// ErrBlank is a resource or key without a name.
 	ErrBlank = errors.New("give it a name")
+	// ErrBadReason is a lock's reason that is not one short line.
+	ErrBadReason = fmt.Errorf("a lock's reason is one line of at most %d characters", mailbox.MaxTitleLength)
 	// ErrNoSuchKey is a key the shared state does not have.
 	ErrNoSuchKey = errors.New("no shared state")
 )
@@ -23,6 +26,12 @@ var (
 func (d *Desk) Lock(resource, reason string) error {
 	if strings.TrimSpace(resource) == "" {
 		return fmt.Errorf("the resource: %w", ErrBlank)
+	}
+	// Every agent sees the reason before each prompt: it says why, in a
+	// line; what more there is to say goes in a message, which the rules
+	// route and the log keeps.
+	if n := utf8.RuneCountInString(reason); n > mailbox.MaxTitleLength || strings.ContainsAny(reason, "\r\n") {
+		return fmt.Errorf("%w (this one has %d); say more in a message", ErrBadReason, n)
 	}
 	return d.ws.Bulletin().Acquire(resource, d.agent, reason)
 }

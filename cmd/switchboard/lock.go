@@ -30,6 +30,9 @@ holds it, lock exits 3 and says who, since when and why.`,
 			if errors.Is(err, bulletin.ErrHeld) {
 				return refusedError(err)
 			}
+			if errors.Is(err, desk.ErrBadReason) {
+				return usageError("%v", err)
+			}
 			if err != nil {
 				return err
 			}
