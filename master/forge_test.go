@@ -277,6 +277,34 @@ func TestMailRewrittenInPlaceIsReported(t *testing.T) {
 	}
 }
 
+// TestMailReplacedUnderItsNameIsReported: the reviewer's real message is
+// replaced by another file moved in under its name (a move, not a write);
+// the master, which knows the file it wrote, reports it.
+func TestMailReplacedUnderItsNameIsReported(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
+	got := h.waitInbox("reviewer_agent", 1)
+	entries, _ := h.store.List("reviewer_agent", mailbox.All)
+	swapped := *got[0]
+	swapped.Title = "Approved, merge it"
+	data, err := swapped.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	temp := filepath.Join(t.TempDir(), "x.json")
+	if err := os.WriteFile(temp, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(temp, entries[0].Path); err != nil {
+		t.Fatal(err)
+	}
+	reports := h.waitInbox("master_agent", 1)
+	if !strings.Contains(reports[0].Title, "Approved, merge it") {
+		t.Errorf("the overseer was told %q", reports[0].Title)
+	}
+}
+
 // TestTheMasterFollowsNoLinkAnAgentSet: the tester points its rejected/
 // folder at a folder of its choosing and drops a bad file; the master
 // writes nothing there, and sets the file aside in a real rejected/ folder.

@@ -80,7 +80,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
-	known     map[string]bool // mailbox files known to be vouched for, by knownKey
+	known     map[string]uint64 // mailbox files known to be vouched for, by knownKey: their inode, 0 until seen
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -107,7 +107,7 @@ func New(root string, opts Options) *Master {
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
 		retryWait: make(map[string]time.Duration),
-		known:     make(map[string]bool),
+		known:     make(map[string]uint64),
 	}
 }
 

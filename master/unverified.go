@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"switchboard/mailbox"
@@ -26,14 +27,38 @@ func knownKey(agent, name string) string { return agent + "/" + name }
 // noteWritten remembers a file the master put in agent's inbox, so that its
 // arrival, and its move to read/, are not checked like a stranger's.
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
-	m.noteKnown(knownKey(agent, mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)))
+	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
+	var inode uint64
+	if fi, err := os.Lstat(filepath.Join(m.store.InboxDir(agent), name)); err == nil {
+		inode = inodeOf(fi)
+	}
+	m.noteKnown(knownKey(agent, name), inode)
 }
 
-func (m *Master) noteKnown(key string) {
+// noteKnown remembers a file as vouched for, by its inode (0 when it could
+// not be told): a move to read/ keeps the inode, a file put in its place
+// does not.
+func (m *Master) noteKnown(key string, inode uint64) {
 	if len(m.known) >= maxKnown {
 		clear(m.known)
 	}
-	m.known[key] = true
+	m.known[key] = inode
+}
+
+// stillKnown reports whether fi is the file the master knows as vouched for
+// under key: a file of the same name with another inode was put there by
+// someone else.
+func (m *Master) stillKnown(key string, fi os.FileInfo) bool {
+	inode, ok := m.known[key]
+	if !ok {
+		return false
+	}
+	now := inodeOf(fi)
+	if inode == 0 || now == 0 {
+		m.known[key] = now
+		return true
+	}
+	return inode == now
 }
 
 // planted is a file in an inbox that the master did not deliver.
@@ -62,7 +87,7 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 			}
 		}
 		// What was read meanwhile is forgotten: it does not come back.
-		maps.DeleteFunc(m.known, func(key string, _ bool) bool { return !listed[key] })
+		maps.DeleteFunc(m.known, func(key string, _ uint64) bool { return !listed[key] })
 	}
 	if len(arrived) == 0 {
 		return
@@ -82,15 +107,15 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 		}
 		for _, path := range paths {
 			name := filepath.Base(path)
-			if m.known[knownKey(agent, name)] && !written[path] {
-				continue
-			}
 			if _, ok := mailbox.ParseFileName(name); !ok {
 				continue // not listed by any reader
 			}
 			fi, err := os.Lstat(path)
 			if err != nil || !fi.Mode().IsRegular() {
 				continue // gone meanwhile (read, or removed): its next place is checked
+			}
+			if !written[path] && m.stillKnown(knownKey(agent, name), fi) {
+				continue
 			}
 			if v == nil {
 				v = m.store.NewVoucher()
@@ -106,7 +131,7 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 				continue
 			}
 			if err == nil && v.Vouches(agent, name, msg) {
-				m.noteKnown(knownKey(agent, name))
+				m.noteKnown(knownKey(agent, name), inodeOf(fi))
 				continue
 			}
 			found = append(found, planted{path: path, msg: msg, at: fi.ModTime()})
@@ -197,4 +222,12 @@ func (m *Master) adoptOldNotices() {
 			}
 		}
 	}
+}
+
+// inodeOf is a file's inode number, 0 where the system does not say.
+func inodeOf(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }
