@@ -85,7 +85,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		if err != nil {
 			return nil, err
 		}
-		if pid, running := (workspace.New(s.ws.root)).MasterRunning(); !running || pid != p.pid() {
+		if pid, running := workspace.New(s.ws.root).MasterRunning(); !running || pid != p.pid() {
 			return nil, fmt.Errorf("%s: the workspace lock is not held by the master started (pid %d), but by pid %d", s.label, p.pid(), pid)
 		}
 		if v, err = s.measure(ctx); err != nil {

@@ -257,7 +257,7 @@ func (t *teamRun) waitIdleSince(ctx context.Context, agent string, since, deadli
 // measureRest reads the CPU of the master and of the tmux server over the
 // window, and the master's memory.
 func (t *teamRun) measureRest(ctx context.Context, res *TeamResult) error {
-	mpid, ok := (workspace.New(t.root)).MasterRunning()
+	mpid, ok := workspace.New(t.root).MasterRunning()
 	if !ok {
 		return errors.New("the master is not running")
 	}

@@ -204,7 +204,7 @@ func sweep(dir string, cutoff time.Time) {
 // IsUnread reports whether the agent's inbox still holds the delivered file
 // name unread.
 func (s *Store) IsUnread(agent, name string) bool {
-	_, err := os.Lstat(filepath.Join(s.InboxDir(agent), name))
+	_, err := os.Lstat(s.UnreadPath(agent, name))
 	return err == nil
 }
 

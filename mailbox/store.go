@@ -60,6 +60,11 @@ func (s *Store) AgentDir(agent string) string { return filepath.Join(s.Dir, agen
 // InboxDir holds the agent's unread messages.
 func (s *Store) InboxDir(agent string) string { return filepath.Join(s.Dir, agent, inboxDir) }
 
+// UnreadPath is where the agent's unread message delivered under name lies.
+func (s *Store) UnreadPath(agent, name string) string {
+	return filepath.Join(s.InboxDir(agent), name)
+}
+
 // ReadDir holds the messages the agent has read.
 func (s *Store) ReadDir(agent string) string { return filepath.Join(s.Dir, agent, inboxDir, readDir) }
 
@@ -169,7 +174,7 @@ func (s *Store) DeliverUnsynced(agent string, m *Message) (delivered bool, err e
 	if err != nil {
 		return false, err
 	}
-	err = atomicfile.Publish(filepath.Join(s.InboxDir(agent), name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true})
+	err = atomicfile.Publish(s.UnreadPath(agent, name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true})
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}
@@ -362,5 +367,5 @@ func (s *Store) SyncInboxes(agents []string) error {
 
 // LoadUnread reads the agent's unread message delivered under name.
 func (s *Store) LoadUnread(agent, name string) (*Message, error) {
-	return Load(filepath.Join(s.InboxDir(agent), name))
+	return Load(s.UnreadPath(agent, name))
 }

@@ -11,9 +11,6 @@ import (
 	"switchboard/workspace"
 )
 
-// ErrRunning is returned when another master holds the workspace.
-var ErrRunning = workspace.ErrMasterRunning
-
 // ErrStillRunning is returned by Stop when the master outlived its time.
 var ErrStillRunning = errors.New("the master did not stop")
 

@@ -80,7 +80,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
-	known     map[string]uint64 // mailbox files known to be vouched for, by knownKey: their inode, 0 until seen
+	known     map[string]uint64 // mailbox files known to be vouched for, by knownKey: their inode (0: not told)
 }
 
 // New prepares a master for the workspace at root. Run starts it.

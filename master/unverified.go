@@ -29,7 +29,7 @@ func knownKey(agent, name string) string { return agent + "/" + name }
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
 	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
 	var inode uint64
-	if fi, err := os.Lstat(filepath.Join(m.store.InboxDir(agent), name)); err == nil {
+	if fi, err := os.Lstat(m.store.UnreadPath(agent, name)); err == nil {
 		inode = inodeOf(fi)
 	}
 	m.noteKnown(knownKey(agent, name), inode)
@@ -82,7 +82,7 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 				continue
 			}
 			for _, name := range names {
-				arrived[agent] = append(arrived[agent], arrival{path: filepath.Join(m.store.InboxDir(agent), name)})
+				arrived[agent] = append(arrived[agent], arrival{path: m.store.UnreadPath(agent, name)})
 				listed[knownKey(agent, name)] = true
 			}
 		}

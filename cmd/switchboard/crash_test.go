@@ -207,7 +207,7 @@ func startMaster(t *testing.T, root string) *masterProcess {
 	// Wait until it holds the lock, or has failed.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if pid, ok := (workspace.New(root)).MasterRunning(); ok && pid == cmd.Process.Pid {
+		if pid, ok := workspace.New(root).MasterRunning(); ok && pid == cmd.Process.Pid {
 			return m
 		}
 		select {

@@ -74,7 +74,7 @@ var hints = []struct {
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 	{mailbox.ErrNotFound, "`switchboard inbox --all` lists your messages"},
-	{master.ErrRunning, "one routes each workspace: watch it with `switchboard log --follow`, or stop it (and the team in tmux) with `switchboard down`"},
+	{workspace.ErrMasterRunning, "one routes each workspace: watch it with `switchboard log --follow`, or stop it (and the team in tmux) with `switchboard down`"},
 	{syscall.ENOSPC, "the disk is full: free some space and run the command again"},
 	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again"},
 	{syscall.ENOTDIR, "a file stands where a folder should be: move it away and run the command again"},

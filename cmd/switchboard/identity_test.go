@@ -62,7 +62,7 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 		log := tm.must("log")
 		return strings.Count(log, "REFUSED: tester_agent tried to act as") == 4 && strings.Contains(log, "REFUSED: tester_agent tried to stop the team")
 	})
-	if _, running := (workspace.New(tm.root)).MasterRunning(); !running {
+	if _, running := workspace.New(tm.root).MasterRunning(); !running {
 		t.Error("the tester's down stopped the master")
 	}
 	log := tm.must("log")
