@@ -20,6 +20,13 @@ import (
 
 var geminiHookEvents = []string{"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent", "Notification", "SessionEnd"}
 
+// geminiHeadlessVars make Gemini CLI run headless, as in a CI job, when
+// either is "true": it answers what it reads and ends, where an agent's
+// pane needs it to wait for the next prompt. A team started from a CI job
+// (or a shell that says it is one) would lose its Gemini agents after a
+// turn, so they are taken out of the client's environment.
+var geminiHeadlessVars = []string{"CI", "GITHUB_ACTIONS"}
+
 // geminiHooks is the "hooks" object of a Gemini CLI settings file; Gemini
 // counts hook timeouts in milliseconds.
 func (w Wiring) geminiHooks() map[string][]hookGroup {
@@ -108,7 +115,7 @@ func writeGeminiHome(dir string, w Wiring) (Wired, error) {
 	if w.MCP {
 		env[MCPEnv] = "1"
 	}
-	return Wired{Path: dir, Env: env, Args: []string{"--skip-trust", "--policy", policy}}, nil
+	return Wired{Path: dir, Env: env, Unset: geminiHeadlessVars, Args: []string{"--skip-trust", "--policy", policy}}, nil
 }
 
 // geminiMCPServer is the entry of switchboard's MCP server in Gemini CLI's

@@ -15,9 +15,10 @@ import (
 // Wired is a wiring written to disk, and what it asks of the command line
 // of the agent's client.
 type Wired struct {
-	Path string            // the file, or the client's home folder, written
-	Env  map[string]string // to set in the client's environment
-	Args []string          // to put right after the client's program
+	Path  string            // the file, or the client's home folder, written
+	Env   map[string]string // to set in the client's environment
+	Unset []string          // to take out of the client's environment
+	Args  []string          // to put right after the client's program
 }
 
 // Command is how to start the client with the wiring, as a person would
@@ -28,11 +29,24 @@ func (wd Wired) Command(kind string) string {
 		words = append(words, k+"="+ShellQuote(v))
 	}
 	slices.Sort(words)
-	words = append(words, programOf[kind])
+	words = append(wd.unsetting(), append(words, programOf[kind])...)
 	for _, a := range wd.Args {
 		words = append(words, ShellQuote(a))
 	}
 	return strings.Join(words, " ")
+}
+
+// unsetting is the env(1) words that take Unset out of the environment of
+// the program they precede; none when there is nothing to take out.
+func (wd Wired) unsetting() []string {
+	if len(wd.Unset) == 0 {
+		return nil
+	}
+	words := []string{"env"}
+	for _, name := range wd.Unset {
+		words = append(words, "-u", name)
+	}
+	return words
 }
 
 var programOf = map[string]string{WireClaude: "claude", WireCodex: "codex", WireGemini: "gemini", WireBash: "bash", WireZsh: "zsh"}
@@ -201,7 +215,7 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 		}
 		launch.Env = env
 	}
-	launch.Command = append(append([]string{program}, extra...), rest...)
+	launch.Command = append(append(append(wired.unsetting(), program), extra...), rest...)
 	if kind == WireCodex && within(ws.Root, w.Dir) {
 		launch.Note = fmt.Sprintf("%s runs Codex in the workspace, which Codex's sandbox lets it write without a prompt: the team's rules, profiles and wiring too. Give it a cwd outside the workspace to keep them out of its reach.", p.Name)
 	}

@@ -131,7 +131,8 @@ func TestWireLaunchByKind(t *testing.T) {
 	got, err = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindGemini, Command: []string{"gemini", "-m", "gemini-2.5-pro"}}, false)
 	geminiHome := filepath.Join(wiring, "gemini")
 	policy := filepath.Join(geminiHome, "switchboard-policy.toml")
-	if want := []string{"gemini", "--skip-trust", "--policy", policy, "-m", "gemini-2.5-pro"}; err != nil || !slices.Equal(got.Command, want) || got.Env["GEMINI_CLI_HOME"] != geminiHome {
+	// CI=true would make Gemini CLI answer one prompt and end: the pane runs it without.
+	if want := []string{"env", "-u", "CI", "-u", "GITHUB_ACTIONS", "gemini", "--skip-trust", "--policy", policy, "-m", "gemini-2.5-pro"}; err != nil || !slices.Equal(got.Command, want) || got.Env["GEMINI_CLI_HOME"] != geminiHome {
 		t.Errorf("gemini launch = %q %v, %v; want %q with GEMINI_CLI_HOME=%s", got.Command, got.Env, err, want, geminiHome)
 	}
 
