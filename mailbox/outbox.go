@@ -16,9 +16,10 @@ import (
 	"switchboard/atomicfile"
 )
 
-// The life of a file in an agent's outbox: Pending lists it, ReadPending
-// reads it (or refuses it unread), and it leaves by MarkSent once routed,
-// or by Reject and then Rejection.Finish when it is not a valid message.
+// The life of a file in an agent's outbox: Pending lists it, OpenPending
+// reads it as the message it posts (or refuses it), and it leaves by
+// MarkSent once routed, or by Reject and then Rejection.Finish when it is
+// not a valid message.
 
 // Pending lists the message files waiting in the agent's outbox, by path:
 // names ending in .json, dot names (files still being written) aside. An
@@ -46,12 +47,59 @@ type Refusal string
 
 func (r Refusal) Error() string { return string(r) }
 
-// ReadPending reads a file an agent dropped in its outbox, and a stamp that
+// Unsettled is an outbox file that is not whole JSON yet: it may still be
+// being written. Stamp changes when the file does.
+type Unsettled struct {
+	Stamp string
+	Err   error // why it is not a message, wrapping ErrIncomplete
+}
+
+func (u *Unsettled) Error() string { return u.Err.Error() }
+func (u *Unsettled) Unwrap() error { return u.Err }
+
+// OpenPending reads the file at path in the agent's outbox as the message
+// the agent posts: its sender filled in when left out, its id and time too
+// (written back to the file before anything of it is delivered, so that a
+// master restarted after a crash finds the same message). It returns an
+// error wrapping fs.ErrNotExist when the file went meanwhile, an
+// *Unsettled one when it may be half-written, and a Refusal, which says
+// why, when it is not a valid message of this agent.
+func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error) {
+	data, stamp, err := readPending(path)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := Parse(data)
+	if errors.Is(err, ErrIncomplete) {
+		return nil, &Unsettled{Stamp: stamp, Err: err}
+	}
+	if err != nil {
+		return nil, Refusal(err.Error())
+	}
+	if msg.From == "" {
+		msg.From = agent
+	}
+	if msg.From != agent {
+		return nil, Refusal(fmt.Sprintf("spoofed sender: \"from\" is %q, but the message was posted in the outbox of %s", msg.From, agent))
+	}
+	normalized := msg.Normalize(now)
+	if err := msg.Validate(); err != nil {
+		return nil, Refusal(err.Error())
+	}
+	if normalized {
+		if err := s.fixPending(agent, path, msg); err != nil {
+			return nil, fmt.Errorf("fill in the id of %s: %w", path, err)
+		}
+	}
+	return msg, nil
+}
+
+// readPending reads a file an agent dropped in its outbox, and a stamp that
 // changes when the file does. Symbolic links, anything but a regular file,
 // and files over MaxFileSize are refused unread (a Refusal). The file is
 // opened so that one swapped for a link or a pipe after the check can
 // neither redirect nor block the read.
-func ReadPending(path string) (data []byte, stamp string, err error) {
+func readPending(path string) (data []byte, stamp string, err error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, "", err
@@ -208,11 +256,8 @@ func (s *Store) IsUnread(agent, name string) bool {
 	return err == nil
 }
 
-// FixPending writes back an outbox file whose message had fields filled in
-// (its id, its time) before anything of it is delivered, so that a master
-// restarted after a crash finds the same message and does not route it
-// under a new id.
-func (s *Store) FixPending(agent, path string, m *Message) error {
+// fixPending writes back an outbox file whose message had fields filled in.
+func (s *Store) fixPending(agent, path string, m *Message) error {
 	data, err := m.Encode()
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -44,6 +45,48 @@ func TestOutboxFileFromDropToSentOrRejected(t *testing.T) {
 	}
 }
 
+// OpenPending is the master's one look at an outbox file: what it posts,
+// or why it is not posted yet, or refused.
+func TestOpenPendingSaysWhatAFileIs(t *testing.T) {
+	s := testStore(t)
+	out := s.OutboxDir("dev")
+	now := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	write := func(name, data string) string {
+		path := filepath.Join(out, name)
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+
+	path := write("ok.json", `{"to":["rev"],"title":"hi"}`)
+	msg, err := s.OpenPending("dev", path, now)
+	if err != nil || msg.From != "dev" || msg.ID == "" {
+		t.Fatalf("a message with no sender or id = %+v, %v; want from dev, with an id", msg, err)
+	}
+	again, err := s.OpenPending("dev", path, now.Add(time.Minute))
+	if err != nil || again.ID != msg.ID {
+		t.Errorf("read again after a crash: id %q, %v; want the id given first, %q, written back", again.ID, err, msg.ID)
+	}
+
+	var unsettled *Unsettled
+	if _, err := s.OpenPending("dev", write("half.json", `{"to":["rev"],"ti`), now); !errors.As(err, &unsettled) || unsettled.Stamp == "" {
+		t.Errorf("a half-written file = %v; want it unsettled, with a stamp", err)
+	}
+	for name, data := range map[string]string{
+		"spoof.json":   `{"from":"boss","to":["rev"],"title":"hi"}`,
+		"notitle.json": `{"to":["rev"]}`,
+	} {
+		var refused Refusal
+		if _, err := s.OpenPending("dev", write(name, data), now); !errors.As(err, &refused) {
+			t.Errorf("%s = %v; want a refusal that says why", name, err)
+		}
+	}
+	if _, err := s.OpenPending("dev", filepath.Join(out, "gone.json"), now); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a file gone meanwhile = %v; want fs.ErrNotExist", err)
+	}
+}
+
 func TestReadPendingRefusesWhatIsNotAFile(t *testing.T) {
 	s := testStore(t)
 	out := s.OutboxDir("dev")
@@ -53,7 +96,7 @@ func TestReadPendingRefusesWhatIsNotAFile(t *testing.T) {
 	os.WriteFile(big, make([]byte, MaxFileSize+1), 0o600)
 	for _, path := range []string{link, fifo, big} {
 		var refused Refusal
-		if _, _, err := ReadPending(path); !errors.As(err, &refused) {
+		if _, _, err := readPending(path); !errors.As(err, &refused) {
 			t.Errorf("%s: %v; want a refusal, unread", filepath.Base(path), err)
 		}
 	}

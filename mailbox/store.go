@@ -160,8 +160,19 @@ func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
 }
 
 // DeliverUnsynced is Deliver without the sync of the inbox folder, for a
-// caller that delivers a batch and syncs each folder once (SyncDir).
+// caller that delivers a batch and syncs each folder once (SyncDir). A
+// mailbox that went away meanwhile is made again first.
 func (s *Store) DeliverUnsynced(agent string, m *Message) (delivered bool, err error) {
+	delivered, err = s.deliverUnsynced(agent, m)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = s.Ensure(agent); err == nil {
+			delivered, err = s.deliverUnsynced(agent, m)
+		}
+	}
+	return delivered, err
+}
+
+func (s *Store) deliverUnsynced(agent string, m *Message) (delivered bool, err error) {
 	name := FileName(m.DeliveredAt, m.Priority, m.ID)
 	// The inbox is checked before read/: a file moves only from the first to
 	// the second, so one of the two checks sees it.

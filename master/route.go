@@ -82,48 +82,25 @@ func (e errLog) Unwrap() error { return e.err }
 // (unless an earlier run did) without syncing the log. It returns nil for a
 // file it rejected, one still being written, or one gone meanwhile.
 func (m *Master) prepare(agent, path string) (*routing, error) {
-	data, stamp, err := mailbox.ReadPending(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil // gone meanwhile: routed by a previous pass or taken back
-	}
+	msg, err := m.store.OpenPending(agent, path, m.now())
+	var unsettled *mailbox.Unsettled
 	var refused mailbox.Refusal
-	if errors.As(err, &refused) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, nil // gone meanwhile: routed by a previous pass or taken back
+	case errors.As(err, &unsettled):
+		m.waitToSettle(agent, path, unsettled.Stamp, unsettled.Err)
+		return nil, nil
+	case errors.As(err, &refused):
+		delete(m.unsettled, path)
 		m.reject(agent, path, string(refused))
 		return nil, nil
-	}
-	if err != nil {
+	case err != nil:
 		m.logf("cannot read %s: %v", path, err)
-		return nil, nil
-	}
-	msg, err := mailbox.Parse(data)
-	if errors.Is(err, mailbox.ErrIncomplete) {
-		m.waitToSettle(agent, path, stamp, err)
+		m.noteFull(err)
 		return nil, nil
 	}
 	delete(m.unsettled, path)
-	if err != nil {
-		m.reject(agent, path, err.Error())
-		return nil, nil
-	}
-	if msg.From == "" {
-		msg.From = agent
-	}
-	if msg.From != agent {
-		m.reject(agent, path, fmt.Sprintf("spoofed sender: \"from\" is %q, but the message was posted in the outbox of %s", msg.From, agent))
-		return nil, nil
-	}
-	normalized := msg.Normalize(m.now())
-	if err := msg.Validate(); err != nil {
-		m.reject(agent, path, err.Error())
-		return nil, nil
-	}
-	if normalized {
-		if err := m.store.FixPending(agent, path, msg); err != nil {
-			m.logf("cannot fill in the id of %s: %v", path, err)
-			m.noteFull(err)
-			return nil, nil
-		}
-	}
 	rec, done := m.log.Routed(msg.ID)
 	if done && !rec.SameMessage(msg) {
 		// The same file again is a crash's leftover, delivered by the
@@ -214,12 +191,6 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 	// written now rather than found there from an earlier pass.
 	put := func(to string, msg *mailbox.Message) (in, now bool) {
 		now, err := m.store.DeliverUnsynced(to, msg)
-		if errors.Is(err, fs.ErrNotExist) {
-			// Its mailbox went away while the master ran: make it again.
-			if err = m.store.Ensure(to); err == nil {
-				now, err = m.store.DeliverUnsynced(to, msg)
-			}
-		}
 		if err != nil {
 			m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, to, err)
 			m.noteFull(err)
