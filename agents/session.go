@@ -80,7 +80,7 @@ func updateSession(ws *workspace.Workspace, change func(*Session) error) error {
 }
 
 // ErrNotUp is returned for what needs the team up in tmux.
-var ErrNotUp = errors.New("the team is not up: start it with `switchboard up`")
+var ErrNotUp = errors.New("the team is not up")
 
 // LoadSession reads the session file; ok is false when the team was never
 // brought up here.

@@ -36,6 +36,10 @@ type SpawnOptions struct {
 // ErrExists is returned when the name of a new agent is taken.
 var ErrExists = errors.New("agent name taken")
 
+// ErrNotSpawned is an agent of the rules file, not one spawned at run
+// time: it is not closed alone.
+var ErrNotSpawned = errors.New("was not spawned at run time")
+
 // Spawn starts one more agent in a new window of the running team: it
 // registers the agent (so that the rules and a later up know it), opens its
 // pane, and adds its seat to the session. It returns the seat and a note
@@ -152,7 +156,7 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 		return nil, err
 	}
 	if _, ok := spawned[agent]; !ok {
-		return nil, fmt.Errorf("%s was not spawned at run time, so it cannot be closed alone: the team is stopped as a whole, by an overseer or the person, with `switchboard down`", agent)
+		return nil, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
 	}
 	order := append(Descendants(spawned, agent), agent)
 	// The records go first: an agent no longer recorded is not started

@@ -18,7 +18,7 @@ var (
 	ErrClosed = errors.New("no longer an agent of this team (closed?)")
 	// ErrNotSpawned is an agent of the rules, which is neither waited for
 	// nor closed alone.
-	ErrNotSpawned = errors.New("was not spawned at run time")
+	ErrNotSpawned = agents.ErrNotSpawned
 	// ErrNotYourHelper is a helper of another agent.
 	ErrNotYourHelper = errors.New("not your helper")
 	// ErrNoRight is a close or cancel the rules do not give the agent

@@ -15,11 +15,23 @@ import (
 // Error is a problem in a rules file, with where it is.
 type Error = yamlsyntax.Error
 
+// ErrNoRules is a rules file that is not there.
+var ErrNoRules = errors.New("no rules file")
+
+// missingError is a rules file not found: both ErrNoRules and the cause.
+type missingError struct {
+	path string
+	err  error
+}
+
+func (e *missingError) Error() string   { return ErrNoRules.Error() + " at " + e.path }
+func (e *missingError) Unwrap() []error { return []error{ErrNoRules, e.err} }
+
 // Load reads and validates a rules file.
 func Load(path string) (*Rules, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("no rules file at %s; run `switchboard init` to write the default team: %w", path, err)
+		return nil, &missingError{path: path, err: err}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rules: %w", err)

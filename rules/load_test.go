@@ -81,11 +81,11 @@ func TestLoadErrorsSayFileAndLine(t *testing.T) {
 	}
 }
 
-func TestMissingFileSaysToInit(t *testing.T) {
+func TestMissingFileSaysWhere(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	_, err := Load(path)
-	if err == nil || !strings.Contains(err.Error(), "run `switchboard init`") || !strings.Contains(err.Error(), path) {
-		t.Errorf("Load of a missing file = %v; want it to name %s and suggest `switchboard init`", err, path)
+	if !errors.Is(err, ErrNoRules) || !strings.Contains(err.Error(), path) {
+		t.Errorf("Load of a missing file = %v; want ErrNoRules, naming %s", err, path)
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("Load of a missing file = %v; want it to wrap fs.ErrNotExist", err)

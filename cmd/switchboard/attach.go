@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -37,7 +36,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 					return attach(io, session.Socket, session.Name)
 				}
 			}
-			return errors.New("the team is not up; start it with `switchboard up`")
+			return agents.ErrNotUp
 		},
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -70,6 +71,8 @@ var hints = []struct {
 	hint string
 }{
 	{agents.ErrExists, "pick another --name"},
+	{agents.ErrNotUp, "start it with `switchboard up`"},
+	{rules.ErrNoRules, "run `switchboard init` to write the default team"},
 	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
