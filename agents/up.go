@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"switchboard/atomicfile"
-	"switchboard/profile"
-	"switchboard/workspace"
-
 	"switchboard/mailbox"
+	"switchboard/profile"
+	"switchboard/safetext"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // UpOptions say how to put a team on screen.
@@ -188,7 +188,7 @@ func personEnv(ctx context.Context, c *tmux.Client, session string, ws *workspac
 	if err := c.SetSessionEnv(ctx, session, "SWITCHBOARD_ROOT", ws.Root); err != nil {
 		return err
 	}
-	shell := `PATH=` + tmux.ShellQuote(ws.BinDir()) + `:"$PATH"; export PATH; exec "${SHELL:-/bin/sh}"`
+	shell := `PATH=` + safetext.ShellWord(ws.BinDir()) + `:"$PATH"; export PATH; exec "${SHELL:-/bin/sh}"`
 	return c.SetSessionOption(ctx, session, "default-command", shell)
 }
 

@@ -176,7 +176,7 @@ func (t *teamRun) switchboard(ctx context.Context, args ...string) (string, erro
 
 func (t *teamRun) down() {
 	t.switchboard(context.Background(), "down")
-	exec.Command("tmux", "-L", t.socket, "kill-server").Run()
+	tmux.NewClient(t.socket, nil).KillServer(context.Background()) // down stopped it, or it is already gone
 }
 
 // floor makes the same number of panes, each running the resting shell,

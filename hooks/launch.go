@@ -9,6 +9,7 @@ import (
 
 	"switchboard/atomicfile"
 	"switchboard/profile"
+	"switchboard/safetext"
 	"switchboard/workspace"
 )
 
@@ -26,12 +27,12 @@ type Wired struct {
 func (wd Wired) Command(kind string) string {
 	var words []string
 	for k, v := range wd.Env {
-		words = append(words, k+"="+ShellQuote(v))
+		words = append(words, k+"="+safetext.ShellWord(v))
 	}
 	slices.Sort(words)
 	words = append(wd.unsetting(), append(words, programOf[kind])...)
 	for _, a := range wd.Args {
-		words = append(words, ShellQuote(a))
+		words = append(words, safetext.ShellWord(a))
 	}
 	return strings.Join(words, " ")
 }

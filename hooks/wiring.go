@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/profile"
+	"switchboard/safetext"
 )
 
 // Kinds of wiring `hooks install` knows.
@@ -103,7 +104,7 @@ func (w Wiring) command(args ...string) string {
 	words = append(words, args...)
 	quoted := make([]string, len(words))
 	for i, word := range words {
-		quoted[i] = ShellQuote(word)
+		quoted[i] = safetext.ShellWord(word)
 	}
 	return strings.Join(quoted, " ")
 }
@@ -114,14 +115,6 @@ func (w Wiring) allowed() []string {
 		return agentCommands
 	}
 	return w.Allowed
-}
-
-// ShellQuote quotes a word for sh, leaving plain words as they are.
-func ShellQuote(word string) string {
-	if word != "" && strings.Trim(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
-		return word
-	}
-	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
 }
 
 // hookTimeout bounds one hook call, in seconds: far above its few

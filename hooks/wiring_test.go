@@ -48,15 +48,6 @@ func TestClaudeSettingsRunEveryHookForTheAgent(t *testing.T) {
 	}
 }
 
-func TestShellQuoteSurvivesTheShell(t *testing.T) {
-	for _, word := range []string{"plain", "two words", "it's", `a"b`, "$HOME", "", "semi;colon"} {
-		out, err := exec.Command("sh", "-c", "printf %s "+ShellQuote(word)).Output()
-		if err != nil || string(out) != word {
-			t.Errorf("quoted %q came back as %q (%v)", word, out, err)
-		}
-	}
-}
-
 func TestWireLaunchByKind(t *testing.T) {
 	ws := workspace.New(t.TempDir())
 	if err := ws.Store.Ensure("developer_agent"); err != nil {

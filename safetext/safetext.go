@@ -56,3 +56,12 @@ func needsEscape(s string, lines bool) bool {
 func unsafe(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
 }
+
+// ShellWord quotes a word for sh, leaving plain words as they are: what a
+// hint prints to be run, or a command line built for a shell to split.
+func ShellWord(word string) string {
+	if word != "" && strings.Trim(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:,+@%") == "" {
+		return word
+	}
+	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
+}

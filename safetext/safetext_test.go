@@ -1,6 +1,9 @@
 package safetext
 
-import "testing"
+import (
+	"os/exec"
+	"testing"
+)
 
 func TestEscapesAreShownNotSent(t *testing.T) {
 	for _, tt := range []struct{ in, line, text string }{
@@ -27,5 +30,14 @@ func TestInvisibleCharactersAreShown(t *testing.T) {
 	want := `ok\u200b\u2060\ufeff\xad\U000e0049\U000e0047\U000e004e`
 	if got := Line(in); got != want {
 		t.Errorf("Line(%q) = %q; want %q", in, got, want)
+	}
+}
+
+func TestShellWordSurvivesTheShell(t *testing.T) {
+	for _, word := range []string{"plain", "two words", "it's", `a"b`, "$HOME", "", "semi;colon", "/w/x.y"} {
+		out, err := exec.Command("sh", "-c", "printf %s "+ShellWord(word)).Output()
+		if err != nil || string(out) != word {
+			t.Errorf("quoted %q came back as %q (%v)", word, out, err)
+		}
 	}
 }

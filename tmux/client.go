@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"switchboard/safetext"
 )
 
 // Client talks to one private tmux server.
@@ -115,7 +117,7 @@ func (p PaneSpec) sessionArgs() []string {
 	if len(p.Command) == 1 { // a shell command line
 		words := []string{"env"}
 		for _, kv := range p.envPairs() {
-			words = append(words, ShellQuote(kv))
+			words = append(words, safetext.ShellWord(kv))
 		}
 		return append(args, strings.Join(words, " ")+" "+p.Command[0])
 	}
@@ -123,9 +125,6 @@ func (p PaneSpec) sessionArgs() []string {
 	args = append(args, p.envPairs()...)
 	return append(args, p.Command...)
 }
-
-// ShellQuote quotes a word for sh.
-func ShellQuote(word string) string { return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'" }
 
 // NewSession starts a detached session whose first window is named window
 // and returns the id of its first pane. Dead panes stay on screen with their

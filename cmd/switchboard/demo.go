@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
-	"switchboard/hooks"
 	"switchboard/profile"
+	"switchboard/safetext"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -65,7 +65,7 @@ func startDirector(ctx context.Context, client *tmux.Client, session, root strin
 	ws := workspace.New(root)
 	// switchboard on the PATH of the shell left there: the commands the
 	// demo suggests run as printed.
-	script := fmt.Sprintf(`PATH=%s:"$PATH"; export PATH; switchboard demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, hooks.ShellQuote(ws.BinDir()), pause)
+	script := fmt.Sprintf(`PATH=%s:"$PATH"; export PATH; switchboard demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, safetext.ShellWord(ws.BinDir()), pause)
 	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 18, tmux.PaneSpec{
 		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
 		Command: []string{"/bin/sh", "-c", script}})

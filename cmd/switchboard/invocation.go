@@ -7,7 +7,7 @@ import (
 	"regexp"
 	"strings"
 
-	"switchboard/hooks"
+	"switchboard/safetext"
 )
 
 // invocation is how the person can run switchboard again from where they
@@ -21,7 +21,7 @@ func invocation(staged string) string {
 	}
 	if staged != "" {
 		if _, err := os.Stat(staged); err == nil {
-			return hooks.ShellQuote(fromHere(staged))
+			return safetext.ShellWord(fromHere(staged))
 		}
 	}
 	exe, err := os.Executable()
@@ -33,7 +33,7 @@ func invocation(staged string) string {
 			return "go run ./cmd/switchboard"
 		}
 	}
-	return hooks.ShellQuote(exe)
+	return safetext.ShellWord(exe)
 }
 
 // fromHere is path relative to the current folder when it lies below it,
@@ -94,6 +94,6 @@ func asCaller(text, as string) string {
 		if !actsAsSomeone[m[1]] || strings.Contains(m[2], "--as") {
 			return q
 		}
-		return "`switchboard " + m[1] + m[2] + " --as " + hooks.ShellQuote(as) + "`"
+		return "`switchboard " + m[1] + m[2] + " --as " + safetext.ShellWord(as) + "`"
 	})
 }

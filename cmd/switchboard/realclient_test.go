@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/hooks"
 	"switchboard/mailbox"
 	"switchboard/proctree"
 	"switchboard/realclient"
+	"switchboard/safetext"
 )
 
 // The real agent clients, installed from npm and run against loopback
@@ -124,7 +124,7 @@ func testHeadless(t *testing.T, c realclient.Client) {
 	args := c.Headless("Please handle your mail.")
 	quoted := make([]string, len(args))
 	for i, a := range args {
-		quoted[i] = hooks.ShellQuote(a)
+		quoted[i] = safetext.ShellWord(a)
 	}
 	cmd := exec.CommandContext(ctx, "sh", "-c", start+" "+strings.Join(quoted, " "))
 	cmd.Dir, cmd.Env = root, env

@@ -8,14 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
-	"switchboard/watch"
-
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
 	"switchboard/hooks"
 	"switchboard/mailbox"
+	"switchboard/safetext"
 	"switchboard/tmux"
+	"switchboard/watch"
 )
 
 type upOptions struct {
@@ -196,7 +196,7 @@ func attachOrHint(io *streams, opts *upOptions, staged string) error {
 	if opts.detach || !io.terminal {
 		root := ""
 		if opts.root != "" {
-			root = " --root " + hooks.ShellQuote(opts.root)
+			root = " --root " + safetext.ShellWord(opts.root)
 		}
 		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`", root, root), staged))
 		return nil
