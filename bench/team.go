@@ -153,12 +153,12 @@ func (t *teamRun) write() error {
 	for i := 1; i <= t.cfg.Agents; i++ {
 		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", t.name(i))
 		profile := fmt.Sprintf("kind: shell\ncommand: [%s]\n", teamShell)
-		if err := os.WriteFile(filepath.Join(ws.Profiles(), t.name(i)+".yaml"), []byte(profile), 0o644); err != nil {
+		if err := os.WriteFile(ws.ProfilePath(t.name(i)), []byte(profile), 0o644); err != nil {
 			return err
 		}
 	}
 	profile := fmt.Sprintf("kind: generic\ncommand: [sh, -c, %s]\n", strconv.Quote("cat >> "+t.recording()))
-	if err := os.WriteFile(filepath.Join(ws.Profiles(), recorder+".yaml"), []byte(profile), 0o644); err != nil {
+	if err := os.WriteFile(ws.ProfilePath(recorder), []byte(profile), 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(ws.RulesPath(), []byte(rules.String()), 0o644)

@@ -70,6 +70,12 @@ func (w *Workspace) DemoMarker() string { return filepath.Join(w.Root, ".switchb
 // Profiles is the folder of the agents' profiles.
 func (w *Workspace) Profiles() string { return filepath.Join(w.Root, ProfilesDir) }
 
+// ProfilePath is where the profile of agent is written: agents/<agent>.yaml
+// (a profile may also be read from .yml or .json).
+func (w *Workspace) ProfilePath(agent string) string {
+	return filepath.Join(w.Profiles(), agent+".yaml")
+}
+
 // Bulletin is the team's bulletin.
 func (w *Workspace) Bulletin() *bulletin.Store {
 	return bulletin.NewStore(filepath.Join(w.Store.Dir, "global_bulletin"))

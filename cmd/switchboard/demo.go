@@ -52,7 +52,7 @@ func prepareDemo(dir string) (string, error) {
 	}
 	for _, name := range []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"} {
 		profile := fmt.Sprintf("display_name: %s\nkind: shell\ncommand: [%s]\n", profile.DisplayName(name), strconv.Quote(shell))
-		if err := os.WriteFile(filepath.Join(workspace.New(abs).Profiles(), name+".yaml"), []byte(profile), 0o644); err != nil {
+		if err := os.WriteFile(workspace.New(abs).ProfilePath(name), []byte(profile), 0o644); err != nil {
 			return "", fmt.Errorf("write the demo team: %w", err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -158,8 +157,8 @@ func reportEarlyExits(io *streams, ws *caller, exited []agents.Exited) {
 			fmt.Fprintf(io.errOut, "    %s\n", line)
 		}
 		where := "its command"
-		if profile := filepath.Join("agents", e.Agent+".yaml"); statOK(filepath.Join(ws.root, profile)) {
-			where = "the command in " + profile
+		if profile := ws.folder.ProfilePath(e.Agent); statOK(profile) {
+			where = "the command in " + relativeTo(ws.root, profile)
 		}
 		fmt.Fprintln(io.errOut, runnable(fmt.Sprintf("  fix %s, then restart the team with `switchboard down` and `switchboard up`; the other agents run", where), ws.folder.Binary()))
 	}
