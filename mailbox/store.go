@@ -41,6 +41,17 @@ type Store struct {
 // StageDir is the master's folder for temporary files (see Store.Stage).
 func (s *Store) StageDir() string { return filepath.Join(s.Dir, ".stage") }
 
+// UseStage makes the store's writes into mailboxes put their temporary
+// files in the master's own folder (StageDir), made now.
+func (s *Store) UseStage() error {
+	dir := s.StageDir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("make the folder for temporary files: %w", err)
+	}
+	s.Stage = dir
+	return nil
+}
+
 // stageFor is where a write into agent's mailbox puts its temporary file.
 func (s *Store) stageFor(agent string) string {
 	if s.Stage != "" {
@@ -84,6 +95,10 @@ func (s *Store) TmpDir(agent string) string { return filepath.Join(s.Dir, agent,
 
 // LogPath is the audit log.
 func (s *Store) LogPath() string { return filepath.Join(s.Dir, "log", "messages.jsonl") }
+
+// ReservePath is the file of room the master keeps beside the log, to give
+// back when the disk fills up.
+func (s *Store) ReservePath() string { return filepath.Join(s.Dir, "log", "reserve") }
 
 // Ensure creates the mailboxes folder, the log folder and the folders of one
 // agent's mailbox, all private to the user.

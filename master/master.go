@@ -131,8 +131,7 @@ func (m *Master) Run(ctx context.Context) error {
 		if err == nil {
 			// The master's temporary files go to a folder of its own,
 			// which no agent can point elsewhere.
-			err = os.MkdirAll(m.store.StageDir(), 0o700)
-			m.store.Stage = m.store.StageDir()
+			err = m.store.UseStage()
 		}
 		if err == nil {
 			lk, err = m.ws.LockMaster()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"time"
 
@@ -125,14 +124,9 @@ func (m *Master) adoptDegraded() {
 	m.pause = pause{reason: "left degraded by an earlier master", marked: true, was: bulletin.DefaultStatus}
 }
 
-// reservePath is the file that holds the reserve.
-func (m *Master) reservePath() string {
-	return filepath.Join(filepath.Dir(m.store.LogPath()), "reserve")
-}
-
 // keepReserve makes the reserve when it is missing or short.
 func (m *Master) keepReserve() error {
-	path := m.reservePath()
+	path := m.store.ReservePath()
 	if fi, err := os.Stat(path); err == nil && fi.Size() == reserveSize {
 		return nil
 	}
@@ -146,7 +140,7 @@ func (m *Master) keepReserve() error {
 
 // freeReserve gives the reserve up.
 func (m *Master) freeReserve() {
-	if err := os.Remove(m.reservePath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(m.store.ReservePath()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		m.logf("cannot free the reserve: %v", err)
 	}
 }

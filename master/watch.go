@@ -96,24 +96,24 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 }
 
 func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
-	dir, name := filepath.Split(ev.Name)
-	dir = filepath.Clean(dir)
+	path := filepath.Clean(ev.Name)
+	dir := filepath.Dir(path)
 	if dir == m.root || dir == m.store.Dir {
-		if (name == filepath.Base(m.ws.RulesPath()) || name == filepath.Base(m.ws.SpawnedFile())) && !ev.Has(fsnotify.Chmod) {
+		if (path == m.ws.RulesPath() || path == m.ws.SpawnedFile()) && !ev.Has(fsnotify.Chmod) {
 			m.work.markRules()
 		}
-		if name == filepath.Base(m.ws.SessionFile()) {
+		if path == m.ws.SessionFile() {
 			m.panes.wake() // a team brought up, or an agent spawned or closed
 		}
 		return
 	}
 	w.mu.Lock()
-	_, isHome := w.home[dir]
+	homeOf, isHome := w.home[dir]
 	_, inInbox := w.inbox[dir]
 	w.mu.Unlock()
 	// A hook said how its agent is, or mail came or was read: the panes'
 	// borders, the bulletin and what waits to be typed follow.
-	if isHome && name == filepath.Base(m.store.StatePath("")) {
+	if isHome && path == m.store.StatePath(homeOf) {
 		m.panes.wake()
 		return
 	}
@@ -139,7 +139,7 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Write) {
 		return
 	}
-	if strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+	if name := filepath.Base(path); strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
 		return
 	}
 	w.mu.Lock()
