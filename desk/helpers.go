@@ -53,8 +53,7 @@ func (d *Desk) helperOf(agent string) error {
 		if d.ws.HasMailbox(agent) {
 			return fmt.Errorf("%s is %w; its mail stays in %s", agent, ErrClosed, d.store().AgentDir(agent))
 		}
-		near, _ := d.rules.Closest(agent)
-		return &UnknownAgentError{Name: agent, Near: near, Team: d.rules.Agents()}
+		return NotAnAgent(d.rules, agent)
 	}
 	switch parent, spawned := d.rules.Parent(agent); {
 	case !spawned:
@@ -140,8 +139,7 @@ func (d *Desk) Close(ctx context.Context, agent string) ([]string, error) {
 	parent, spawned := d.rules.Parent(agent)
 	switch {
 	case !spawned && !d.rules.Knows(agent):
-		near, _ := d.rules.Closest(agent)
-		return nil, &UnknownAgentError{Name: agent, Near: near, Team: d.rules.Agents()}
+		return nil, NotAnAgent(d.rules, agent)
 	case !spawned:
 		return nil, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
 	case !d.rules.MayClose(d.agent, agent):
@@ -187,8 +185,7 @@ func (d *Desk) Cancel(agent, reason string) ([]string, error) {
 		return nil, d.noRules()
 	}
 	if !d.rules.Knows(agent) {
-		near, _ := d.rules.Closest(agent)
-		return nil, &UnknownAgentError{Name: agent, Near: near, Team: d.rules.Agents()}
+		return nil, NotAnAgent(d.rules, agent)
 	}
 	if !d.rules.MayInterruptAgent(d.agent, agent) {
 		return nil, &RightError{fmt.Sprintf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", d.agent, agent)}

@@ -24,8 +24,7 @@ func (d *Desk) Log(filter LogFilter) (records []mailbox.Record, end int64, err e
 		return nil, 0, d.noRules()
 	}
 	if filter.About != "" && !d.rules.Knows(filter.About) {
-		near, _ := d.rules.Closest(filter.About)
-		return nil, 0, &UnknownAgentError{Name: filter.About, Near: near, Team: d.rules.Agents()}
+		return nil, 0, NotAnAgent(d.rules, filter.About)
 	}
 	all, end, err := mailbox.ReadLog(d.store().LogPath(), 0)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 // UnknownAgentError is a recipient the team does not have; Near is the
@@ -20,6 +21,12 @@ func (e *UnknownAgentError) Error() string {
 		return fmt.Sprintf("%q is not an agent of this team; did you mean %s?", e.Name, e.Near)
 	}
 	return fmt.Sprintf("%q is not an agent of this team (the team: %s)", e.Name, strings.Join(e.Team, ", "))
+}
+
+// NotAnAgent is the error for name, which the team r does not have.
+func NotAnAgent(r *rules.Rules, name string) *UnknownAgentError {
+	near, _ := r.Closest(name)
+	return &UnknownAgentError{Name: name, Near: near, Team: r.Agents()}
 }
 
 // BlockedError is a message the rules keep from every recipient: it went
@@ -58,8 +65,7 @@ func (d *Desk) Send(msg *mailbox.Message) (Sent, error) {
 	}
 	route := d.rules.Route(d.agent, msg)
 	if len(route.Unknown) > 0 {
-		near, _ := d.rules.Closest(route.Unknown[0])
-		return Sent{}, &UnknownAgentError{Name: route.Unknown[0], Near: near, Team: d.rules.Agents()}
+		return Sent{}, NotAnAgent(d.rules, route.Unknown[0])
 	}
 	sent := Sent{ID: msg.ID}
 	for _, b := range route.Blocked {

@@ -83,8 +83,7 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	case errors.Is(err, rules.ErrPrivilegedProfile):
 		return Spawned{}, fmt.Errorf("%s may not spawn from profile %s: %w, which %s may not", d.agent, r.Profile, ErrPrivileged, d.agent)
 	case !d.rules.Knows(parent):
-		near, _ := d.rules.Closest(parent)
-		return Spawned{}, &UnknownAgentError{Name: parent, Near: near, Team: d.rules.Agents()}
+		return Spawned{}, NotAnAgent(d.rules, parent)
 	case errors.Is(err, rules.ErrOtherParent):
 		return Spawned{}, fmt.Errorf("%s may not spawn for %s: %w", d.agent, parent, ErrOtherParent)
 	}

@@ -76,12 +76,7 @@ func openOwnMailbox(g *globals) (ws *caller, rulesErr error, err error) {
 // notAnAgent is the usage error for a name that is not one of the team's,
 // with the name it may have meant; next says where the name came from.
 func notAnAgent(r *rules.Rules, name, next string) error {
-	msg := fmt.Sprintf("%q is not an agent of this team", name)
-	if near, ok := r.Closest(name); ok {
-		msg += fmt.Sprintf("; did you mean %s?", near)
-	} else {
-		msg += fmt.Sprintf(" (the team: %s)", strings.Join(r.Agents(), ", "))
-	}
+	msg := desk.NotAnAgent(r, name).Error()
 	if next != "" {
 		msg += " " + next
 	}
