@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/watch"
 )
 
 // Routing pauses, and never stops, when the disk is full or the audit log
@@ -155,10 +156,8 @@ func (m *Master) untilRoom(ctx context.Context, step func() error) error {
 			return err
 		}
 		m.pauseRouting(err)
-		select {
-		case <-ctx.Done():
+		if watch.Sleep(ctx, pauseRetry) != nil {
 			return nil
-		case <-time.After(pauseRetry):
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"switchboard/watch"
 )
 
 // ErrMasterRunning is returned when another master holds the workspace.
@@ -30,20 +33,17 @@ func (w *Workspace) LockMaster() (*MasterLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open master lock: %w", err)
 	}
-	for attempt := 0; ; attempt++ {
+	watch.Until(context.Background(), 5*time.Millisecond, 100*time.Millisecond, func() bool {
 		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
+		return !errors.Is(err, syscall.EWOULDBLOCK)
+	})
+	if err != nil {
+		pid := readLockPid(f)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("%w (pid %d)", ErrMasterRunning, pid)
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) || attempt == 20 {
-			pid := readLockPid(f)
-			f.Close()
-			if errors.Is(err, syscall.EWOULDBLOCK) {
-				return nil, fmt.Errorf("%w (pid %d)", ErrMasterRunning, pid)
-			}
-			return nil, fmt.Errorf("lock %s: %w", path, err)
-		}
-		time.Sleep(5 * time.Millisecond)
+		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
 	// The pid is written over the last one, padded to the same length, so
 	// that a full disk, which has no block to give a truncated file, still

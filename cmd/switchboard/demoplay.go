@@ -10,6 +10,7 @@ import (
 	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/watch"
 )
 
 // director plays the demo: it narrates in its own pane and types each
@@ -111,12 +112,7 @@ func (d *director) step(n int, text string) {
 	d.say(fmt.Sprintf("%d/6 %s", n, text))
 }
 
-func (d *director) rest() {
-	select {
-	case <-d.ctx.Done():
-	case <-time.After(d.pause):
-	}
-}
+func (d *director) rest() { _ = watch.Sleep(d.ctx, d.pause) } // stopped: the next steps type nothing
 
 // run types a command into the agent's pane and waits until its prompt is
 // back.
@@ -149,45 +145,40 @@ func (d *director) type_(agent, command string) {
 // since; a shell without hooks gets a fixed time.
 func (d *director) waitIdle(agent string, since time.Time) error {
 	began := time.Now()
-	deadline := began.Add(30 * time.Second)
-	for {
+	back := watch.Until(d.ctx, 50*time.Millisecond, 30*time.Second, func() bool {
 		st, ok, _ := d.store.ReadState(agent)
-		if ok && st.Source == mailbox.SourceHook && st.State == mailbox.StateIdle && st.Since.After(since) {
-			return nil
+		if ok && st.Source == mailbox.SourceHook {
+			return st.State == mailbox.StateIdle && st.Since.After(since)
 		}
-		if (!ok || st.Source != mailbox.SourceHook) && time.Since(began) > 3*time.Second {
-			return nil // no hooks in this shell: its prompt cannot be seen
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s did not come back to its prompt within 30s", agent)
-		}
-		select {
-		case <-d.ctx.Done():
-			return d.ctx.Err()
-		case <-time.After(50 * time.Millisecond):
-		}
+		return time.Since(began) > 3*time.Second // no hooks in this shell: its prompt cannot be seen
+	})
+	switch {
+	case d.ctx.Err() != nil:
+		return d.ctx.Err()
+	case !back:
+		return fmt.Errorf("%s did not come back to its prompt within 30s", agent)
 	}
+	return nil
 }
 
 // idOf waits for a message with the title (or a title starting with it)
 // in the agent's inbox and returns its id.
 func (d *director) idOf(agent, title string) string {
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	var id string
+	found := watch.Until(d.ctx, 50*time.Millisecond, 30*time.Second, func() bool {
 		entries, _ := d.store.List(agent, mailbox.All)
 		for i := len(entries) - 1; i >= 0; i-- {
 			if m, err := mailbox.Load(entries[i].Path); err == nil && strings.HasPrefix(m.Title, title) {
-				return m.ID
+				id = m.ID
+				return true
 			}
 		}
-		select {
-		case <-d.ctx.Done():
-			return ""
-		case <-time.After(50 * time.Millisecond):
-		}
+		return false
+	})
+	if !found && d.ctx.Err() == nil {
+		d.say(fmt.Sprintf("%q never reached %s", title, agent))
 	}
-	d.say(fmt.Sprintf("%q never reached %s", title, agent))
-	return ""
+	return id
 }
 
 // short is the id prefix a person would type.
