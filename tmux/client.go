@@ -41,13 +41,13 @@ func NewClient(socket string, run Runner) *Client {
 // Socket is the server's socket name.
 func (c *Client) Socket() string { return c.socket }
 
-// Command runs one tmux command (or a command list joined with ";").
-func (c *Client) Command(ctx context.Context, args ...string) (string, error) {
-	return c.CommandInput(ctx, "", args...)
+// command runs one tmux command (or a command list joined with ";").
+func (c *Client) command(ctx context.Context, args ...string) (string, error) {
+	return c.commandInput(ctx, "", args...)
 }
 
-// CommandInput runs a command with stdin.
-func (c *Client) CommandInput(ctx context.Context, stdin string, args ...string) (string, error) {
+// commandInput runs a command with stdin.
+func (c *Client) commandInput(ctx context.Context, stdin string, args ...string) (string, error) {
 	full := append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)
 	return c.run.Run(ctx, stdin, full...)
 }
@@ -134,7 +134,7 @@ func (c *Client) NewSession(ctx context.Context, session, window string, width, 
 	// exits at once would otherwise end the only session, and the server.
 	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
 		"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
-	out, err := c.Command(ctx, append(args, pane.sessionArgs()...)...)
+	out, err := c.command(ctx, append(args, pane.sessionArgs()...)...)
 	if err != nil {
 		return "", err
 	}
@@ -144,33 +144,33 @@ func (c *Client) NewSession(ctx context.Context, session, window string, width, 
 // SetSessionEnv sets a variable in the session's environment, which the
 // windows a person opens there later start with.
 func (c *Client) SetSessionEnv(ctx context.Context, session, name, value string) error {
-	_, err := c.Command(ctx, "set-environment", "-t", "="+session, name, value)
+	_, err := c.command(ctx, "set-environment", "-t", "="+session, name, value)
 	return err
 }
 
 // SetSessionOption sets an option of the session alone.
 func (c *Client) SetSessionOption(ctx context.Context, session, name, value string) error {
-	_, err := c.Command(ctx, "set-option", "-t", "="+session+":", name, value)
+	_, err := c.command(ctx, "set-option", "-t", "="+session+":", name, value)
 	return err
 }
 
 // NewWindow adds a window to a session and returns its first pane's id.
 func (c *Client) NewWindow(ctx context.Context, session, window string, pane PaneSpec) (string, error) {
 	args := []string{"new-window", "-d", "-t", "=" + session + ":", "-n", window, "-P", "-F", "#{pane_id}"}
-	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	out, err := c.command(ctx, append(args, pane.args()...)...)
 	return strings.TrimSpace(out), err
 }
 
 // SplitWindow splits the window holding target and returns the new pane's id.
 func (c *Client) SplitWindow(ctx context.Context, target string, pane PaneSpec) (string, error) {
 	args := []string{"split-window", "-d", "-t", target, "-P", "-F", "#{pane_id}"}
-	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	out, err := c.command(ctx, append(args, pane.args()...)...)
 	return strings.TrimSpace(out), err
 }
 
 // HasSession reports whether the server runs a session of exactly this name.
 func (c *Client) HasSession(ctx context.Context, session string) (bool, error) {
-	_, err := c.Command(ctx, "has-session", "-t", "="+session)
+	_, err := c.command(ctx, "has-session", "-t", "="+session)
 	if err == nil {
 		return true, nil
 	}
@@ -186,7 +186,7 @@ func (c *Client) HasSession(ctx context.Context, session string) (bool, error) {
 
 // ServerPID is the server's process id; pane ids are only unique within it.
 func (c *Client) ServerPID(ctx context.Context) (int, error) {
-	out, err := c.Command(ctx, "display-message", "-p", "#{pid}")
+	out, err := c.command(ctx, "display-message", "-p", "#{pid}")
 	if err != nil {
 		return 0, err
 	}
@@ -199,7 +199,7 @@ func (c *Client) ServerPID(ctx context.Context) (int, error) {
 
 // KillServer stops the server and every pane in it.
 func (c *Client) KillServer(ctx context.Context) error {
-	_, err := c.Command(ctx, "kill-server")
+	_, err := c.command(ctx, "kill-server")
 	return err
 }
 
@@ -219,7 +219,7 @@ func Window(session, window string) string { return "=" + session + ":" + window
 
 // SelectLayout arranges the panes of a window ("tiled", ...).
 func (c *Client) SelectLayout(ctx context.Context, window, layout string) error {
-	_, err := c.Command(ctx, "select-layout", "-t", window, layout)
+	_, err := c.command(ctx, "select-layout", "-t", window, layout)
 	return err
 }
 
@@ -227,20 +227,20 @@ func (c *Client) SelectLayout(ctx context.Context, window, layout string) error 
 // along its bottom, and returns its id.
 func (c *Client) SplitBelow(ctx context.Context, window string, lines int, pane PaneSpec) (string, error) {
 	args := []string{"split-window", "-d", "-f", "-v", "-l", strconv.Itoa(lines), "-t", window, "-P", "-F", "#{pane_id}"}
-	out, err := c.Command(ctx, append(args, pane.args()...)...)
+	out, err := c.command(ctx, append(args, pane.args()...)...)
 	return strings.TrimSpace(out), err
 }
 
 // RespawnPane runs command in the pane anew, killing what runs there; the
 // pane keeps its id.
 func (c *Client) RespawnPane(ctx context.Context, target string, command ...string) error {
-	_, err := c.Command(ctx, append([]string{"respawn-pane", "-k", "-t", target}, command...)...)
+	_, err := c.command(ctx, append([]string{"respawn-pane", "-k", "-t", target}, command...)...)
 	return err
 }
 
 // KillPane closes a pane; ErrNoPane when it is gone already.
 func (c *Client) KillPane(ctx context.Context, pane string) error {
-	_, err := c.Command(ctx, "kill-pane", "-t", pane)
+	_, err := c.command(ctx, "kill-pane", "-t", pane)
 	return err
 }
 
@@ -248,7 +248,7 @@ func (c *Client) KillPane(ctx context.Context, pane string) error {
 // line is a tmux format, in which #(...) runs a command and #{...} expands:
 // every # of the text is doubled, so that tmux shows it and does nothing.
 func (c *Client) Display(ctx context.Context, pane, text string, d time.Duration) error {
-	_, err := c.Command(ctx, "display-message", "-d", strconv.FormatInt(d.Milliseconds(), 10), "-t", pane, literalFormat(Sanitize(text)))
+	_, err := c.command(ctx, "display-message", "-d", strconv.FormatInt(d.Milliseconds(), 10), "-t", pane, literalFormat(Sanitize(text)))
 	return err
 }
 
@@ -262,7 +262,7 @@ func (c *Client) TypeCommand(ctx context.Context, pane, command string) error {
 	p := c.pane(pane)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	_, err := c.Command(ctx, "if-shell", "-F", "-t", pane, "#{pane_in_mode}", "send-keys -X -t "+pane+" cancel", ";",
+	_, err := c.command(ctx, "if-shell", "-F", "-t", pane, "#{pane_in_mode}", "send-keys -X -t "+pane+" cancel", ";",
 		"send-keys", "-t", pane, "-l", command, ";", "send-keys", "-t", pane, "Enter")
 	p.lastKey = "text"
 	return err

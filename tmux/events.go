@@ -22,7 +22,7 @@ func (c *Client) SignalOnPaneEvents(ctx context.Context, channel string) error {
 	for _, hook := range paneEventHooks {
 		args = append(args, "set-hook", "-g", hook+hookIndex, "wait-for -S "+channel, ";")
 	}
-	_, err := c.Command(ctx, args[:len(args)-1]...)
+	_, err := c.command(ctx, args[:len(args)-1]...)
 	return err
 }
 
@@ -30,7 +30,7 @@ func (c *Client) SignalOnPaneEvents(ctx context.Context, channel string) error {
 // while no one waited is kept for the next WaitFor. The waiting tmux client
 // sleeps: it costs nothing while it waits.
 func (c *Client) WaitFor(ctx context.Context, channel string) error {
-	_, err := c.Command(ctx, "wait-for", strings.TrimSpace(channel))
+	_, err := c.command(ctx, "wait-for", strings.TrimSpace(channel))
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

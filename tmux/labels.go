@@ -18,7 +18,7 @@ const (
 // ShowLabels makes the server draw each pane's title (SetLabels) on its top
 // border, and the team's status on the right of the status bar.
 func (c *Client) ShowLabels(ctx context.Context) error {
-	_, err := c.Command(ctx,
+	_, err := c.command(ctx,
 		"set-option", "-g", "pane-border-status", "top", ";",
 		"set-option", "-g", "pane-border-format", " #{?#{"+optionTitle+"},#{"+optionTitle+"},#{pane_title}} ", ";",
 		"set-option", "-g", "status-left-length", "40", ";",
@@ -53,13 +53,13 @@ func (c *Client) SetLabels(ctx context.Context, l Labels) error {
 	if l.Status != "" {
 		cmds = append(cmds, []string{"set-option", "-g", optionStatus, l.Status})
 	}
-	if _, err := c.Command(ctx, joinCommands(cmds)...); err == nil || !errors.Is(err, ErrNoPane) {
+	if _, err := c.command(ctx, joinCommands(cmds)...); err == nil || !errors.Is(err, ErrNoPane) {
 		return err
 	}
 	// tmux stops a command list at its first error: set one at a time.
 	var gone error
 	for _, cmd := range cmds {
-		_, err := c.Command(ctx, cmd...)
+		_, err := c.command(ctx, cmd...)
 		switch {
 		case errors.Is(err, ErrNoPane):
 			gone = err

@@ -27,7 +27,7 @@ const paneFormat = "#{pane_id}\x1f#{pane_pid}\x1f#{session_name}\x1f#{window_nam
 // ListPanes lists every pane of the server in one tmux call, however many
 // there are: watching 50 agents costs one process, not 50.
 func (c *Client) ListPanes(ctx context.Context) ([]Pane, error) {
-	out, err := c.Command(ctx, "list-panes", "-a", "-F", paneFormat)
+	out, err := c.command(ctx, "list-panes", "-a", "-F", paneFormat)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func parsePanes(out string) ([]Pane, error) {
 // inputLine returns the logical line the cursor is on, wrapped rows joined,
 // and whether the pane is in a mode.
 func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMode bool, err error) {
-	out, err := c.Command(ctx, "display-message", "-p", "-t", pane, "#{cursor_y} #{pane_in_mode}")
+	out, err := c.command(ctx, "display-message", "-p", "-t", pane, "#{cursor_y} #{pane_in_mode}")
 	if err != nil {
 		return "", false, err
 	}
@@ -71,7 +71,7 @@ func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMod
 	}
 	// Rows 0..y joined: the last line is the cursor's row with the rows it
 	// wraps from.
-	screen, err := c.Command(ctx, "capture-pane", "-p", "-J", "-t", pane, "-S", "0", "-E", strconv.Itoa(y))
+	screen, err := c.command(ctx, "capture-pane", "-p", "-J", "-t", pane, "-S", "0", "-E", strconv.Itoa(y))
 	if err != nil {
 		return "", false, err
 	}
@@ -82,7 +82,7 @@ func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMod
 // History reads all a pane printed, from the start of its scrollback: what
 // scrolled away when the pane was resized (a layout change) included.
 func (c *Client) History(ctx context.Context, pane string) (string, error) {
-	return c.Command(ctx, "capture-pane", "-p", "-J", "-S", "-", "-t", pane)
+	return c.command(ctx, "capture-pane", "-p", "-J", "-S", "-", "-t", pane)
 }
 
 // screenEnd ends each pane's text in the output of Screens; no screen holds
@@ -101,7 +101,7 @@ func (c *Client) Screens(ctx context.Context, ids []string) (map[string]string, 
 		// message is padded by tmux's time expansion.
 		args = append(args, "capture-pane", "-p", "-t", id, ";", "display-message", "-p", "-t", id, screenEnd+"#{pane_id}", ";")
 	}
-	out, err := c.Command(ctx, args[:len(args)-1]...)
+	out, err := c.command(ctx, args[:len(args)-1]...)
 	if err != nil {
 		return nil, err
 	}

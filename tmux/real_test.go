@@ -95,7 +95,7 @@ func TestSendLineLeavesCopyModeOnARealPane(t *testing.T) {
 	cmd, out := recorder(t)
 	c, pane := newServer(t, cmd...)
 	waitForCommand(t, c, pane, "cat")
-	if _, err := c.Command(context.Background(), "copy-mode", "-t", pane); err != nil {
+	if _, err := c.command(context.Background(), "copy-mode", "-t", pane); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.SendLine(context.Background(), pane, "after copy mode", TypeOptions{}); err != nil {
@@ -196,7 +196,7 @@ func TestScreensKeepsEveryPane(t *testing.T) {
 	ctx := context.Background()
 	ids := []string{first}
 	for i := 1; i <= 11; i++ {
-		out, err := c.Command(ctx, "new-window", "-d", "-t", "=test:", "-P", "-F", "#{pane_id}", "sh", "-c", fmt.Sprintf("echo pane-%d; exec sleep 600", i))
+		out, err := c.command(ctx, "new-window", "-d", "-t", "=test:", "-P", "-F", "#{pane_id}", "sh", "-c", fmt.Sprintf("echo pane-%d; exec sleep 600", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +247,7 @@ func TestSetLabelsSurvivesAGonePane(t *testing.T) {
 	if err := c.SetLabels(ctx, labels); !errors.Is(err, ErrNoPane) {
 		t.Fatalf("SetLabels with a gone pane = %v; want ErrNoPane, the others set", err)
 	}
-	out, err := c.Command(ctx, "display-message", "-p", "-t", first, "#{@sb_title}|#{@sb_status}")
+	out, err := c.command(ctx, "display-message", "-p", "-t", first, "#{@sb_title}|#{@sb_status}")
 	if err != nil || strings.TrimSpace(out) != "Developer Agent · idle|2 agents" {
 		t.Errorf("labels read back %q, %v", out, err)
 	}

@@ -71,13 +71,13 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 	if _, inMode, err := c.inputLine(ctx, pane); err != nil {
 		return typed, err
 	} else if inMode {
-		if _, err := c.Command(ctx, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
+		if _, err := c.command(ctx, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
 			return typed, err
 		}
 	}
 	p.bufferID++
 	buffer := fmt.Sprintf("switchboard-%s-%d", strings.TrimPrefix(pane, "%"), p.bufferID)
-	if _, err := c.CommandInput(ctx, typed.Text, "load-buffer", "-b", buffer, "-", ";",
+	if _, err := c.commandInput(ctx, typed.Text, "load-buffer", "-b", buffer, "-", ";",
 		"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane); err != nil {
 		return typed, err
 	}
@@ -92,7 +92,7 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 	}
 	echoed := strings.Contains(line, tail)
 	for typed.Enters <= opts.Retries {
-		if _, err := c.Command(ctx, "send-keys", "-t", pane, "Enter"); err != nil {
+		if _, err := c.command(ctx, "send-keys", "-t", pane, "Enter"); err != nil {
 			return typed, err
 		}
 		typed.Enters++
@@ -135,7 +135,7 @@ func (c *Client) Interrupt(ctx context.Context, pane string) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.lastKey != "escape" {
-		if _, err := c.Command(ctx, "send-keys", "-t", pane, "Escape"); err != nil {
+		if _, err := c.command(ctx, "send-keys", "-t", pane, "Escape"); err != nil {
 			return err
 		}
 		p.lastKey = "escape"
@@ -162,7 +162,7 @@ const inputRows = 12
 // again.
 func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts TypeOptions) (Typed, error) {
 	opts = opts.withDefaults()
-	screen, err := c.Command(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	screen, err := c.command(ctx, "capture-pane", "-p", "-J", "-t", pane)
 	if err != nil {
 		return typed, err
 	}
@@ -172,7 +172,7 @@ func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts Ty
 		p := c.pane(pane)
 		p.mu.Lock()
 		defer p.mu.Unlock()
-		_, err := c.Command(ctx, "send-keys", "-t", pane, "Enter")
+		_, err := c.command(ctx, "send-keys", "-t", pane, "Enter")
 		typed.Enters++
 		return typed, err
 	}
