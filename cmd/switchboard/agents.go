@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"text/tabwriter"
 
 	"switchboard/desk"
 
@@ -50,8 +49,7 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	if g.json {
 		return writeJSON(io.out, rows)
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tSTATE\tPANE\tUNREAD\tURGENT")
+	tw := io.table("NAME", "KIND", "STATE", "PANE", "UNREAD", "URGENT")
 	for _, r := range rows {
 		state := r.State
 		if r.ExitStatus != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -91,8 +90,7 @@ func runApprovals(io *streams, g *globals) error {
 		fmt.Fprintln(io.out, "no approvals: every permission prompt sent up is asked")
 		return nil
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tAGENT\tCALLS\tANSWER\tBY\tSINCE")
+	tw := io.table("ID", "AGENT", "CALLS", "ANSWER", "BY", "SINCE")
 	for _, a := range all {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Agent, safetext.Line(approvals.Describe(a.Tool, a.Rule)), a.Decision, a.By, localTime(a.At))
 	}

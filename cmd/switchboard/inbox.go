@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
@@ -70,12 +69,11 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		return nil
 	}
 	titleRoom := titleWidth(io.width, items, opts.all)
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
+	header := []string{"TIME", "PRIORITY", "FROM", "TITLE", "ID"}
 	if opts.all {
-		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID\tSTATE")
-	} else {
-		fmt.Fprintln(tw, "TIME\tPRIORITY\tFROM\tTITLE\tID")
+		header = append(header, "STATE")
 	}
+	tw := io.table(header...)
 	for _, it := range items {
 		title := safetext.Line(it.Title)
 		if it.Unverified {

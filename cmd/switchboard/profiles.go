@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -62,8 +61,7 @@ func runProfiles(io *streams, g *globals) error {
 	if g.json {
 		return writeJSON(io.out, rows)
 	}
-	tw := tabwriter.NewWriter(io.out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tKIND\tCOMMAND\tMODEL\tDESCRIPTION")
+	tw := io.table("NAME", "KIND", "COMMAND", "MODEL", "DESCRIPTION")
 	for _, r := range rows {
 		desc := r.Description
 		if r.Path == "" {

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
+	"text/tabwriter"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,4 +51,12 @@ func terminalWidth(f *os.File) int {
 		return 0
 	}
 	return int(ws.Col)
+}
+
+// table starts a table on standard output, columns two spaces apart, with
+// its header row; Flush prints it.
+func (s *streams) table(header ...string) *tabwriter.Writer {
+	tw := tabwriter.NewWriter(s.out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	return tw
 }
