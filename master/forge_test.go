@@ -108,16 +108,7 @@ func TestOneBrokenInboxHoldsUpNoOne(t *testing.T) {
 	h := newHarness(t)
 	h.start(Options{})
 	broken := h.store.InboxDir("reviewer_agent")
-	// The master makes a removed inbox again at once: the file must win a race.
-	h.waitFor("a file to take the inbox's place", func() bool {
-		os.RemoveAll(broken)
-		f, err := os.OpenFile(broken, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return false
-		}
-		f.Close()
-		return true
-	})
+	h.putFileInPlaceOf(broken)
 
 	post(t, h, "master_agent", &mailbox.Message{To: []string{"developer_agent", "reviewer_agent"}, Title: "Standup in five"})
 	h.waitInbox("developer_agent", 1)
@@ -201,16 +192,7 @@ func TestAnOutboxThatCouldNotBeMadeAgainIsWatchedOnceItCan(t *testing.T) {
 	h := newHarness(t)
 	h.start(Options{})
 	outbox := h.store.OutboxDir("tester_agent")
-	// The master makes the outbox again at once: the file must win a race.
-	h.waitFor("a file to take the outbox's place", func() bool {
-		os.RemoveAll(outbox)
-		f, err := os.OpenFile(outbox, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if err != nil {
-			return false
-		}
-		f.Close()
-		return true
-	})
+	h.putFileInPlaceOf(outbox)
 	h.waitFor("the master to say it cannot watch the outbox yet", func() bool {
 		return strings.Contains(h.log.String(), "outbox of tester_agent was removed and cannot be watched again yet")
 	})

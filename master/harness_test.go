@@ -179,3 +179,19 @@ func exists(path string) bool {
 	_, err := os.Lstat(path)
 	return err == nil
 }
+
+// putFileInPlaceOf removes a mailbox folder and puts a file where it was,
+// so that the master cannot make it again. The master makes a removed
+// folder again at once: the file must win a race.
+func (h *harness) putFileInPlaceOf(dir string) {
+	h.t.Helper()
+	h.waitFor("a file to take the place of "+filepath.Base(dir), func() bool {
+		os.RemoveAll(dir)
+		f, err := os.OpenFile(dir, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return false
+		}
+		f.Close()
+		return true
+	})
+}
