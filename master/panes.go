@@ -249,36 +249,21 @@ func (p *panes) look(ctx context.Context) {
 		}
 	}
 	p.mu.Unlock()
-	readAlerts := make(map[string]*alert)
-	for name, a := range alerts {
-		if !p.store.IsUnread(name, a.file) {
-			readAlerts[name] = a // read: the border may forget it
-		}
-	}
 	// The disk is read before the lock is taken: routing, which announces
 	// under the same lock, never waits for it.
+	readAlerts := p.readAlerts(alerts)
+	hooked := p.hookedStates(session)
+	mail := p.mailCounts(session)
 	var watchScreens []string
-	hooked := make(map[string]mailbox.AgentState)
-	mail := make(map[string][2]int)
 	for name, seat := range session.Agents {
-		st, ok, _ := p.store.ReadState(name)
-		if ok && st.Source == mailbox.SourceHook {
-			hooked[name] = st
-		}
 		if pane, ok := alive[seat.Pane]; ok && !pane.Dead && (hooked[name].State == "" || notReady[name]) {
 			watchScreens = append(watchScreens, seat.Pane)
 		}
-		n, urgent, _ := p.store.Counts(name)
-		mail[name] = [2]int{n, urgent}
 	}
 	p.watching = len(watchScreens) > 0 || p.serverWatchFailed
 	screens := p.captureScreens(ctx, client, watchScreens)
 	// A hook that spoke while the screens were read has the last word.
-	for name := range session.Agents {
-		if st, ok, _ := p.store.ReadState(name); ok && st.Source == mailbox.SourceHook {
-			hooked[name] = st
-		}
-	}
+	hooked = p.hookedStates(session)
 
 	now := p.m.now().UTC()
 	labels := tmux.Labels{Title: map[string]string{}}
@@ -348,6 +333,39 @@ func (p *panes) look(ctx context.Context) {
 		p.m.logf("cannot update pane borders: %v", err)
 	}
 	p.publishSummary(summary)
+}
+
+// readAlerts are the alerts whose interrupt has been read: the border may
+// forget them.
+func (p *panes) readAlerts(alerts map[string]*alert) map[string]*alert {
+	read := make(map[string]*alert)
+	for name, a := range alerts {
+		if !p.store.IsUnread(name, a.file) {
+			read[name] = a
+		}
+	}
+	return read
+}
+
+// hookedStates are the states the agents' hooks last wrote, by agent.
+func (p *panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
+	hooked := make(map[string]mailbox.AgentState)
+	for name := range session.Agents {
+		if st, ok, _ := p.store.ReadState(name); ok && st.Source == mailbox.SourceHook {
+			hooked[name] = st
+		}
+	}
+	return hooked
+}
+
+// mailCounts are each agent's unread and urgent unread messages.
+func (p *panes) mailCounts(session *agents.Session) map[string][2]int {
+	mail := make(map[string][2]int, len(session.Agents))
+	for name := range session.Agents {
+		n, urgent, _ := p.store.Counts(name)
+		mail[name] = [2]int{n, urgent}
+	}
+	return mail
 }
 
 // stateWrite is a state the screen or the pane's death gave an agent, to be
