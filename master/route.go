@@ -95,8 +95,8 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		delete(m.unsettled, path)
 		m.reject(agent, path, string(refused))
 		return nil, nil
-	case err != nil:
-		m.logf("cannot read %s: %v", path, err)
+	case err != nil: // not read, or its id not written back: left for a later pass
+		m.logf("cannot route %s yet: %v", path, err)
 		m.noteFull(err)
 		return nil, nil
 	}
