@@ -180,7 +180,9 @@ func clientInTeam(t *testing.T, c realclient.Client, agent, display, extra strin
 	program := c.Install(t)
 	tm := newTeam(t)
 	u := c.NewUser(t, tm.root)
-	tm.env = quickExit(u.Env)
+	// Started from a shell that says it is a CI job, as CI's is: a client
+	// that reads that as "run headless" must still wait for its next prompt.
+	tm.env = append(quickExit(u.Env), "CI=true")
 	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
 	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
 		fmt.Sprintf("display_name: %s\nkind: %s\ncommand: %s\n%s", display, c.Kind, command, extra))
