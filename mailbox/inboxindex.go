@@ -82,7 +82,8 @@ func summarize(sorted []string, unverified map[string]bool) InboxSummary {
 // The index also keeps whether a record vouches for each file (Voucher), so
 // that a file is opened and checked once, when its name is new to the
 // index; a notice recorded later makes every index be rebuilt, and the files
-// found unverified checked again.
+// found unverified checked again, and a planted file the master recorded
+// (PlantedPath) makes every file be checked again.
 func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	stamp, ok, err := s.inboxStamp(agent)
 	if err != nil || !ok {
@@ -128,9 +129,13 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 	}
 	stamp = strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(info.Size(), 10)
 	stamp += inodeAndChange(info)
-	// A notice recorded may vouch for a file found unverified before.
+	// A notice recorded may vouch for a file found unverified before, and a
+	// planted file found may be one vouched for before.
 	if notices, err := os.Stat(s.NoticesPath()); err == nil {
-		stamp += " n" + strconv.FormatInt(notices.Size(), 10)
+		stamp += " " + noticesMark + strconv.FormatInt(notices.Size(), 10)
+	}
+	if planted, err := os.Stat(s.PlantedPath()); err == nil {
+		stamp += " " + plantedMark + strconv.FormatInt(planted.Size(), 10)
 	}
 	// A folder changed within the racy window is listed every time.
 	window := racyWindow
@@ -170,11 +175,15 @@ func (s *Store) rebuildIndex(agent, stamp string) (names []string, unverified ma
 
 // checkNames returns the names among names whose files no record vouches
 // for, and how many files it opened to tell: a name the index found vouched
-// for before keeps its verdict, and so does one it found unverified while
-// no notice was recorded since.
+// for before keeps its verdict while the master found no planted file
+// since, and one it found unverified keeps it while no notice was recorded
+// since either.
 func (s *Store) checkNames(agent string, names []string, stamp string) (unverified map[string]bool, checked int) {
 	before, beforeStamp := readVerdicts(s.indexPath(agent))
-	sameNotices := noticesPart(beforeStamp) == noticesPart(stamp)
+	if stampPart(beforeStamp, plantedMark) != stampPart(stamp, plantedMark) {
+		before = nil
+	}
+	sameNotices := stampPart(beforeStamp, noticesMark) == stampPart(stamp, noticesMark)
 	unverified = make(map[string]bool)
 	var v *Voucher
 	for _, name := range names {
@@ -200,10 +209,17 @@ func (s *Store) checkNames(agent string, names []string, stamp string) (unverifi
 	return unverified, checked
 }
 
-// noticesPart is the part of a stamp that the record of notices gives.
-func noticesPart(stamp string) string {
+// The parts of a stamp that the record of notices and the record of
+// planted files give start with these; no other part does.
+const (
+	noticesMark = "n"
+	plantedMark = "p"
+)
+
+// stampPart is the part of a stamp that starts with mark, "" when none.
+func stampPart(stamp, mark string) string {
 	for _, f := range strings.Fields(stamp) {
-		if strings.HasPrefix(f, "n") {
+		if strings.HasPrefix(f, mark) {
 			return f
 		}
 	}

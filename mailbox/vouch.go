@@ -74,22 +74,7 @@ func (s *Store) StartNoticeMarks() (created bool, err error) {
 
 // VouchNotice records a notice before the master delivers it to agent.
 func (s *Store) VouchNotice(agent string, m *Message) error {
-	line, err := json.Marshal(NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m)})
-	if err != nil {
-		return fmt.Errorf("encode notice mark: %w", err)
-	}
-	f, err := os.OpenFile(s.NoticesPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return fmt.Errorf("record notice: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if err == nil && s.Durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := appendJSONLine(s.NoticesPath(), NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m)}, s.Durable); err != nil {
 		return fmt.Errorf("record notice: %w", err)
 	}
 	return nil

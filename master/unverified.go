@@ -145,6 +145,16 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 // reportPlanted tells the overseers, once, of files in agent's mailbox that
 // the master did not deliver.
 func (m *Master) reportPlanted(agent string, files []planted) {
+	// Recorded first: the readers' inbox indexes check their files again,
+	// and count these as unverified before the overseers are told.
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f.path)
+	}
+	if err := m.store.NotePlanted(agent, names, m.now()); err != nil {
+		m.logf("cannot record the files planted in the mailbox of %s: %v", agent, err)
+		m.noteFull(err)
+	}
 	var what strings.Builder
 	var key strings.Builder
 	latest := files[0].at

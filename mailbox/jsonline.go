@@ -1,0 +1,27 @@
+package mailbox
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// appendJSONLine appends v, as one line of JSON, to the file at path,
+// making the file when there is none, and syncs it when durable.
+func appendJSONLine(path string, v any, durable bool) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil && durable {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
