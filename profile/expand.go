@@ -6,6 +6,7 @@ import (
 	"os/user"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Vars are the values ${name} expands to in a profile's command, cwd and env.
@@ -28,7 +29,7 @@ func DefaultVars(workspaceRoot string) Vars {
 	return v
 }
 
-var variable = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var variable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`) })
 
 // Expand returns a copy of the profile with every ${var} in its command,
 // cwd and env replaced. An unknown variable is an error naming the known ones.
@@ -38,7 +39,7 @@ func (p *Profile) Expand(v Vars) (*Profile, error) {
 	}
 	var unknown []string
 	expand := func(s string) string {
-		return variable.ReplaceAllStringFunc(s, func(m string) string {
+		return variable().ReplaceAllStringFunc(s, func(m string) string {
 			name := m[2 : len(m)-1]
 			if val, ok := values[name]; ok {
 				return val

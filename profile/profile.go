@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -127,7 +128,7 @@ func (c *Command) UnmarshalYAML(n *yaml.Node) error {
 // Error is a problem in a profile file, with where it is.
 type Error = yamlsyntax.Error
 
-var yamlLine = regexp.MustCompile(`line (\d+): (.*)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+): (.*)`) })
 
 // LoadProfile reads and validates one profile file. The file's name (less
 // .yaml, .yml or .json) must be the agent's name.
@@ -161,7 +162,7 @@ func profileError(path string, data []byte, err error) error {
 	}
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	msg = strings.TrimPrefix(msg, "unmarshal errors:\n  ")
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		text := m[2]
 		if field, ok := strings.CutPrefix(text, "field "); ok {

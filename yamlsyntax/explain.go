@@ -6,11 +6,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
 
-var lineError = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var lineError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // maxScannedLines bounds the search for the line an error is on.
 const maxScannedLines = 5000
@@ -19,7 +20,7 @@ const maxScannedLines = 5000
 // wrong, and the parser's message with what it means in plain words. ok is
 // false for an error that names no line.
 func Explain(data []byte, err error) (line int, msg string, ok bool) {
-	m := lineError.FindStringSubmatch(err.Error())
+	m := lineError().FindStringSubmatch(err.Error())
 	if m == nil {
 		return 0, "", false
 	}

@@ -11,6 +11,14 @@ import (
 	"switchboard/profile"
 )
 
+// completing says whether the command line is the shell asking cobra for
+// completions. Only then is the tree taught them: the hooks start this
+// binary before every prompt, and teaching costs a third of building the
+// tree.
+func completing(args []string) bool {
+	return len(args) > 0 && (args[0] == cobra.ShellCompRequestCmd || args[0] == cobra.ShellCompNoDescRequestCmd)
+}
+
 // completion teaches the shell completion cobra generates (switchboard
 // completion bash|zsh|fish) the team it runs in: agent names where a
 // command takes an agent, message ids where it takes a message, and the
@@ -41,7 +49,7 @@ func completion(root *cobra.Command, g *globals) {
 	var walk func(cmd *cobra.Command)
 	walk = func(cmd *cobra.Command) {
 		for name, complete := range flagValues {
-			if cmd.LocalFlags().Lookup(name) != nil || (cmd == root && cmd.PersistentFlags().Lookup(name) != nil) {
+			if cmd.Flags().Lookup(name) != nil || cmd.PersistentFlags().Lookup(name) != nil {
 				_ = cmd.RegisterFlagCompletionFunc(name, complete)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"switchboard/safetext"
 )
@@ -73,7 +74,7 @@ func stagedHere(g *globals) string {
 }
 
 // quotedCommand is a command a hint quotes: `switchboard VERB ...`.
-var quotedCommand = regexp.MustCompile("`switchboard ([a-z]+)([^`]*)`")
+var quotedCommand = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`switchboard ([a-z]+)([^`]*)`") })
 
 // actsAsSomeone are the commands whose meaning depends on who runs them.
 var actsAsSomeone = map[string]bool{
@@ -89,8 +90,8 @@ func asCaller(text, as string) string {
 	if as == "" {
 		return text
 	}
-	return quotedCommand.ReplaceAllStringFunc(text, func(q string) string {
-		m := quotedCommand.FindStringSubmatch(q)
+	return quotedCommand().ReplaceAllStringFunc(text, func(q string) string {
+		m := quotedCommand().FindStringSubmatch(q)
 		if !actsAsSomeone[m[1]] || strings.Contains(m[2], "--as") {
 			return q
 		}

@@ -25,6 +25,9 @@ func run(args []string, io *streams) int {
 	defer stop()
 	g := &globals{}
 	cmd := newRootCmdWith(io, g)
+	if completing(args) {
+		completion(cmd, g)
+	}
 	cmd.SetArgs(args)
 	err := withHint(cmd.ExecuteContext(ctx))
 	if err != nil && !errors.Is(err, errSaid) {
@@ -32,8 +35,6 @@ func run(args []string, io *streams) int {
 	}
 	return exitCode(err)
 }
-
-func newRootCmd(io *streams) *cobra.Command { return newRootCmdWith(io, &globals{}) }
 
 func newRootCmdWith(io *streams, g *globals) *cobra.Command {
 	root := &cobra.Command{
@@ -99,7 +100,6 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newDemoPlayCmd(io, g),
 		newVersionCmd(io),
 	)
-	completion(root, g)
 	return root
 }
 
