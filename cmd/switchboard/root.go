@@ -24,7 +24,7 @@ func run(args []string, io *streams) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	g := &globals{}
-	cmd := newRootCmdWith(io, g)
+	cmd := newRootCmd(io, g)
 	if completing(args) {
 		completion(cmd, g)
 	}
@@ -36,7 +36,7 @@ func run(args []string, io *streams) int {
 	return exitCode(err)
 }
 
-func newRootCmdWith(io *streams, g *globals) *cobra.Command {
+func newRootCmd(io *streams, g *globals) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Run a team of AI coding agents that talk through mailboxes under enforced rules",
