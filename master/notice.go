@@ -47,16 +47,16 @@ func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {
 // reject moves a file out of the outbox into rejected/, writes the reason
 // beside it in <name>.error, and tells the sender. The notice is delivered
 // before the move, so a crash in between repeats the notice under the same
-// name rather than losing it.
-func (m *Master) reject(agent, path, reason string) {
+// name rather than losing it. It reports whether the file was moved.
+func (m *Master) reject(agent, path, reason string) (moved bool) {
 	r, err := m.store.Reject(agent, path, reason)
 	if errors.Is(err, fs.ErrNotExist) {
-		return // gone meanwhile
+		return false // gone meanwhile
 	}
 	if err != nil {
 		m.logf("cannot reject %s: %v", path, err)
 		m.noteFull(err)
-		return
+		return false
 	}
 	key := fmt.Sprintf("rejected/%s/%s/%d/%d", agent, r.Name, r.Size, r.ModTime.UnixNano())
 	content := fmt.Sprintf("Your message file %s was rejected:\n  %s\n\nIt is kept in %s, with the reason in %s.error.\nFix it and send it again, for example with `switchboard send --to AGENT --title TITLE`.\n",
@@ -72,13 +72,14 @@ func (m *Master) reject(agent, path, reason string) {
 	if err != nil {
 		m.logf("cannot tell %s of a rejection: %v", agent, err)
 		m.noteFull(err)
-		return
+		return false
 	}
 	if err := r.Finish(); err != nil {
 		m.logf("cannot move %s to rejected/: %v", path, err)
-		return
+		return false
 	}
 	m.logf("rejected %s from %s: %s", r.Name, agent, reason)
+	return true
 }
 
 // shortName is a file name cut to leave room for the reason in a title.

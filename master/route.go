@@ -25,6 +25,12 @@ type unsettled struct {
 // messages are appended, the log synced once, and the messages delivered.
 const batchSize = 256
 
+// turn bounds the files of one outbox dealt with in one pass. An outbox
+// with thousands of files waiting (a burst, or an agent's loop writing bad
+// files) is taken in turns with the others, whose mail waits for one turn
+// at most.
+const turn = batchSize
+
 // routing is one message on its way: its record is in the log.
 type routing struct {
 	path     string
@@ -45,11 +51,18 @@ func (m *Master) scanOutbox(agent string) error {
 	}
 	seen := make(map[string]bool)
 	var batch []*routing
+	dealt := 0
 	for _, path := range paths {
+		if dealt == turn {
+			return m.endTurn(agent, batch)
+		}
 		seen[path] = true
-		r, err := m.prepare(agent, path)
+		r, done, err := m.prepare(agent, path)
 		if err != nil {
 			return err
+		}
+		if done {
+			dealt++
 		}
 		if r != nil {
 			batch = append(batch, r)
@@ -72,6 +85,21 @@ func (m *Master) scanOutbox(agent string) error {
 	return nil
 }
 
+// endTurn commits what an outbox's turn prepared, and has the rest of it
+// scanned by the next pass, after the other outboxes, unless the turn met
+// trouble: a full disk pauses routing, and an inbox that could not be
+// written has the outbox tried again after a wait. Either brings the next
+// turn in its time.
+func (m *Master) endTurn(agent string, batch []*routing) error {
+	if err := m.commit(agent, batch); err != nil {
+		return err
+	}
+	if m.pause.trouble == nil && !m.waitingToRetry(agent) {
+		m.work.mark(agent)
+	}
+	return nil
+}
+
 // errLog marks a failure to write the audit log.
 type errLog struct{ err error }
 
@@ -80,25 +108,24 @@ func (e errLog) Unwrap() error { return e.err }
 
 // prepare reads one outbox file and, when it is a valid message, logs it
 // (unless an earlier run did) without syncing the log. It returns nil for a
-// file it rejected, one still being written, or one gone meanwhile.
-func (m *Master) prepare(agent, path string) (*routing, error) {
+// file it rejected, one still being written, or one gone meanwhile; done
+// says whether it dealt with the file, routing or rejecting it.
+func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) {
 	msg, err := m.store.OpenPending(agent, path, m.now())
 	var unsettled *mailbox.Unsettled
 	var refused mailbox.Refusal
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return nil, nil // gone meanwhile: routed by a previous pass or taken back
+		return nil, false, nil // gone meanwhile: routed by a previous pass or taken back
 	case errors.As(err, &unsettled):
-		m.waitToSettle(agent, path, unsettled.Stamp, unsettled.Err)
-		return nil, nil
+		return nil, m.waitToSettle(agent, path, unsettled.Stamp, unsettled.Err), nil
 	case errors.As(err, &refused):
 		delete(m.unsettled, path)
-		m.reject(agent, path, string(refused))
-		return nil, nil
+		return nil, m.reject(agent, path, string(refused)), nil
 	case err != nil: // not read, or its id not written back: left for a later pass
 		m.logf("cannot route %s yet: %v", path, err)
 		m.noteFull(err)
-		return nil, nil
+		return nil, false, nil
 	}
 	delete(m.unsettled, path)
 	rec, done := m.log.Routed(msg.ID)
@@ -106,19 +133,17 @@ func (m *Master) prepare(agent, path string) (*routing, error) {
 		// The same file again is a crash's leftover, delivered by the
 		// record; another message under a used id would ride on that
 		// record's decision, past the rules.
-		m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq))
-		return nil, nil
+		return nil, m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq)), nil
 	}
 	if !done {
-		var ok bool
-		if rec, ok = m.decide(agent, path, msg); !ok {
-			return nil, nil
+		if rec, err = m.decide(agent, msg); err != nil {
+			return nil, m.reject(agent, path, err.Error()), nil
 		}
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
-			return nil, errLog{err}
+			return nil, false, errLog{err}
 		}
 	}
-	return &routing{path: path, msg: msg, rec: rec, appended: !done}, nil
+	return &routing{path: path, msg: msg, rec: rec, appended: !done}, true, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
@@ -223,9 +248,9 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 	return all, fresh
 }
 
-// decide expands the recipients and applies the rules. It rejects a message
-// naming an agent the team does not have.
-func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Record, bool) {
+// decide expands the recipients and applies the rules. A message naming an
+// agent the team does not have is refused, with the reason.
+func (m *Master) decide(agent string, msg *mailbox.Message) (mailbox.Record, error) {
 	route := m.rules.Route(agent, msg)
 	if len(route.Unknown) > 0 {
 		// An agent spawned a moment ago may not have reached this master's
@@ -234,8 +259,7 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 		route = m.rules.Route(agent, msg)
 	}
 	if len(route.Unknown) > 0 {
-		m.reject(agent, path, fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
-		return mailbox.Record{}, false
+		return mailbox.Record{}, mailbox.Refusal(fmt.Sprintf("unknown recipient %q; the team is: %s", route.Unknown[0], strings.Join(m.rules.Agents(), ", ")))
 	}
 	rec := mailbox.Record{Time: m.now().UTC(), Message: msg, Delivered: route.Delivered, Blocked: route.Blocked, Hash: mailbox.Fingerprint(msg)}
 	if wantsInterrupt(msg) && !slices.ContainsFunc(rec.Delivered, func(to string) bool { return m.rules.MayInterruptAgent(agent, to) }) && len(rec.Delivered) > 0 {
@@ -249,7 +273,7 @@ func (m *Master) decide(agent, path string, msg *mailbox.Message) (mailbox.Recor
 	default:
 		rec.Status = mailbox.StatusPartial
 	}
-	return rec, true
+	return rec, nil
 }
 
 // wantsInterrupt reports whether the sender asks for the recipients to be
@@ -290,19 +314,20 @@ func (m *Master) logRouted(rec mailbox.Record) {
 }
 
 // waitToSettle keeps a file that is not valid JSON until it has stayed
-// unchanged for the settle time, then rejects it with the parse error.
-func (m *Master) waitToSettle(agent, path, stamp string, parseErr error) {
+// unchanged for the settle time, then rejects it with the parse error,
+// reporting whether it did.
+func (m *Master) waitToSettle(agent, path, stamp string, parseErr error) (rejected bool) {
 	now := m.now()
 	u, known := m.unsettled[path]
 	if !known || u.stamp != stamp {
 		m.unsettled[path] = unsettled{agent: agent, stamp: stamp, since: now, err: parseErr}
-		return
+		return false
 	}
 	if now.Sub(u.since) < m.opts.Settle {
-		return
+		return false
 	}
 	delete(m.unsettled, path)
-	m.reject(agent, path, fmt.Sprintf("%v (the file stayed unchanged for %s, so it is not being written any more)", u.err, m.opts.Settle))
+	return m.reject(agent, path, fmt.Sprintf("%v (the file stayed unchanged for %s, so it is not being written any more)", u.err, m.opts.Settle))
 }
 
 // nextSettleCheck is when the earliest unsettled file is due.
@@ -344,6 +369,15 @@ func (m *Master) retryLater(agent string) {
 	wait := min(max(2*m.retryWait[agent], retryFirst), retryMost)
 	m.retryWait[agent] = wait
 	time.AfterFunc(wait, func() { m.work.mark(agent) })
+}
+
+// waitingToRetry reports whether the agent's outbox waits to be tried again
+// after a failure.
+func (m *Master) waitingToRetry(agent string) bool {
+	m.retryMu.Lock()
+	defer m.retryMu.Unlock()
+	_, failed := m.retryWait[agent]
+	return failed
 }
 
 // retried forgets the failures of an outbox that went through, reporting

@@ -1,6 +1,7 @@
 package master
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,5 +147,33 @@ func TestStopsCleanlyAndReleasesTheLock(t *testing.T) {
 	}
 	if _, running := workspace.New(h.root).MasterRunning(); running {
 		t.Errorf("lock still held after the master stopped")
+	}
+}
+
+// TestAFullOutboxTakesTurnsWithTheOthers: the tester's outbox holds four
+// turns of bad files when the master starts; a message the developer posts
+// once the master is at them is routed within the next turns, not after
+// them all.
+func TestAFullOutboxTakesTurnsWithTheOthers(t *testing.T) {
+	h := newHarness(t)
+	const bad = 4 * turn
+	for i := range bad {
+		h.drop("tester_agent", fmt.Sprintf("bad-%04d.json", i), `{"to":"developer_agent"}`)
+	}
+	h.start(Options{})
+	h.waitFor("the master to reject the first bad file", func() bool {
+		return strings.Contains(h.log.String(), "rejected bad-")
+	})
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
+	h.waitInbox("reviewer_agent", 1)
+	h.waitFor("every bad file to be rejected", func() bool {
+		return strings.Count(h.log.String(), "rejected bad-") == bad
+	})
+	log := h.log.String()
+	routed := strings.Index(log, "developer_agent → reviewer_agent: Review the login change")
+	// The turn under way when it was posted, the next if the pass after
+	// had begun before the master heard of it, and one for slack.
+	if before := bad - strings.Count(log[routed:], "rejected bad-"); before > 3*turn {
+		t.Errorf("the developer's message was routed after %d of the %d bad files; want it routed within three turns of %d", before, bad, turn)
 	}
 }
