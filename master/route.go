@@ -128,14 +128,14 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		return nil, false, nil
 	}
 	delete(m.unsettled, path)
-	rec, done := m.log.Routed(msg.ID)
-	if done && !rec.SameMessage(msg) {
+	rec, logged := m.log.Routed(msg.ID)
+	if logged && !rec.SameMessage(msg) {
 		// The same file again is a crash's leftover, delivered by the
 		// record; another message under a used id would ride on that
 		// record's decision, past the rules.
 		return nil, m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq)), nil
 	}
-	if !done {
+	if !logged {
 		if rec, err = m.decide(agent, msg); err != nil {
 			return nil, m.reject(agent, path, err.Error()), nil
 		}
@@ -143,7 +143,7 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 			return nil, false, errLog{err}
 		}
 	}
-	return &routing{path: path, msg: msg, rec: rec, appended: !done}, true, nil
+	return &routing{path: path, msg: msg, rec: rec, appended: !logged}, true, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
