@@ -3,16 +3,19 @@ package mailbox
 import (
 	"encoding/json"
 	"os"
+	"syscall"
 )
 
 // appendJSONLine appends v, as one line of JSON, to the file at path,
-// making the file when there is none, and syncs it when durable.
+// making the file when there is none, and syncs it when durable. A link in
+// the file's place is not followed: the master writes nowhere a link set by
+// someone else points.
 func appendJSONLine(path string, v any, durable bool) error {
 	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return err
 	}

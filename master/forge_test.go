@@ -287,6 +287,70 @@ func TestMailChangedUnderItsNameIsReported(t *testing.T) {
 	}
 }
 
+// TestMailChangedWithoutAnEventIsReported: the reviewer's real message is
+// rewritten through a second link made outside its inbox, with its times
+// set back, which no event on the inbox tells of; the scan that backs up the
+// events finds the new change time and reports it, and the reviewer's
+// status counts it unverified.
+func TestMailChangedWithoutAnEventIsReported(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{Reconcile: 200 * time.Millisecond})
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
+	got := h.waitInbox("reviewer_agent", 1)
+	entries, _ := h.store.List("reviewer_agent", mailbox.All)
+	path := entries[0].Path
+	before, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	forged := *got[0]
+	forged.Title = "Approved, merge it"
+	data, err := forged.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(t.TempDir(), "other-name")
+	if err := os.Link(path, other); err != nil {
+		t.Skipf("no hard links here: %v", err)
+	}
+	writeFile(t, other, string(data))
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	reports := h.waitInbox("master_agent", 1)
+	if !strings.Contains(reports[0].Title, "Approved, merge it") {
+		t.Errorf("the overseer was told %q", reports[0].Title)
+	}
+	if sum, err := h.store.InboxSummary("reviewer_agent"); err != nil || sum.Unverified != 1 {
+		t.Errorf("the reviewer's status counts %d unverified (%v); want 1", sum.Unverified, err)
+	}
+}
+
+// TestAPlantedFileDatedAheadIsReported: a file that is no message, put in
+// the reviewer's inbox with a modification time a year ahead, is not taken
+// for one being written (forever): it is reported.
+func TestAPlantedFileDatedAheadIsReported(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	ahead := time.Now().AddDate(1, 0, 0)
+	name := mailbox.FileName(time.Now().UTC(), mailbox.PriorityUrgent, mailbox.NewID())
+	temp := filepath.Join(t.TempDir(), name)
+	writeFile(t, temp, `{"id": "oops`)
+	if err := os.Chtimes(temp, ahead, ahead); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(temp, filepath.Join(h.store.InboxDir("reviewer_agent"), name)); err != nil {
+		t.Fatal(err)
+	}
+	reports := h.waitInbox("master_agent", 1)
+	if !strings.Contains(reports[0].Title, "UNVERIFIED: a file in the mailbox of reviewer_agent") {
+		t.Errorf("the overseer was told %q", reports[0].Title)
+	}
+}
+
 // TestTheMasterFollowsNoLinkAnAgentSet: the tester points its rejected/
 // folder at a folder of its choosing and drops a bad file; the master
 // writes nothing there, and sets the file aside in a real rejected/ folder.

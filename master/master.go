@@ -80,7 +80,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
-	known     map[string]uint64 // mailbox files known to be vouched for, by knownKey: their inode (0: not told)
+	known     map[string]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -107,7 +107,7 @@ func New(root string, opts Options) *Master {
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
 		retryWait: make(map[string]time.Duration),
-		known:     make(map[string]uint64),
+		known:     make(map[string]fileID),
 	}
 }
 
@@ -197,9 +197,10 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 		case <-m.work.ready:
 		case <-reconcile.C:
 			m.work.markAll()
-			if m.opts.Poll > 0 {
-				m.work.markInboxes() // no events tell of files put there
-			}
+			// Files put there that no event told of (with --poll, none
+			// does; a write through another link or a mapping, or an
+			// overflow, loses one) are found by their change times.
+			m.work.markInboxes()
 			m.sweepTemporaries()
 		case <-settle.C:
 			settled = true

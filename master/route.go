@@ -51,10 +51,10 @@ func (m *Master) scanOutbox(agent string) error {
 	}
 	seen := make(map[string]bool)
 	var batch []*routing
-	dealt := 0
+	dealt, moved := 0, 0 // files routed or rejected; of those, files out of the outbox
 	for _, path := range paths {
 		if dealt == turn {
-			return m.endTurn(agent, batch)
+			return m.endTurn(agent, batch, moved)
 		}
 		seen[path] = true
 		r, done, err := m.prepare(agent, path)
@@ -66,15 +66,19 @@ func (m *Master) scanOutbox(agent string) error {
 		}
 		if r != nil {
 			batch = append(batch, r)
+		} else if done {
+			moved++ // rejected
 		}
 		if len(batch) == batchSize {
-			if err := m.commit(agent, batch); err != nil {
+			n, err := m.commit(agent, batch)
+			if err != nil {
 				return err
 			}
+			moved += n
 			batch = batch[:0]
 		}
 	}
-	if err := m.commit(agent, batch); err != nil {
+	if _, err := m.commit(agent, batch); err != nil {
 		return err
 	}
 	for path, u := range m.unsettled {
@@ -87,14 +91,16 @@ func (m *Master) scanOutbox(agent string) error {
 
 // endTurn commits what an outbox's turn prepared, and has the rest of it
 // scanned by the next pass, after the other outboxes, unless the turn met
-// trouble: a full disk pauses routing, and an inbox that could not be
-// written has the outbox tried again after a wait. Either brings the next
-// turn in its time.
-func (m *Master) endTurn(agent string, batch []*routing) error {
-	if err := m.commit(agent, batch); err != nil {
+// trouble or moved nothing out of the outbox: a full disk pauses routing,
+// an inbox that could not be written has the outbox tried again after a
+// wait, and files that stay where they are (sent/ not writable, say) would
+// take the next turn again; the reconcile scan tries them again later.
+func (m *Master) endTurn(agent string, batch []*routing, moved int) error {
+	n, err := m.commit(agent, batch)
+	if err != nil {
 		return err
 	}
-	if m.pause.trouble == nil && !m.waitingToRetry(agent) {
+	if moved+n > 0 && m.pause.trouble == nil && !m.waitingToRetry(agent) {
 		m.work.mark(agent)
 	}
 	return nil
@@ -149,15 +155,15 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 // commit makes a batch's records durable with one sync of the log, delivers
 // every copy under names derived from the records, syncs each inbox folder
 // it wrote to once, announces each copy written now, and only then moves the
-// messages to sent/. A recipient whose inbox cannot be written keeps no one
-// else waiting: its copy is tried again later, the message staying in the
-// outbox until then.
-func (m *Master) commit(agent string, batch []*routing) error {
+// messages to sent/, reporting how many it moved. A recipient whose inbox
+// cannot be written keeps no one else waiting: its copy is tried again
+// later, the message staying in the outbox until then.
+func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 	if len(batch) == 0 {
-		return nil
+		return 0, nil
 	}
 	if err := m.log.Sync(); err != nil {
-		return errLog{err}
+		return 0, errLog{err}
 	}
 	for _, r := range batch {
 		if r.appended {
@@ -183,7 +189,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 		m.logf("cannot sync the inboxes: %v; will retry", err)
 		m.noteFull(err)
 		m.retryLater(agent)
-		return nil
+		return 0, nil
 	}
 	allDone := true
 	for i, r := range batch {
@@ -194,7 +200,9 @@ func (m *Master) commit(agent string, batch []*routing) error {
 		}
 		if err := m.store.MarkSent(agent, r.path, mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID)); err != nil {
 			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
+			continue
 		}
+		moved++
 	}
 	if allDone {
 		if m.retried(agent) {
@@ -203,7 +211,7 @@ func (m *Master) commit(agent string, batch []*routing) error {
 	} else {
 		m.retryLater(agent)
 	}
-	return nil
+	return moved, nil
 }
 
 // deliver writes one message's copies, and the sender's BLOCKED notice,

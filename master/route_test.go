@@ -177,3 +177,30 @@ func TestAFullOutboxTakesTurnsWithTheOthers(t *testing.T) {
 		t.Errorf("the developer's message was routed after %d of the %d bad files; want it routed within three turns of %d", before, bad, turn)
 	}
 }
+
+// TestFilesThatCannotLeaveTheOutboxDoNotKeepTheMasterBusy: the tester's
+// sent/ folder is a file, so that its messages are delivered but stay in the
+// outbox, and it has more of them than a turn. The master does not take
+// turn after turn of them for nothing: once the messages that follow are
+// routed, it says nothing more of them.
+func TestFilesThatCannotLeaveTheOutboxDoNotKeepTheMasterBusy(t *testing.T) {
+	h := newHarness(t)
+	h.start(Options{})
+	h.putFileInPlaceOf(h.store.SentDir("tester_agent"))
+	for i := range turn + 20 {
+		h.drop("tester_agent", fmt.Sprintf("report-%03d.json", i), fmt.Sprintf(`{"to":"developer_agent","title":"Report %d"}`, i))
+	}
+	stuck := func() int { return strings.Count(h.log.String(), "cannot move it to sent/") }
+	h.waitFor("a turn of the tester's messages to be delivered and stay", func() bool { return stuck() >= turn })
+	// Each message routed needs a pass of the master's loop; the second
+	// and the third come after any pass the tester's events asked for.
+	var counts []int
+	for i := range 3 {
+		post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: fmt.Sprintf("Review %d", i)})
+		h.waitInbox("reviewer_agent", i+1)
+		counts = append(counts, stuck())
+	}
+	if counts[2] != counts[1] {
+		t.Errorf("the master kept taking the tester's messages: %d lines saying one cannot be moved, then %d", counts[1], counts[2])
+	}
+}

@@ -16,49 +16,67 @@ import (
 	"switchboard/safetext"
 )
 
-// maxKnown bounds the names the master remembers as vouched for; past it
-// the memory is dropped, and files are checked again as they come.
+// maxKnown bounds the names the master remembers as checked; past it the
+// memory is dropped, and files are checked again as they come.
 const maxKnown = 1 << 17
 
 // knownKey names a file of an agent's mailbox, unread or read alike: a
 // message moving to read/ keeps it.
 func knownKey(agent, name string) string { return agent + "/" + name }
 
-// noteWritten remembers a file the master put in agent's inbox, so that its
-// arrival, and its move to read/, are not checked like a stranger's.
-func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
-	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
-	var inode uint64
-	if fi, err := os.Lstat(m.store.UnreadPath(agent, name)); err == nil {
-		inode = inodeOf(fi)
-	}
-	m.noteKnown(knownKey(agent, name), inode)
+// fileID tells one version of a file from another: its inode, and the time
+// its inode last changed. A file put in another's place has another inode,
+// or the same number reused with a new change time; a file written to in any
+// way (through another name, through a mapping, with its times set back)
+// has a new change time, which no one but the kernel sets. The zero fileID
+// is a file the system told nothing of.
+type fileID struct {
+	inode  uint64
+	change int64 // ns
 }
 
-// noteKnown remembers a file as vouched for, by its inode (0 when it could
-// not be told): a move to read/ keeps the inode, a file put in its place
-// does not.
-func (m *Master) noteKnown(key string, inode uint64) {
+// idOf is a file's fileID.
+func idOf(fi os.FileInfo) fileID {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return fileID{inode: st.Ino, change: st.Ctim.Nano()}
+	}
+	return fileID{}
+}
+
+// noteWritten remembers a file the master put in agent's inbox, so that its
+// arrival is not checked like a stranger's.
+func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
+	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
+	var id fileID
+	if fi, err := os.Lstat(m.store.UnreadPath(agent, name)); err == nil {
+		id = idOf(fi)
+	}
+	m.noteKnown(knownKey(agent, name), id)
+}
+
+// noteKnown remembers a file as checked, as it is now: vouched for, or
+// reported to the overseers.
+func (m *Master) noteKnown(key string, id fileID) {
 	if len(m.known) >= maxKnown {
 		clear(m.known)
 	}
-	m.known[key] = inode
+	m.known[key] = id
 }
 
-// stillKnown reports whether fi is the file the master knows as vouched for
-// under key: a file of the same name with another inode was put there by
-// someone else.
+// stillKnown reports whether fi is the file the master checked under key
+// (found vouched for, or reported), unchanged. A move to read/ changes the inode's change time
+// too, so a read message is checked once more there.
 func (m *Master) stillKnown(key string, fi os.FileInfo) bool {
-	inode, ok := m.known[key]
+	id, ok := m.known[key]
 	if !ok {
 		return false
 	}
-	now := inodeOf(fi)
-	if inode == 0 || now == 0 {
+	now := idOf(fi)
+	if id == (fileID{}) || now == (fileID{}) {
 		m.known[key] = now
 		return true
 	}
-	return inode == now
+	return id == now
 }
 
 // planted is a file in an inbox that the master did not deliver.
@@ -87,7 +105,7 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 			}
 		}
 		// What was read meanwhile is forgotten: it does not come back.
-		maps.DeleteFunc(m.known, func(key string, _ uint64) bool { return !listed[key] })
+		maps.DeleteFunc(m.known, func(key string, _ fileID) bool { return !listed[key] })
 	}
 	if len(arrived) == 0 {
 		return
@@ -125,16 +143,20 @@ func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			if err != nil && m.now().Sub(fi.ModTime()) < m.opts.Settle {
+			if age := m.now().Sub(fi.ModTime()); err != nil && age >= 0 && age < m.opts.Settle {
 				// Being written, likely: looked at again once it settles.
+				// A time ahead of the clock was set by hand, not by a write.
 				time.AfterFunc(m.opts.Settle, func() { m.work.markArrival(agent, arrival{path: path, written: true}) })
 				continue
 			}
 			if err == nil && v.Vouches(agent, name, msg) {
-				m.noteKnown(knownKey(agent, name), inodeOf(fi))
+				m.noteKnown(knownKey(agent, name), idOf(fi))
 				continue
 			}
 			found = append(found, planted{path: path, msg: msg, at: fi.ModTime()})
+			// Reported once: the check of every inbox every 30 s passes
+			// over it until it changes.
+			m.noteKnown(knownKey(agent, name), idOf(fi))
 		}
 		if len(found) > 0 {
 			m.reportPlanted(agent, found)
@@ -232,12 +254,4 @@ func (m *Master) adoptOldNotices() {
 			}
 		}
 	}
-}
-
-// inodeOf is a file's inode number, 0 where the system does not say.
-func inodeOf(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
 }
