@@ -64,8 +64,8 @@ func (m *Master) noteKnown(key string, id fileID) {
 }
 
 // stillKnown reports whether fi is the file the master checked under key
-// (found vouched for, or reported), unchanged. A move to read/ changes the inode's change time
-// too, so a read message is checked once more there.
+// (found vouched for, or reported), unchanged. A move to read/ changes the
+// inode's change time too, so a read message is checked once more there.
 func (m *Master) stillKnown(key string, fi os.FileInfo) bool {
 	id, ok := m.known[key]
 	if !ok {
