@@ -307,4 +307,13 @@ func TestPlantedMailIsUnverifiedThroughTheTools(t *testing.T) {
 	if msg != "" || read["unverified"] != true {
 		t.Errorf("read of the planted file: %v %q", read, msg)
 	}
+	// A file that is no message at all is named apart.
+	garbage := mailbox.FileName(time.Now(), mailbox.PriorityNormal, mailbox.NewID())
+	if err := os.WriteFile(filepath.Join(r.ws.Store.InboxDir("reviewer_agent"), garbage), []byte(`{"id": "oops`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inbox, _ = r.call(rev, "inbox", nil)
+	if odd, _ := inbox["not_messages"].([]any); len(odd) != 1 || !strings.HasPrefix(odd[0].(string), garbage) {
+		t.Errorf("inbox with a file that is no message: %v", inbox)
+	}
 }

@@ -39,6 +39,9 @@ type inboxIn struct {
 
 type inboxOut struct {
 	Messages []desk.Item `json:"messages"`
+	// NotMessages are files in the inbox that are no message, so that
+	// switchboard did not deliver them, each with why it is none.
+	NotMessages []string `json:"not_messages,omitempty" jsonschema:"files in the inbox that are no message: switchboard did not deliver them (UNVERIFIED)"`
 }
 
 type readIn struct {
@@ -200,8 +203,8 @@ func (s *server) inbox(_ context.Context, _ *mcp.CallToolRequest, in inboxIn) (*
 	if err != nil {
 		return nil, inboxOut{}, err
 	}
-	items, _, err := d.Inbox(in.All)
-	return nil, inboxOut{Messages: items}, toolError(err)
+	items, skipped, err := d.Inbox(in.All)
+	return nil, inboxOut{Messages: items, NotMessages: skipped}, toolError(err)
 }
 
 func (s *server) read(_ context.Context, _ *mcp.CallToolRequest, in readIn) (*mcp.CallToolResult, readOut, error) {

@@ -48,8 +48,10 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 	if err != nil {
 		return err
 	}
+	// switchboard delivers only whole messages: a file that is none was
+	// put there by someone else.
 	for _, s := range skipped {
-		fmt.Fprintf(io.errOut, "skipping %s\n", s)
+		fmt.Fprintf(io.errOut, "%s: a file in the inbox is not a message, and switchboard did not deliver it: %s\n", mailbox.Unverified, s)
 	}
 	unverified := 0
 	for _, it := range items {
@@ -61,11 +63,17 @@ func runInbox(io *streams, g *globals, opts *inboxOptions) error {
 		return writeJSON(io.out, items)
 	}
 	if len(items) == 0 {
+		none := "no unread messages"
 		if opts.all {
-			fmt.Fprintf(io.out, "no messages for %s\n", ws.agent)
-		} else {
-			fmt.Fprintf(io.out, "no unread messages for %s\n", ws.agent)
+			none = "no messages"
 		}
+		switch {
+		case len(skipped) == 1:
+			none += " that can be read, and 1 file that is not a message (above)"
+		case len(skipped) > 1:
+			none += fmt.Sprintf(" that can be read, and %d files that are not messages (above)", len(skipped))
+		}
+		fmt.Fprintf(io.out, "%s for %s\n", none, ws.agent)
 		return nil
 	}
 	titleRoom := titleWidth(io.width, items, opts.all)
