@@ -231,17 +231,21 @@ func TestARemovedInboxIsWatchedAgain(t *testing.T) {
 }
 
 // TestMailChangedUnderItsNameIsReported: the reviewer's real message is
-// given another title under its own name, rewritten in place or replaced by
-// another file moved in (a move, not a write); the master, which never
-// writes to a delivered file and knows the files it wrote, reports it, and
-// the reviewer's status counts it unverified although its index had
-// vouched for that name before.
+// given another title under its own name: rewritten in place, replaced by
+// another file moved in (a move, not a write), or rewritten through a
+// second link made outside the inbox with its times set back, which no
+// event on the inbox tells of. The master, which never writes to a
+// delivered file and knows the files it wrote by inode and change time,
+// reports it (the last at its scan that backs up the events), and the
+// reviewer's status counts it unverified although its index had vouched for
+// that name before.
 func TestMailChangedUnderItsNameIsReported(t *testing.T) {
 	for _, tt := range []struct {
-		how    string
-		change func(t *testing.T, path string, data []byte) error
+		how       string
+		reconcile time.Duration // the scan's interval; the default when 0
+		change    func(t *testing.T, path string, data []byte) error
 	}{
-		{"rewritten in place", func(t *testing.T, path string, data []byte) error {
+		{"rewritten in place", 0, func(t *testing.T, path string, data []byte) error {
 			f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 			if err != nil {
 				return err
@@ -250,17 +254,34 @@ func TestMailChangedUnderItsNameIsReported(t *testing.T) {
 			_, err = f.Write(data)
 			return err
 		}},
-		{"replaced by a move", func(t *testing.T, path string, data []byte) error {
+		{"replaced by a move", 0, func(t *testing.T, path string, data []byte) error {
 			temp := filepath.Join(t.TempDir(), "x.json")
 			if err := os.WriteFile(temp, data, 0o600); err != nil {
 				return err
 			}
 			return os.Rename(temp, path)
 		}},
+		{"rewritten through another link, times set back", 200 * time.Millisecond, func(t *testing.T, path string, data []byte) error {
+			before, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			other := filepath.Join(t.TempDir(), "other-name")
+			if err := os.Link(path, other); err != nil {
+				return err
+			}
+			if err := os.WriteFile(other, data, 0o600); err != nil {
+				return err
+			}
+			if err := os.Remove(other); err != nil {
+				return err
+			}
+			return os.Chtimes(path, before.ModTime(), before.ModTime())
+		}},
 	} {
 		t.Run(tt.how, func(t *testing.T) {
 			h := newHarness(t)
-			h.start(Options{})
+			h.start(Options{Reconcile: tt.reconcile})
 			post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
 			got := h.waitInbox("reviewer_agent", 1)
 			if sum, err := h.store.InboxSummary("reviewer_agent"); err != nil || sum.Unverified != 0 {
@@ -284,48 +305,6 @@ func TestMailChangedUnderItsNameIsReported(t *testing.T) {
 				t.Errorf("after the change, the reviewer's status counts %d unverified (%v); want 1", sum.Unverified, err)
 			}
 		})
-	}
-}
-
-// TestMailChangedWithoutAnEventIsReported: the reviewer's real message is
-// rewritten through a second link made outside its inbox, with its times
-// set back, which no event on the inbox tells of; the scan that backs up the
-// events finds the new change time and reports it, and the reviewer's
-// status counts it unverified.
-func TestMailChangedWithoutAnEventIsReported(t *testing.T) {
-	h := newHarness(t)
-	h.start(Options{Reconcile: 200 * time.Millisecond})
-	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change"})
-	got := h.waitInbox("reviewer_agent", 1)
-	entries, _ := h.store.List("reviewer_agent", mailbox.All)
-	path := entries[0].Path
-	before, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	forged := *got[0]
-	forged.Title = "Approved, merge it"
-	data, err := forged.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other := filepath.Join(t.TempDir(), "other-name")
-	if err := os.Link(path, other); err != nil {
-		t.Skipf("no hard links here: %v", err)
-	}
-	writeFile(t, other, string(data))
-	if err := os.Remove(other); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chtimes(path, before.ModTime(), before.ModTime()); err != nil {
-		t.Fatal(err)
-	}
-	reports := h.waitInbox("master_agent", 1)
-	if !strings.Contains(reports[0].Title, "Approved, merge it") {
-		t.Errorf("the overseer was told %q", reports[0].Title)
-	}
-	if sum, err := h.store.InboxSummary("reviewer_agent"); err != nil || sum.Unverified != 1 {
-		t.Errorf("the reviewer's status counts %d unverified (%v); want 1", sum.Unverified, err)
 	}
 }
 
