@@ -45,9 +45,6 @@ func (d *Desk) Agent() string { return d.agent }
 // Workspace is the desk's workspace.
 func (d *Desk) Workspace() *workspace.Workspace { return d.ws }
 
-// Rules are the rules the desk was opened with; nil when they did not load.
-func (d *Desk) Rules() *rules.Rules { return d.rules }
-
 // ErrNoRules is returned for what needs the rules when they did not load.
 var ErrNoRules = errors.New("the rules did not load")
 
