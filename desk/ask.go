@@ -70,8 +70,9 @@ func (d *Desk) Parent() string {
 }
 
 // Ask sends a request and waits, up to its timeout (none waits for as long
-// as ctx lasts), for the response with its correlation id, which it marks
-// read. Other mail stays unread. started, when not nil, is told of the
+// as ctx lasts), for its answer, which it marks read: a response to the
+// request from the agent asked (or the operator), which the master found
+// answers a request delivered to it (mailbox.WaitForAnswer). Other mail stays unread. started, when not nil, is told of the
 // request once it is sent. Without an answer in time the Answer is
 // SafeAnswer and the error wraps ErrNoAnswer; an answer outside the options
 // is SafeAnswer with a *RefusedAnswerError; a wait cut short by ctx is
@@ -106,9 +107,7 @@ func (d *Desk) Ask(ctx context.Context, r AskRequest, started func(Answer)) (Ans
 		ctx, cancel = context.WithTimeout(ctx, r.Timeout)
 		defer cancel()
 	}
-	entry, reply, err := d.store().WaitFor(ctx, d.agent, func(m *mailbox.Message) bool {
-		return m.CorrelationID == msg.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
-	})
+	entry, reply, err := d.store().WaitForAnswer(ctx, d.agent, msg.ID, r.To)
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) && r.Timeout > 0:
 		res.TimedOut = true

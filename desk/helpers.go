@@ -85,7 +85,7 @@ func (d *Desk) Wait(ctx context.Context, agent string, timeout time.Duration, st
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	go d.watchHelper(ctx, agent, stop)
-	entry, msg, err := d.store().WaitFor(ctx, d.agent, func(m *mailbox.Message) bool {
+	entry, msg, err := d.store().WaitFor(ctx, d.agent, func(m *mailbox.Message, _ mailbox.Record) bool {
 		return m.From == agent && m.Type == mailbox.TypeResponse
 	})
 	var cancelled *CancelledError

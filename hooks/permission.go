@@ -245,9 +245,10 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 		}
 		return false
 	})
-	entry, reply, err := env.Workspace.Store.WaitFor(ctx, env.Agent, func(m *mailbox.Message) bool {
-		return m.CorrelationID == req.CorrelationID && m.Type == mailbox.TypeResponse && m.From != mailbox.System
-	})
+	// Only the answerer's response to this very request counts: a sibling,
+	// the helper itself, or a reply to another message that carries the
+	// same correlation id is ordinary mail (mailbox.WaitForAnswer).
+	entry, reply, err := env.Workspace.Store.WaitForAnswer(ctx, env.Agent, req.ID, answerer)
 	switch {
 	case errors.Is(context.Cause(ctx), errAnsweredInPane):
 		closing := &mailbox.Message{

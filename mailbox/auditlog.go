@@ -31,6 +31,12 @@ type Record struct {
 	Delivered []string  `json:"delivered,omitempty"`
 	Blocked   []Block   `json:"blocked,omitempty"`
 	Notes     []string  `json:"notes,omitempty"`
+	// Answers is the request a response answers, by the master's check
+	// when it routed it: the response names it (in_reply_to), and the
+	// request was delivered to the response's sender, or that sender is
+	// the operator. A response without it is ordinary mail, never an
+	// answer, whatever its correlation id says.
+	Answers string `json:"answers,omitempty"`
 	// Hash is the Fingerprint of the message as its sender posted it: a
 	// later file with the same id is the same message only when it matches.
 	Hash    string   `json:"hash,omitempty"`

@@ -134,15 +134,27 @@ func (v *Voucher) Close() error {
 // Vouches reports whether the master delivered the file name, holding m, to
 // agent.
 func (v *Voucher) Vouches(agent, name string, m *Message) bool {
+	_, ok := v.Record(agent, name, m)
+	return ok
+}
+
+// Record returns the log record under which the master delivered the file
+// name, holding m, to agent, and whether it did. A notice of the master's
+// own is vouched for by its mark, and has no record: the Record is then
+// empty.
+func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
 	if m.From == System {
 		if v.notices == nil && v.err == nil {
 			v.notices, v.err = v.store.ReadNoticeMarks()
 		}
 		mark, ok := v.notices[NoticeKey(m.ID, agent)]
-		return ok && mark.Vouches(agent, name, m)
+		return Record{}, ok && mark.Vouches(agent, name, m)
 	}
 	rec, ok := v.record(m.Seq)
-	return ok && rec.Vouches(agent, name, m)
+	if !ok || !rec.Vouches(agent, name, m) {
+		return Record{}, false
+	}
+	return rec, true
 }
 
 // searchSpan is the length of log below which the search reads line by line.
@@ -293,6 +305,7 @@ func (v *Voucher) recordAt(off int64) (Record, bool) {
 		Time      time.Time `json:"time"`
 		Delivered []string  `json:"delivered"`
 		Hash      string    `json:"hash"`
+		Answers   string    `json:"answers"`
 		Message   struct {
 			ID   string `json:"id"`
 			From string `json:"from"`
@@ -302,6 +315,6 @@ func (v *Voucher) recordAt(off int64) (Record, bool) {
 		return Record{}, false
 	}
 	v.nextSeq, v.nextAt = rec.Seq+1, off+int64(len(line))
-	return Record{Seq: rec.Seq, Time: rec.Time, Delivered: rec.Delivered, Hash: rec.Hash,
+	return Record{Seq: rec.Seq, Time: rec.Time, Delivered: rec.Delivered, Hash: rec.Hash, Answers: rec.Answers,
 		Message: &Message{ID: rec.Message.ID, From: rec.Message.From}}, true
 }

@@ -25,6 +25,30 @@ func notice(to, key, title, content string, at time.Time) *mailbox.Message {
 	}
 }
 
+// tellOverseers delivers a notice from switchboard to every overseer (the
+// operator when the rules name none), the same key giving the same notice
+// again, and returns those told now.
+func (m *Master) tellOverseers(key, title, content string, at time.Time) (told []string) {
+	for _, to := range m.rules.Overseers() {
+		n := notice(to, key, title, content, at)
+		err := m.store.VouchNotice(to, n)
+		delivered := false
+		if err == nil {
+			delivered, err = m.store.Deliver(to, n)
+		}
+		if err != nil {
+			m.logf("cannot tell %s %q: %v", to, n.Title, err)
+			m.noteFull(err)
+			continue
+		}
+		if delivered {
+			m.noteWritten(to, n)
+			told = append(told, to)
+		}
+	}
+	return told
+}
+
 // blockedNotice tells the sender which recipients the rules kept its message
 // from, and why.
 func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {

@@ -37,6 +37,9 @@ type routing struct {
 	msg      *mailbox.Message
 	rec      mailbox.Record
 	appended bool // logged by this pass, not found logged by an earlier one
+	// unreceived is the record of the request a response names that its
+	// sender never received, to be reported once the response is logged.
+	unreceived *mailbox.Record
 }
 
 // scanOutbox routes every message file in one agent's outbox. It returns an
@@ -141,15 +144,17 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		// record's decision, past the rules.
 		return nil, m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq)), nil
 	}
+	var unreceived *mailbox.Record
 	if !logged {
 		if rec, err = m.decide(agent, msg); err != nil {
 			return nil, m.reject(agent, path, err.Error()), nil
 		}
+		unreceived = m.bindAnswer(agent, msg, &rec)
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
 			return nil, false, errLog{err}
 		}
 	}
-	return &routing{path: path, msg: msg, rec: rec, appended: !logged}, true, nil
+	return &routing{path: path, msg: msg, rec: rec, appended: !logged, unreceived: unreceived}, true, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
@@ -168,6 +173,9 @@ func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 	for _, r := range batch {
 		if r.appended {
 			m.logRouted(r.rec)
+		}
+		if r.unreceived != nil {
+			m.reportUnreceivedAnswer(r.msg, r.rec, *r.unreceived)
 		}
 	}
 	secured := make(map[string]bool)

@@ -73,17 +73,6 @@ func (m *Master) reportRulesChange(before, after *rules.Rules, stamp string) {
 	if len(opened) == 1 && len(closed)+len(added) == 0 {
 		title = "RULES CHANGED: " + opened[0] + " is now allowed"
 	}
-	for _, to := range after.Overseers() {
-		n := notice(to, "rules/"+stamp, title, b.String(), m.now().UTC())
-		if err := m.store.VouchNotice(to, n); err != nil {
-			m.logf("cannot tell %s of the new rules: %v", to, err)
-			continue
-		}
-		if delivered, err := m.store.Deliver(to, n); err != nil {
-			m.logf("cannot tell %s of the new rules: %v", to, err)
-		} else if delivered {
-			m.noteWritten(to, n)
-		}
-	}
-	m.logf("%s; told %s", title, strings.Join(after.Overseers(), ", "))
+	told := m.tellOverseers("rules/"+stamp, title, b.String(), m.now().UTC())
+	m.logf("%s; told %s", title, strings.Join(told, ", "))
 }

@@ -202,25 +202,7 @@ func (m *Master) reportPlanted(agent string, files []planted) {
 		"Someone wrote them there by hand instead of sending through an outbox. %s sees them marked UNVERIFIED, "+
 		"and they are never announced in its pane. Find out who wrote them; remove them once you have.\n",
 		agent, m.store.InboxDir(agent), what.String(), agent)
-	var told []string
-	for _, to := range m.rules.Overseers() {
-		n := notice(to, "unverified/"+key.String(), safetext.Line(title), content, latest.UTC())
-		if err := m.store.VouchNotice(to, n); err != nil {
-			m.logf("cannot report unverified files in the mailbox of %s: %v", agent, err)
-			m.noteFull(err)
-			return
-		}
-		delivered, err := m.store.Deliver(to, n)
-		if err != nil {
-			m.logf("cannot report unverified files in the mailbox of %s to %s: %v", agent, to, err)
-			m.noteFull(err)
-			continue
-		}
-		if delivered {
-			m.noteWritten(to, n)
-			told = append(told, to)
-		}
-	}
+	told := m.tellOverseers("unverified/"+key.String(), safetext.Line(title), content, latest.UTC())
 	if len(told) > 0 {
 		m.logf("%s; told %s", title, strings.Join(told, ", "))
 	}

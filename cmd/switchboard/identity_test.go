@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -23,24 +24,7 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 		"display_name: Tester Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+home+"\"}\n")
 	tm.must("up", "-d", "--socket", tm.socket)
 	tm.waitIdle("tester_agent")
-	pane := paneOf(t, tm, "tester_agent")
-
-	// run types a command into the tester's pane and returns its exit status.
-	run := func(name, command string) string {
-		t.Helper()
-		rc := filepath.Join(tm.root, "rc-"+name)
-		line := command + "; echo $? > " + rc
-		if out, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "-l", line).CombinedOutput(); err != nil {
-			t.Fatalf("type into the pane: %v\n%s", err, out)
-		}
-		exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "Enter").Run()
-		var got []byte
-		tm.waitFor(name+" to finish in the pane", func() bool {
-			got, _ = os.ReadFile(rc)
-			return len(got) > 0
-		})
-		return strings.TrimSpace(string(got))
-	}
+	run := func(name, command string) string { return tm.runInPane("tester_agent", name, command) }
 
 	if rc := run("as", "env -u SWITCHBOARD_AGENT switchboard send --as master_agent --to reviewer_agent --title 'Planted order'"); rc != "3" {
 		t.Errorf("send --as master_agent from the tester's pane: exit %s; want 3, refused", rc)
@@ -88,4 +72,27 @@ func mustList(t *testing.T, store *mailbox.Store, agent string) []mailbox.Entry 
 		t.Fatal(err)
 	}
 	return entries
+}
+
+// runInPane types a command into the agent's pane, as the agent itself
+// would run it, and returns its exit status; name tells its status file
+// from the others'.
+func (tm *team) runInPane(agent, name, command string) string {
+	tm.t.Helper()
+	pane := paneOf(tm.t, tm, agent)
+	rc := filepath.Join(tm.root, "rc-"+name)
+	line := command + "; echo $? > " + rc
+	if out, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "-l", line).CombinedOutput(); err != nil {
+		tm.t.Fatalf("type into the pane of %s: %v\n%s", agent, err, out)
+	}
+	exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, "Enter").Run()
+	var got []byte
+	waitUntil(tm.t, 15*time.Second, name+" to finish in the pane of "+agent, func() bool {
+		got, _ = os.ReadFile(rc)
+		return len(got) > 0
+	}, func() string {
+		screen, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-t", pane).CombinedOutput()
+		return "its screen:\n" + string(screen)
+	})
+	return strings.TrimSpace(string(got))
 }

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,28 +47,7 @@ func newBridge(t *testing.T, reviewerProfile string) *bridge {
 // answer.
 func (b *bridge) prompt(agent, command string) func() map[string]any {
 	b.t.Helper()
-	input, _ := json.Marshal(map[string]any{
-		"hook_event_name": "PermissionRequest", "tool_name": "Bash", "tool_input": map[string]any{"command": command},
-		"permission_suggestions": []any{map[string]any{"type": "addRules", "behavior": "allow", "destination": "localSettings",
-			"rules": []any{map[string]any{"toolName": "Bash", "ruleContent": strings.Fields(command)[0] + " *"}}}},
-	})
-	cmd := exec.Command("switchboard", "hook", "claude")
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+b.root, "SWITCHBOARD_AGENT="+agent, "TMUX=")
-	cmd.Stdin = bytes.NewReader(input)
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	if err := cmd.Start(); err != nil {
-		b.t.Fatal(err)
-	}
-	return func() map[string]any {
-		b.t.Helper()
-		cmd.Wait()
-		var res map[string]any
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			b.t.Fatalf("the hook answered %q", out.String())
-		}
-		return res
-	}
+	return promptHook(b.t, b.root, agent, command)
 }
 
 // request waits for the permission request in the parent's inbox and

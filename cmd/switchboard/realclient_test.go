@@ -309,7 +309,7 @@ func (tm *team) diagnose() string {
 
 // waitUntil polls cond until it holds, or fails the test after d with what
 // it was waiting for and what explain says.
-func waitUntil(t *testing.T, d time.Duration, what string, cond func() bool, explain func() string) {
+func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool, explain func() string) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !cond() {
