@@ -18,9 +18,8 @@ func (b *Bulletin) Degrade(reason string, at time.Time) (was string) {
 	if was == StatusDegraded {
 		was = DefaultStatus
 	}
-	b.Warnings = slices.DeleteFunc(b.Warnings, fromSwitchboard)
 	b.SystemStatus = StatusDegraded
-	b.Warnings = append(b.Warnings, Warning{Text: reason, From: mailbox.System, At: at})
+	b.SetSystemWarning(TopicDisk, reason, at)
 	return was
 }
 
@@ -30,12 +29,38 @@ func (b *Bulletin) Recover(was string) {
 	if b.SystemStatus == StatusDegraded {
 		b.SystemStatus = was
 	}
-	b.Warnings = slices.DeleteFunc(b.Warnings, fromSwitchboard)
+	b.ClearSystemWarning(TopicDisk)
 }
 
 // Degraded reports whether switchboard marked the bulletin degraded.
 func (b *Bulletin) Degraded() bool {
-	return slices.ContainsFunc(b.Warnings, fromSwitchboard)
+	return slices.ContainsFunc(b.Warnings, about(TopicDisk))
 }
 
-func fromSwitchboard(w Warning) bool { return w.From == mailbox.System }
+// Topics of switchboard's own warnings: the bulletin holds at most one of
+// each.
+const (
+	TopicDisk  = "disk"  // routing paused, the disk full
+	TopicRules = "rules" // the rules file refused, or changed to let more through
+)
+
+// SetSystemWarning puts switchboard's warning on topic on the bulletin, in
+// place of the one it had there.
+func (b *Bulletin) SetSystemWarning(topic, text string, at time.Time) {
+	b.ClearSystemWarning(topic)
+	b.Warnings = append(b.Warnings, Warning{Text: text, From: mailbox.System, Topic: topic, At: at})
+}
+
+// ClearSystemWarning takes switchboard's warning on topic off the bulletin.
+func (b *Bulletin) ClearSystemWarning(topic string) {
+	b.Warnings = slices.DeleteFunc(b.Warnings, about(topic))
+}
+
+// about matches switchboard's warning on topic. A warning of switchboard's
+// without a topic was written before topics were kept, when its only
+// warning was the full disk's.
+func about(topic string) func(Warning) bool {
+	return func(w Warning) bool {
+		return w.From == mailbox.System && (w.Topic == topic || w.Topic == "" && topic == TopicDisk)
+	}
+}

@@ -23,9 +23,12 @@ type Bulletin struct {
 
 // Warning is one line the team should see until an overseer clears it.
 type Warning struct {
-	Text string    `json:"text"`
-	From string    `json:"from"`
-	At   time.Time `json:"at"`
+	Text string `json:"text"`
+	From string `json:"from"`
+	// Topic is what a warning of switchboard's own is about (TopicDisk,
+	// TopicRules): a newer one on the same topic takes its place.
+	Topic string    `json:"topic,omitempty"`
+	At    time.Time `json:"at"`
 }
 
 // Lock is a shared resource held by one agent.

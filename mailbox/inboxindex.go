@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"switchboard/atomicfile"
+	"switchboard/watch"
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.
@@ -127,8 +128,7 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 	if err != nil {
 		return "", false, fmt.Errorf("list mail of %s: %w", agent, err)
 	}
-	stamp = strconv.FormatInt(info.ModTime().UnixNano(), 10) + " " + strconv.FormatInt(info.Size(), 10)
-	stamp += inodeAndChange(info)
+	stamp = watch.Stamp(info)
 	// A notice recorded may vouch for a file found unverified before, and a
 	// planted file found may be one vouched for before.
 	if notices, err := os.Stat(s.NoticesPath()); err == nil {

@@ -9,7 +9,6 @@ import (
 	"os"
 	"slices"
 	"sync"
-	"syscall"
 	"time"
 
 	"switchboard/mailbox"
@@ -26,6 +25,10 @@ type Options struct {
 	// Settle is how long a file that is not yet valid JSON must stay
 	// unchanged before it is rejected; until then it may be half-written.
 	Settle time.Duration
+	// RulesSettle is how long a new version of the rules file must stay
+	// unchanged, and read alike at both ends, before it is loaded: a file
+	// written in place is never loaded half-written.
+	RulesSettle time.Duration
 	// Reconcile is the interval of the full scan that backs up fsnotify.
 	Reconcile time.Duration
 	// NoFsync skips fsync; a kill still loses nothing, a power cut may.
@@ -38,13 +41,11 @@ type Options struct {
 	Typing tmux.TypeOptions
 }
 
-// rulesRetry is when a rules file that failed to load is read once more.
-const rulesRetry = 300 * time.Millisecond
-
 // Defaults for Options.
 const (
-	DefaultSettle    = 2 * time.Second
-	DefaultReconcile = 30 * time.Second
+	DefaultSettle      = 2 * time.Second
+	DefaultRulesSettle = 500 * time.Millisecond
+	DefaultReconcile   = 30 * time.Second
 )
 
 // Master routes the messages of one workspace.
@@ -58,17 +59,10 @@ type Master struct {
 	rules *rules.Rules
 	// started is when Run began.
 	started time.Time
-	// rulesStamp tells a rules file that changed from one that did not;
-	// failedStamp is the last one that did not load, tried once more.
-	rulesStamp  string
-	failedStamp string
-	// failedWhy is what the last rules that did not load were refused
-	// for: the same refusal is said once.
-	failedWhy string
-	// rulesFileStamp is the rules file last loaded, apart from the spawned
-	// agents: its change is reported to the overseers.
-	rulesFileStamp string
-	now            func() time.Time
+	// rulesFile is the rules file as the master follows it: the version in
+	// force, and a newer one waiting to stand still.
+	rulesFile rulesFile
+	now       func() time.Time
 
 	watched   map[string]bool      // agents whose outbox is known
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
@@ -90,6 +84,9 @@ func New(root string, opts Options) *Master {
 	}
 	if opts.Reconcile <= 0 {
 		opts.Reconcile = DefaultReconcile
+	}
+	if opts.RulesSettle <= 0 {
+		opts.RulesSettle = DefaultRulesSettle
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -116,15 +113,11 @@ func New(root string, opts Options) *Master {
 // disk pauses it until there is room again.
 func (m *Master) Run(ctx context.Context) error {
 	m.started = m.now()
-	m.rulesStamp = m.teamStamp()
-	m.rulesFileStamp = fileStamp(m.ws.RulesPath())
-	r, err := m.ws.Rules()
-	if err != nil {
+	if err := m.loadRulesAtStart(); err != nil {
 		return err
 	}
-	m.rules = r
 	var lk *workspace.MasterLock
-	err = m.untilRoom(ctx, func() (err error) {
+	err := m.untilRoom(ctx, func() (err error) {
 		if err = m.store.Ensure(mailbox.Operator); err == nil {
 			err = m.ws.Bulletin().Ensure()
 		}
@@ -150,6 +143,7 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	defer m.log.Close()
+	m.keepLoadedRules()
 	m.adoptDegraded()
 	if err := m.keepReserve(); err != nil && !diskFull(err) {
 		m.logf("%v; a full disk will leave the bulletin as it is", err)
@@ -210,7 +204,7 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 		}
 		dirty, rulesChanged, all := m.work.take()
 		if rulesChanged {
-			m.reloadRules(watch)
+			m.reloadRules()
 			// A reload marks every outbox; what was taken before stays due.
 			more, _, moreAll := m.work.take()
 			maps.Copy(dirty, more)
@@ -268,62 +262,7 @@ func (m *Master) syncAgents(watch *watcher) error {
 	return nil
 }
 
-func (m *Master) reloadRules(watch *watcher) {
-	stamp := m.teamStamp()
-	if stamp == m.rulesStamp {
-		return // an event that changed nothing, or a poll tick
-	}
-	m.rulesStamp = stamp
-	r, err := m.ws.Rules()
-	if err != nil {
-		if why := err.Error(); why != m.failedWhy {
-			m.failedWhy = why
-			m.logf("rules not reloaded, keeping the old ones: %v", err)
-		}
-		// An editor or cp may have been caught halfway (an empty file):
-		// look once more shortly, whatever events come or do not.
-		if stamp != m.failedStamp {
-			m.failedStamp = stamp
-			m.rulesStamp = ""
-			time.AfterFunc(rulesRetry, m.work.markRules)
-		}
-		return
-	}
-	m.failedWhy = ""
-	before, old := len(m.watched), m.rules
-	m.rules = r
-	if err := m.syncAgents(watch); err != nil {
-		m.logf("rules reloaded, but a new mailbox failed: %v", err)
-		return
-	}
-	m.logf("rules reloaded: %d agents and the operator (%d new)", r.AgentCount(), len(m.watched)-before)
-	if file := fileStamp(m.ws.RulesPath()); file != m.rulesFileStamp {
-		m.rulesFileStamp = file
-		m.reportRulesChange(old, r, file)
-	}
-}
-
-// teamStamp changes when the rules file or the registry of spawned agents
-// does.
-func (m *Master) teamStamp() string {
-	return fileStamp(m.ws.RulesPath()) + "|" + fileStamp(m.ws.SpawnedFile())
-}
-
 // logf says one line in the master's log.
 func (m *Master) logf(format string, args ...any) {
 	m.say.Info(fmt.Sprintf(format, args...))
-}
-
-// fileStamp identifies a version of a file by inode, size and modification
-// time; it is empty when the file is missing.
-func fileStamp(path string) string {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return ""
-	}
-	var ino uint64
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = st.Ino
-	}
-	return fmt.Sprintf("%d/%d/%d", ino, fi.Size(), fi.ModTime().UnixNano())
 }

@@ -271,7 +271,7 @@ func (m *Master) decide(agent string, msg *mailbox.Message) (mailbox.Record, err
 	if len(route.Unknown) > 0 {
 		// An agent spawned a moment ago may not have reached this master's
 		// rules yet: look once more before refusing.
-		m.reloadRules(m.watch)
+		m.reloadRules()
 		route = m.rules.Route(agent, msg)
 	}
 	if len(route.Unknown) > 0 {

@@ -13,7 +13,7 @@ const maxChangedPairs = 20
 // reportRulesChange tells the overseers that the rules file changed and was
 // loaded, and which pairs of agents it opened or closed: an agent that can
 // write the file can rewrite its own lanes, and this makes it seen.
-func (m *Master) reportRulesChange(before, after *rules.Rules, stamp string) {
+func (m *Master) reportRulesChange(before, after *rules.Rules, version string) {
 	var opened, closed []string
 	for _, from := range after.Agents() {
 		for _, to := range after.Agents() {
@@ -73,6 +73,10 @@ func (m *Master) reportRulesChange(before, after *rules.Rules, stamp string) {
 	if len(opened) == 1 && len(closed)+len(added) == 0 {
 		title = "RULES CHANGED: " + opened[0] + " is now allowed"
 	}
-	told := m.tellOverseers("rules/"+stamp, title, b.String(), m.now().UTC())
+	if len(opened)+len(added) > 0 {
+		// More may pass than before: every agent's hook shows it.
+		m.warnOnBulletin(title + " (" + m.ws.RulesPath() + " was edited)")
+	}
+	told := m.tellOverseers("rules/"+version, title, b.String(), m.now().UTC())
 	m.logf("%s; told %s", title, strings.Join(told, ", "))
 }

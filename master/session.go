@@ -6,6 +6,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/watch"
 )
 
 // freshSession is how long before the master's start a session counts as
@@ -18,7 +19,7 @@ const freshSession = 30 * time.Second
 // takes the lock to swap what it found in. It reports whether a session is
 // loaded, and whether it is another than before (or none, where one was).
 func (p *panes) loadSession() (loaded, other bool) {
-	stamp := fileStamp(p.m.ws.SessionFile())
+	stamp := watch.FileStamp(p.m.ws.SessionFile())
 	p.mu.Lock()
 	old, known := p.session, stamp == p.stamp
 	p.stamp = stamp

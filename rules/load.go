@@ -27,11 +27,15 @@ type missingError struct {
 func (e *missingError) Error() string   { return ErrNoRules.Error() + " at " + e.path }
 func (e *missingError) Unwrap() []error { return []error{ErrNoRules, e.err} }
 
+// Missing is the error of a rules file not found at path: it is
+// ErrNoRules, and err.
+func Missing(path string, err error) error { return &missingError{path: path, err: err} }
+
 // Load reads and validates a rules file.
 func Load(path string) (*Rules, error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, &missingError{path: path, err: err}
+		return nil, Missing(path, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read rules: %w", err)

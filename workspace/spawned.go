@@ -11,7 +11,6 @@ import (
 
 	"switchboard/atomicfile"
 	"switchboard/mailbox"
-	"switchboard/rules"
 )
 
 // Spawned is an agent started at run time by `switchboard spawn`.
@@ -73,25 +72,4 @@ func (w *Workspace) UpdateSpawned(change func(map[string]Spawned) error) error {
 		}
 		return atomicfile.WriteFile(w.SpawnedFile(), append(data, '\n'), atomicfile.Options{Durable: w.Store.Durable})
 	})
-}
-
-// Rules loads the team's rules together with its spawned agents: what the
-// master routes by and every command checks against.
-func (w *Workspace) Rules() (*rules.Rules, error) {
-	r, err := rules.Load(w.RulesPath())
-	if err != nil {
-		return nil, err
-	}
-	spawned, err := w.Spawned()
-	if err != nil {
-		return nil, err
-	}
-	if len(spawned) == 0 {
-		return r, nil
-	}
-	seen := make(map[string]rules.Spawned, len(spawned))
-	for name, s := range spawned {
-		seen[name] = rules.Spawned{Profile: s.Profile, Parent: s.Parent}
-	}
-	return r.WithSpawned(seen), nil
 }

@@ -1,4 +1,4 @@
-package mailbox
+package watch
 
 import (
 	"io/fs"
@@ -6,9 +6,9 @@ import (
 	"syscall"
 )
 
-// inodeAndChange adds to a folder's stamp what Linux tells beyond its
-// modification time: a folder replaced by another, or changed in a way
-// that left the time alone, stamps differently.
+// inodeAndChange adds to a stamp what Linux tells beyond the modification
+// time and size: a file or folder replaced by another, or changed in a way
+// that set its modification time back, stamps differently.
 func inodeAndChange(info fs.FileInfo) string {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
