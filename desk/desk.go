@@ -15,7 +15,8 @@ type Desk struct {
 	ws    *workspace.Workspace
 	rules *rules.Rules
 	agent string
-	// whyNoRules is why rules is nil, when the rules did not load.
+	// whyNoRules is why the rules file did not load: rules is then nil, or
+	// the rules the master last loaded, which serve what only reads.
 	whyNoRules error
 }
 
@@ -29,6 +30,23 @@ func New(ws *workspace.Workspace, r *rules.Rules, agent string) *Desk {
 // why it cannot.
 func WithoutRules(ws *workspace.Workspace, agent string, why error) *Desk {
 	return &Desk{ws: ws, agent: agent, whyNoRules: why}
+}
+
+// WithLoadedRules returns the desk of agent in ws when the rules file does
+// not load, for why, but the master's copy of the rules it routes by, r,
+// does: what reads (the log, the team, one's mail) and what stops (close,
+// cancel) goes on under r; what sends or spawns says why it cannot.
+func WithLoadedRules(ws *workspace.Workspace, r *rules.Rules, agent string, why error) *Desk {
+	return &Desk{ws: ws, rules: r, agent: agent, whyNoRules: why}
+}
+
+// currentRules returns the error of what needs the rules file as it is now
+// (sending, spawning) when it does not load.
+func (d *Desk) currentRules() error {
+	if d.rules == nil || d.whyNoRules != nil {
+		return d.noRules()
+	}
+	return nil
 }
 
 // noRules is the error of what needs the rules when they did not load.

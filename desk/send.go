@@ -55,8 +55,8 @@ type Sent struct {
 // *UnknownAgentError, and nothing is posted. An invalid message wraps
 // mailbox.ErrInvalid.
 func (d *Desk) Send(msg *mailbox.Message) (Sent, error) {
-	if d.rules == nil {
-		return Sent{}, d.noRules()
+	if err := d.currentRules(); err != nil {
+		return Sent{}, err
 	}
 	msg.From = d.agent
 	msg.Normalize(time.Now())

@@ -69,8 +69,8 @@ func (e *TaskNotSentError) Unwrap() error { return e.Err }
 // Spawn starts an agent from a profile in the running team, as the rules
 // allow the desk's agent, and sends it its task.
 func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
-	if d.rules == nil {
-		return Spawned{}, d.noRules()
+	if err := d.currentRules(); err != nil {
+		return Spawned{}, err
 	}
 	if err := d.checkProfile(r.Profile); err != nil {
 		return Spawned{}, err

@@ -150,10 +150,12 @@ func (h *harness) records() []mailbox.Record {
 	return recs
 }
 
-// waitFor polls cond until it holds, failing the test after 10 seconds.
+// waitFor polls cond until it holds, failing the test after 30 seconds: a
+// bound on a wait, not a measure of speed, generous enough for a machine
+// loaded by other work.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			h.t.Fatalf("timed out waiting for %s; master log:\n%s", what, h.log.String())

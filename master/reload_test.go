@@ -59,6 +59,19 @@ func TestKeepsOldRulesWhenTheNewOnesAreInvalid(t *testing.T) {
 	if n := len(h.inbox("reviewer_agent", mailbox.All)); n != 1 {
 		t.Errorf("reviewer has %d messages; the old rules' forbidden entry must still hold", n)
 	}
+	// The overseer and every agent, through the bulletin, hear of it; once
+	// a version loads, the bulletin's warning goes.
+	if got := titled(h.inbox("master_agent", mailbox.All), "RULES REFUSED"); len(got) != 1 || !strings.Contains(got[0].Content, `unknown key "surprise"`) {
+		t.Errorf("the overseer heard of the refusal %d times: %v", len(got), got)
+	}
+	rulesWarning := func() bool {
+		return slices.ContainsFunc(h.bulletin().Warnings, func(w bulletin.Warning) bool { return w.Topic == bulletin.TopicRules })
+	}
+	if !rulesWarning() {
+		t.Errorf("the bulletin does not say the rules were refused: %+v", h.bulletin().Warnings)
+	}
+	replaceRules(t, h, teamRules)
+	h.waitFor("the warning to go", func() bool { return !rulesWarning() })
 }
 
 func TestNewAgentGetsAMailboxWithoutRestart(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/rules"
 	"switchboard/watch"
 )
 
@@ -94,6 +95,7 @@ func (m *Master) reloadRules() {
 	data, readErr := m.ws.ReadRulesFile()
 	if readErr == nil && bytes.Equal(data, f.loaded) {
 		f.waiting = false // an edit undone, or an event that changed nothing
+		m.rulesAccepted()
 		if spawned != f.spawned {
 			m.applyRules(f.loaded, spawned, false)
 		}
@@ -169,7 +171,7 @@ func (m *Master) refuseRules(data []byte, why error) {
 	}
 	m.rulesFile.refused = hash
 	m.logf("rules not reloaded, keeping the old ones: %v", why)
-	title := "RULES REFUSED: " + m.ws.RulesPath() + " does not load; the old rules stay"
+	title := "RULES REFUSED: " + rules.FileName + " does not load; the old rules stay"
 	content := fmt.Sprintf("A new version of %s does not load:\n  %v\n\n"+
 		"The master routes by the rules it had until a version that loads has stood unchanged for %s.\n"+
 		"Commands that only read (log, show, inbox, read, agents, status) go on from the rules in force; send and up refuse until it is fixed.\n"+
@@ -182,7 +184,7 @@ func (m *Master) refuseRules(data []byte, why error) {
 }
 
 // rulesAccepted takes back the bulletin's warning of a refused version,
-// once a version loads.
+// once a version loads, or the file is back to the one in force.
 func (m *Master) rulesAccepted() {
 	if m.rulesFile.refused == "" {
 		return

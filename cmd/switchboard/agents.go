@@ -33,10 +33,11 @@ started with spawn are listed under their parent, indented.`,
 }
 
 func runAgents(ctx context.Context, io *streams, g *globals) error {
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, ws, rulesErr)
 	members, err := ws.desk().Team(ctx)
 	if err != nil {
 		return err

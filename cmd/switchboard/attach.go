@@ -19,7 +19,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The team's session needs no rules: a broken rules file
 			// keeps no one from looking at the team.
-			ws, rulesErr, err := openOwnMailbox(g)
+			ws, rulesErr, err := openReading(g)
 			if err != nil {
 				return err
 			}

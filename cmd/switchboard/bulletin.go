@@ -84,10 +84,11 @@ operator may.`,
 }
 
 func runBulletinShow(io *streams, g *globals) error {
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, ws, rulesErr)
 	b, err := ws.folder.Bulletin().Read()
 	if err != nil {
 		return err

@@ -41,14 +41,14 @@ func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 	// down typed in a pane of the team is hung up on with the rest of the
 	// team; it finishes first.
 	signal.Ignore(syscall.SIGHUP)
-	ws, rulesErr, err := openOwnMailbox(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(ws.folder.DemoMarker()); purge && err != nil {
 		return usageError("--purge deletes only the folder of a demo (up --demo), and %s is not one: nothing was stopped; its mail is yours to keep or delete", ws.root)
 	}
-	if rulesErr != nil && ws.agent != mailbox.Operator {
+	if ws.rules == nil && ws.agent != mailbox.Operator {
 		return refusedError(fmt.Errorf("%w; with rules that do not load, only the person at the keyboard may stop the team: outside the team's panes, run `switchboard down --as operator`", rulesErr))
 	}
 	if ws.agent != mailbox.Operator && !ws.rules.IsOverseer(ws.agent) {

@@ -39,7 +39,7 @@ or its content.`,
 }
 
 func runInbox(io *streams, g *globals, opts *inboxOptions) error {
-	ws, rulesErr, err := openOwnMailbox(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}

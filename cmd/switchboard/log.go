@@ -52,10 +52,11 @@ sent. Read the full content with switchboard show SEQ.`,
 }
 
 func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) error {
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, ws, rulesErr)
 	filter := desk.LogFilter{About: opts.agent, Blocked: opts.blocked}
 	d := ws.desk()
 	shown, offset, err := d.Log(filter)

@@ -45,13 +45,13 @@ wiring for an agent you start yourself.`,
 func runMCP(ctx context.Context, io *streams, g *globals) error {
 	// A rules file being edited, or broken, leaves the agent its mail:
 	// the tools that need the rules say why they cannot, until it loads.
-	ws, rulesErr, err := openOwnMailbox(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
 	warnBrokenRules(io, ws, rulesErr)
 	open := func() (*desk.Desk, error) {
-		ws, _, err := openOwnMailbox(g)
+		ws, _, err := openReading(g)
 		if err != nil {
 			return nil, err
 		}

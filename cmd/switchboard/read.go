@@ -53,7 +53,7 @@ func runRead(io *streams, g *globals, opts *readOptions) error {
 	case opts.id != "" && opts.next:
 		return usageError("give a message id or --next, not both")
 	}
-	ws, rulesErr, err := openOwnMailbox(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}

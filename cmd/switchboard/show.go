@@ -34,10 +34,11 @@ agents only the messages they sent or were sent. A refusal exits 3.`,
 }
 
 func runShow(io *streams, g *globals, selectors []string) error {
-	ws, err := openWorkspace(g)
+	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
 	}
+	warnBrokenRules(io, ws, rulesErr)
 	found, err := ws.desk().Show(selectors)
 	if errors.Is(err, desk.ErrBackwardsRange) {
 		return usageError("%v", err)

@@ -48,10 +48,11 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Print a key's JSON value",
 		Args:  args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			ws, err := openWorkspace(g)
+			ws, rulesErr, err := openReading(g)
 			if err != nil {
 				return err
 			}
+			warnBrokenRules(io, ws, rulesErr)
 			v, err := ws.desk().State(a[0])
 			if errors.Is(err, desk.ErrNoSuchKey) {
 				return fmt.Errorf("%w; `switchboard state list` lists the keys", err)
@@ -68,10 +69,11 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Print every key and value",
 		Args:  args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ws, err := openWorkspace(g)
+			ws, rulesErr, err := openReading(g)
 			if err != nil {
 				return err
 			}
+			warnBrokenRules(io, ws, rulesErr)
 			state, err := ws.desk().StateList()
 			if err != nil {
 				return err

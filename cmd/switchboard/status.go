@@ -24,7 +24,7 @@ bulletin only, so it is fast enough to run before every prompt.`,
 			// agent whose mailbox exists needs no rules loaded.
 			env, ok := hookEnv(g)
 			if !ok {
-				ws, rulesErr, err := openOwnMailbox(g)
+				ws, rulesErr, err := openReading(g)
 				if err != nil {
 					return err
 				}

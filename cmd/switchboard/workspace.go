@@ -23,7 +23,8 @@ type caller struct {
 	rules  *rules.Rules
 	store  *mailbox.Store
 	agent  string
-	// rulesErr is why rules is nil (openOwnMailbox).
+	// rulesErr is why the rules file does not load (openReading): rules
+	// are then nil, or those the master last loaded.
 	rulesErr error
 }
 
@@ -48,29 +49,33 @@ func openWorkspace(g *globals) (*caller, error) {
 	return &caller{folder: folder, root: folder.Root, rules: r, store: folder.Store, agent: agent}, nil
 }
 
-// openOwnMailbox is openWorkspace for commands that act on the caller's own
-// mailbox or stop the team: they need no rules, so a rules file that does
-// not load (being edited, broken) does not keep anyone from their mail or
-// from down. The caller is then known by its mailbox, and rules is nil;
-// rulesErr says why.
-func openOwnMailbox(g *globals) (ws *caller, rulesErr error, err error) {
-	ws, err = openWorkspace(g)
-	var broken *rules.Error
-	if err == nil || !errors.As(err, &broken) {
-		return ws, nil, err
-	}
-	folder, ferr := findWorkspace(g)
-	if ferr != nil {
-		return nil, nil, ferr
-	}
-	agent, aerr := whoIsAsking(g, folder, nil)
-	if aerr != nil {
-		return nil, nil, aerr
-	}
-	if agent != mailbox.Operator && !folder.HasMailbox(agent) {
+// openReading is openWorkspace for the commands that read (their mail, the
+// log, the team) or stop something: a rules file that does not load (being
+// edited, broken) keeps no one from them. They go on from the rules the
+// master last loaded, which it keeps in the workspace; where it kept none,
+// rules is nil and the caller is known by its mailbox. rulesErr says why
+// the file does not load.
+func openReading(g *globals) (ws *caller, rulesErr error, err error) {
+	folder, err := findWorkspace(g)
+	if err != nil {
 		return nil, nil, err
 	}
-	return &caller{folder: folder, root: folder.Root, store: folder.Store, agent: agent, rulesErr: err}, err, nil
+	r, rulesErr, err := folder.RulesOrLoaded()
+	var broken *rules.Error
+	if err != nil && !errors.As(err, &broken) {
+		return nil, nil, err
+	}
+	agent, err := whoIsAsking(g, folder, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case r != nil && !r.Knows(agent):
+		return nil, nil, notAnAgent(r, agent, "(check --as or SWITCHBOARD_AGENT)")
+	case r == nil && agent != mailbox.Operator && !folder.HasMailbox(agent):
+		return nil, nil, rulesErr
+	}
+	return &caller{folder: folder, root: folder.Root, rules: r, store: folder.Store, agent: agent, rulesErr: rulesErr}, rulesErr, nil
 }
 
 // notAnAgent is the usage error for a name that is not one of the team's,
@@ -83,17 +88,17 @@ func notAnAgent(r *rules.Rules, name, next string) error {
 	return usageError("%s", msg)
 }
 
-// warnBrokenRules tells the person, beside what a command did without the
-// rules, that they do not load.
+// warnBrokenRules tells the person, in one line beside what a command did,
+// that the rules file does not load, and what the command went on from.
 func warnBrokenRules(io *streams, ws *caller, rulesErr error) {
 	if rulesErr == nil {
 		return
 	}
-	kept := "no master runs"
-	if _, running := ws.folder.MasterRunning(); running {
-		kept = "the running master keeps the rules it had"
+	from := "without the rules"
+	if ws.rules != nil {
+		from = "from the rules the master last loaded"
 	}
-	fmt.Fprintf(io.errOut, "warning: %v\n  the rules do not load: %s; send, up and master refuse until the file is fixed (`switchboard rules check` says when it is)\n", rulesErr, kept)
+	fmt.Fprintln(io.errOut, runnable(fmt.Sprintf("warning: %v; going on %s; send, spawn and up refuse until `switchboard rules check` passes", rulesErr, from), ws.folder.Binary()))
 }
 
 // findWorkspace is the workspace of --root, else SWITCHBOARD_ROOT, else the
@@ -115,8 +120,11 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 
 // desk is the caller's desk: what it does with its mail.
 func (w *caller) desk() *desk.Desk {
-	if w.rules == nil {
+	switch {
+	case w.rules == nil:
 		return desk.WithoutRules(w.folder, w.agent, w.rulesErr)
+	case w.rulesErr != nil:
+		return desk.WithLoadedRules(w.folder, w.rules, w.agent, w.rulesErr)
 	}
 	return desk.New(w.folder, w.rules, w.agent)
 }
@@ -159,7 +167,10 @@ func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (strin
 // master logs it like any other, and the rules decide whether it reaches
 // them.
 func reportAttempt(folder *workspace.Workspace, r *rules.Rules, agent, tried string) {
-	to := slices.DeleteFunc(r.Overseers(), func(n string) bool { return n == agent })
+	var to []string
+	if r != nil {
+		to = slices.DeleteFunc(r.Overseers(), func(n string) bool { return n == agent })
+	}
 	if len(to) == 0 {
 		to = []string{mailbox.Operator}
 	}
