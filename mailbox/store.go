@@ -106,10 +106,45 @@ func (s *Store) Ensure(agent string) error {
 	if err := ValidateAgentName(agent); err != nil {
 		return err
 	}
-	for _, dir := range []string{s.Dir, filepath.Dir(s.LogPath()), s.ReadDir(agent), s.SentDir(agent), s.RejectedDir(agent), s.TmpDir(agent)} {
+	for _, dir := range []string{s.Dir, filepath.Dir(s.LogPath())} {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return fmt.Errorf("create mailbox of %s: %w", agent, err)
 		}
+	}
+	// The agent's own folders are made one by one, and none through a link
+	// an agent put in their place: Unlink replaces such links.
+	for _, dir := range s.agentDirs(agent) {
+		if err := mkdirNoFollow(dir); err != nil {
+			return fmt.Errorf("create mailbox of %s: %w", agent, err)
+		}
+	}
+	return nil
+}
+
+// agentDirs are an agent's mailbox folders, each after the folder it is in.
+func (s *Store) agentDirs(agent string) []string {
+	return []string{s.AgentDir(agent), s.InboxDir(agent), s.ReadDir(agent), s.OutboxDir(agent), s.SentDir(agent), s.RejectedDir(agent), s.TmpDir(agent)}
+}
+
+// ErrLinkedFolder is a mailbox folder that is a symbolic link: no one
+// writes through it.
+var ErrLinkedFolder = errors.New("a link in the place of a mailbox folder")
+
+// mkdirNoFollow makes the folder dir, whose parent exists, unless it is
+// there; it refuses a link in its place.
+func mkdirNoFollow(dir string) error {
+	err := os.Mkdir(dir, 0o700)
+	if err == nil || !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s: %w", dir, ErrLinkedFolder)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a folder", dir)
 	}
 	return nil
 }
@@ -125,7 +160,7 @@ func (s *Store) Unlink(agent string) (removed []string, err error) {
 	if err := ValidateAgentName(agent); err != nil {
 		return nil, err
 	}
-	for _, dir := range []string{s.AgentDir(agent), s.InboxDir(agent), s.ReadDir(agent), s.OutboxDir(agent), s.SentDir(agent), s.RejectedDir(agent), s.TmpDir(agent)} {
+	for _, dir := range s.agentDirs(agent) {
 		fi, err := os.Lstat(dir)
 		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 			continue

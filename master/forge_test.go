@@ -356,3 +356,33 @@ func TestTheMasterFollowsNoLinkAnAgentSet(t *testing.T) {
 		t.Errorf("the master's log does not say a link was found:\n%s", h.log.String())
 	}
 }
+
+// TestAStartingMasterFollowsNoLink: before the master starts, the tester's
+// inbox, and the developer's whole mailbox, are links to folders elsewhere;
+// the master makes nothing there, and puts real folders in their place.
+func TestAStartingMasterFollowsNoLink(t *testing.T) {
+	h := newHarness(t)
+	inboxTarget, homeTarget := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(h.store.AgentDir("tester_agent"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(inboxTarget, h.store.InboxDir("tester_agent")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(homeTarget, h.store.AgentDir("developer_agent")); err != nil {
+		t.Fatal(err)
+	}
+	h.start(Options{})
+	for _, target := range []string{inboxTarget, homeTarget} {
+		if entries, _ := os.ReadDir(target); len(entries) != 0 {
+			t.Errorf("the starting master made %d entries where a link pointed, %s", len(entries), entries[0].Name())
+		}
+	}
+	for _, dir := range []string{h.store.ReadDir("tester_agent"), h.store.OutboxDir("developer_agent")} {
+		if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+			t.Errorf("%s is not a real folder after the start: %v", dir, err)
+		}
+	}
+	post(t, h, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "through real folders"})
+	h.waitInbox("tester_agent", 1)
+}

@@ -118,7 +118,10 @@ func (m *Master) Run(ctx context.Context) error {
 	}
 	var lk *workspace.MasterLock
 	err := m.untilRoom(ctx, func() (err error) {
-		if err = m.store.Ensure(mailbox.Operator); err == nil {
+		if err = m.unlink(mailbox.Operator); err == nil {
+			err = m.store.Ensure(mailbox.Operator)
+		}
+		if err == nil {
 			err = m.ws.Bulletin().Ensure()
 		}
 		if err == nil {
@@ -242,6 +245,11 @@ func (m *Master) syncAgents(watch *watcher) error {
 	for _, agent := range m.rules.Agents() {
 		if m.watched[agent] {
 			continue
+		}
+		// A link put in the place of a folder is replaced before anything
+		// is made in it: the master follows none.
+		if err := m.unlink(agent); err != nil {
+			return err
 		}
 		if err := m.store.Ensure(agent); err != nil {
 			return err
