@@ -74,6 +74,9 @@ func (d *Desk) Wait(ctx context.Context, agent string, timeout time.Duration, st
 	if err := d.helperOf(agent); err != nil {
 		return nil, err
 	}
+	if answer := d.rules.Decide(agent, d.agent); !answer.Allowed {
+		return nil, &CannotAnswerError{Helper: agent, Decision: answer}
+	}
 	if started != nil {
 		started()
 	}

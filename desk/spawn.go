@@ -52,7 +52,28 @@ var (
 	// ErrOtherParent is a spawn for another parent by an agent that may
 	// spawn for itself only.
 	ErrOtherParent = errors.New("an agent may spawn for itself only")
+	// ErrCannotAnswer is a helper the rules would keep from answering its
+	// parent: spawned, it would work for nothing, and a wait for it would
+	// never end (errors.Is matches a *CannotAnswerError).
+	ErrCannotAnswer = errors.New("its answer could not reach its parent")
 )
+
+// CannotAnswerError is a helper whose answer the rules would block, with
+// the rules' decision.
+type CannotAnswerError struct {
+	Helper   string
+	Decision rules.Decision
+}
+
+func (e *CannotAnswerError) Error() string {
+	msg := fmt.Sprintf("the answer of %s could not reach %s: the rules block %s → %s: %s", e.Helper, e.Decision.To, e.Helper, e.Decision.To, e.Decision.Reason)
+	if len(e.Decision.Because) > 0 {
+		msg += " (" + e.Decision.Because[0] + ")"
+	}
+	return msg
+}
+
+func (e *CannotAnswerError) Is(target error) bool { return target == ErrCannotAnswer }
 
 // TaskNotSentError is an agent spawned whose task could not be sent.
 type TaskNotSentError struct {
@@ -90,6 +111,9 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	name := r.Name
 	if name == "" {
 		name = d.freeName(r.Profile)
+	}
+	if answer := d.rules.HelperAnswer(name, rules.Spawned{Profile: r.Profile, Parent: parent}); !answer.Allowed {
+		return Spawned{}, &CannotAnswerError{Helper: name, Decision: answer}
 	}
 	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
 		Workspace: d.ws, Name: name, Profile: r.Profile, Parent: parent, Task: r.Task,

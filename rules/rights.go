@@ -2,6 +2,7 @@ package rules
 
 import (
 	"errors"
+	"maps"
 
 	"switchboard/mailbox"
 )
@@ -56,6 +57,19 @@ func (r *Rules) MaySpawn(actor, profile, parent string) error {
 		return ErrOtherParent
 	}
 	return nil
+}
+
+// HelperAnswer decides whether an agent spawned as name, from the profile
+// and under the parent s says, could send its answer to its parent: a
+// helper kept from the one that waits for it is spawned for nothing, and
+// its spawn is refused.
+func (r *Rules) HelperAnswer(name string, s Spawned) Decision {
+	spawned := maps.Clone(r.spawned)
+	if spawned == nil {
+		spawned = make(map[string]Spawned, 1)
+	}
+	spawned[name] = s
+	return r.WithSpawned(spawned).Decide(name, s.Parent)
 }
 
 // MayChangeBulletin reports whether agent may change the bulletin's status,

@@ -81,6 +81,8 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	switch {
 	case errors.Is(err, desk.ErrPrivileged):
 		return refusedError(err)
+	case errors.Is(err, desk.ErrCannotAnswer):
+		return refusedError(fmt.Errorf("%w; nothing was spawned: spawn from another profile, or under another parent", err))
 	case errors.Is(err, desk.ErrOtherParent):
 		return refusedError(fmt.Errorf("%w: leave out --parent, or ask an overseer", err))
 	case errors.As(err, &unknown):
