@@ -3,6 +3,7 @@ package rules
 import (
 	"errors"
 	"maps"
+	"slices"
 
 	"switchboard/mailbox"
 )
@@ -10,18 +11,44 @@ import (
 // What an agent may do besides sending, beyond IsOverseer and MayInterrupt.
 
 // IsAncestor reports whether a spawned b, directly or through its children.
+// No agent is its own ancestor, not even in a registry whose parents loop
+// (ParentLoops).
 func (r *Rules) IsAncestor(a, b string) bool {
-	for range 64 { // a registry whose parents loop ends here
+	seen := map[string]bool{b: true}
+	for {
 		parent, ok := r.Parent(b)
-		if !ok {
+		if !ok || seen[parent] {
 			return false
 		}
 		if parent == a {
 			return true
 		}
+		seen[parent] = true
 		b = parent
 	}
-	return false
+}
+
+// ParentLoops lists, sorted, the spawned agents whose chain of parents
+// comes back to them: a registry edited by hand, which no spawn writes.
+func (r *Rules) ParentLoops() []string {
+	var out []string
+	for name := range r.spawned {
+		seen := map[string]bool{}
+		for b := name; ; {
+			parent, ok := r.Parent(b)
+			if !ok || seen[parent] {
+				break
+			}
+			if parent == name {
+				out = append(out, name)
+				break
+			}
+			seen[parent] = true
+			b = parent
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // MayInterruptAgent reports whether actor may interrupt agent: the

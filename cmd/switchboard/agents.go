@@ -2,9 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"switchboard/desk"
+	"switchboard/workspace"
 
 	"github.com/spf13/cobra"
 )
@@ -32,7 +36,7 @@ started with spawn are listed under their parent, indented.`,
 	}
 }
 
-func runAgents(ctx context.Context, io *streams, g *globals) error {
+func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 	ws, rulesErr, err := openReading(g)
 	if err != nil {
 		return err
@@ -46,7 +50,11 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	for i, m := range members {
 		rows[i] = agentRow{Member: m}
 	}
-	rows = asTree(rows)
+	loops := ws.rules.ParentLoops()
+	rows = asTree(rows, loops)
+	if len(loops) > 0 {
+		defer func() { err = errors.Join(err, errors.New(parentLoopError(ws.folder, loops))) }()
+	}
 	if g.json {
 		return writeJSON(io.out, rows)
 	}
@@ -66,9 +74,16 @@ func runAgents(ctx context.Context, io *streams, g *globals) error {
 	return tw.Flush()
 }
 
+// parentLoopError says which spawned agents' parents loop, and what to do.
+func parentLoopError(ws *workspace.Workspace, loops []string) string {
+	return runnable(fmt.Sprintf("%s: the parents of %s loop, each spawned under another of them (an edit by hand?); they are listed at the top: "+
+		"give one a parent of the team in that file, or close them with `switchboard close %s`", ws.SpawnedFile(), strings.Join(loops, ", "), loops[0]), ws.Binary())
+}
+
 // asTree orders rows so that each spawned agent follows its parent, depth
-// first; the order among siblings is kept.
-func asTree(rows []agentRow) []agentRow {
+// first; the order among siblings is kept. Agents whose parents loop are
+// roots.
+func asTree(rows []agentRow, loops []string) []agentRow {
 	byName := make(map[string]bool, len(rows))
 	for _, r := range rows {
 		byName[r.Name] = true
@@ -76,7 +91,7 @@ func asTree(rows []agentRow) []agentRow {
 	children := make(map[string][]agentRow)
 	var roots []agentRow
 	for _, r := range rows {
-		if r.Parent != "" && byName[r.Parent] && r.Parent != r.Name {
+		if r.Parent != "" && byName[r.Parent] && !slices.Contains(loops, r.Name) {
 			children[r.Parent] = append(children[r.Parent], r)
 		} else {
 			roots = append(roots, r)

@@ -11,7 +11,7 @@ import (
 // on ├─, and what lies below it on its │.
 func TestTheTreeDrawsSiblingsAndTheirChildren(t *testing.T) {
 	row := func(name, parent string) agentRow { return agentRow{Member: desk.Member{Name: name, Parent: parent}} }
-	rows := asTree([]agentRow{row("dev", ""), row("h1", "dev"), row("h2", "dev"), row("h1a", "h1"), row("rev", "")})
+	rows := asTree([]agentRow{row("dev", ""), row("h1", "dev"), row("h2", "dev"), row("h1a", "h1"), row("rev", "")}, nil)
 	var got []string
 	for _, r := range rows {
 		got = append(got, r.branch+r.Name)

@@ -113,6 +113,9 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		} else {
 			add("rules", levelOK, "%s", detail)
 		}
+		if loops := r.ParentLoops(); len(loops) > 0 {
+			add("spawned", levelFix, "%s", parentLoopError(ws, loops))
+		}
 	}
 
 	running := false
