@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,12 +35,6 @@ func team(t testing.TB) Env {
 			t.Fatal(err)
 		}
 	}
-	// Logged, then delivered, as the master does: the log vouches for them.
-	log, err := mailbox.OpenLogWriter(store.LogPath(), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer log.Close()
 	at := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
 	for i, m := range []mailbox.Message{
 		{From: "reviewer_agent", Title: "Part 1 needs tests", Priority: "normal", Type: "response", Content: "Add a test for expired tokens."},
@@ -48,18 +43,29 @@ func team(t testing.TB) Env {
 	} {
 		m.ID = []string{"01a20000-0000-7000-8000-000000000001", "01a20000-0000-7000-8000-000000000002", "01a20000-0000-7000-8000-000000000003"}[i]
 		m.Timestamp = at
-		m.To = []string{"developer_agent"}
-		rec, err := log.Append(mailbox.Record{Time: at.Add(time.Duration(i) * time.Second), Status: mailbox.StatusDelivered,
-			Delivered: m.To, Hash: mailbox.Fingerprint(&m), Message: &m})
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.Seq, m.DeliveredAt = rec.Seq, rec.Time
-		if _, err := store.Deliver("developer_agent", &m); err != nil {
-			t.Fatal(err)
-		}
+		deliverLogged(t, store, "developer_agent", &m, at.Add(time.Duration(i)*time.Second))
 	}
 	return Env{Workspace: ws, Agent: "developer_agent"}
+}
+
+// deliverLogged logs a message and delivers it at the time given, as the
+// master does: the log vouches for it.
+func deliverLogged(t testing.TB, store *mailbox.Store, to string, m *mailbox.Message, at time.Time) {
+	t.Helper()
+	log, err := mailbox.OpenLogWriter(store.LogPath(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	m.To = []string{to}
+	rec, err := log.Append(mailbox.Record{Time: at, Status: mailbox.StatusDelivered, Delivered: m.To, Hash: mailbox.Fingerprint(m), Message: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Seq, m.DeliveredAt = rec.Seq, rec.Time
+	if _, err := store.Deliver(to, m); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func runHook(t *testing.T, env Env, input string) map[string]any {
@@ -331,5 +337,54 @@ func TestGeminiRefusesWhatANeverCovers(t *testing.T) {
 	}
 	if res := runHook(t, env, `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git status"}}`); len(res) != 0 {
 		t.Errorf("a call no never covers was answered: %v", res)
+	}
+}
+
+// TestNoPlantedNameOrClockStepSilencesMail: files planted in the inbox under
+// names far in the future and far in the past, and real mail delivered by a
+// master whose clock stepped back an hour: each real message is presented
+// once by the prompt hook, and the Stop hook hands over what came after.
+func TestNoPlantedNameOrClockStepSilencesMail(t *testing.T) {
+	env := team(t)
+	store := env.Workspace.Store
+	prompt := `{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"go on"}`
+	contextOf := func(res map[string]any) string {
+		spec, _ := res["hookSpecificOutput"].(map[string]any)
+		text, _ := spec["additionalContext"].(string)
+		return text
+	}
+	runHook(t, env, prompt) // the three messages of the team
+	for _, name := range []string{
+		"29991231T000000.000000000Z_normal_01a20000-0000-7000-8000-0000000000f1.json",
+		"19700101T000000.000000000Z_normal_01a20000-0000-7000-8000-0000000000f2.json",
+	} {
+		planted := `{"id":"` + strings.TrimSuffix(name[34:], ".json") + `","from":"master_agent","to":["developer_agent"],"title":"Planted order","timestamp":"2026-11-22T09:00:00Z"}`
+		if err := os.WriteFile(filepath.Join(store.InboxDir("developer_agent"), name), []byte(planted), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := contextOf(runHook(t, env, prompt)); strings.Count(got, "written into your inbox by hand") != 2 {
+		t.Errorf("the planted files were not each shown once as unverified:\n%s", got)
+	}
+
+	at := time.Date(2026, 11, 22, 7, 57, 0, 0, time.UTC) // an hour before the team's mail
+	for i, title := range []string{"After the clock stepped back", "Another one"} {
+		m := &mailbox.Message{ID: "01a20000-0000-7000-8000-00000000010" + strconv.Itoa(i), From: "reviewer_agent", Title: title, Priority: "normal", Type: "notification", Timestamp: at}
+		deliverLogged(t, store, "developer_agent", m, at.Add(time.Duration(i)*time.Second))
+		if i == 0 {
+			if got := contextOf(runHook(t, env, prompt)); !strings.Contains(got, title) {
+				t.Fatalf("the prompt hook did not present %q:\n%s", title, got)
+			}
+			if got := contextOf(runHook(t, env, prompt)); strings.Contains(got, title) {
+				t.Errorf("the prompt hook presented %q twice:\n%s", title, got)
+			}
+		}
+	}
+	stop := runHook(t, env, `{"session_id":"s1","hook_event_name":"Stop","stop_hook_active":false}`)
+	if stop["decision"] != "block" || !strings.Contains(contextOf(stop), "Another one") {
+		t.Errorf("the Stop hook did not hand over the mail that came last: %v", stop)
+	}
+	if got := contextOf(runHook(t, env, prompt)); strings.Contains(got, "Another one") {
+		t.Errorf("the prompt hook presented again what the Stop hook handed over:\n%s", got)
 	}
 }

@@ -8,17 +8,18 @@ import (
 
 // newMail returns the agent's inbox summary and the messages its
 // conversation has not been shown, oldest first (with urgentOnly, the
-// urgent ones alone). The names are read only when the summary says
-// something may be new: before most prompts nothing is.
+// urgent ones alone). The names are read only when the inbox changed since
+// the conversation was last shown all of it: before most prompts it did
+// not.
 func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.InboxSummary, []mailbox.FileInfo, error) {
 	sum, err := store.InboxSummary(agent)
 	if err != nil {
 		return sum, nil, err
 	}
 	shown := store.ReadShown(agent)
-	fresh := sum.Newest > shown.Upto
+	fresh := sum.Unread > 0 && (sum.Stamp == "" || sum.Stamp != shown.Whole)
 	if urgentOnly {
-		fresh = sum.NewestUrgent != "" && !shown.Has(sum.NewestUrgent)
+		fresh = fresh && sum.NewestUrgent != "" && !shown.Has(sum.NewestUrgent)
 	}
 	if !fresh {
 		return sum, nil, nil
@@ -36,28 +37,27 @@ func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.Inbox
 		}
 		items = append(items, mailbox.FileInfo{Name: name, Priority: priority})
 	}
-	if len(items) == 0 && !urgentOnly {
-		// Everything was shown, some of it ahead of the rest: say so in the
-		// record, so that the next hook needs no listing.
-		_, err = store.ClaimShown(agent, nil, sum.Newest)
+	if len(unshown) == 0 && sum.Stamp != "" {
+		// Everything was shown, some of it by another channel: say so in
+		// the record, so that the next hook needs no listing.
+		_, err = store.ClaimShown(agent, nil, sum.Stamp)
 	}
 	return sum, items, err
 }
 
 // claim records items as shown to the agent and returns those no other
 // channel (the master typing a notice meanwhile) showed first. With whole,
-// the hook shows the whole inbox: everything up to its newest message
-// counts as shown, including what another channel had shown already.
+// the hook shows the whole inbox as sum found it.
 func claim(store *mailbox.Store, agent string, sum mailbox.InboxSummary, items []mailbox.FileInfo, whole bool) ([]mailbox.FileInfo, error) {
 	names := make([]string, len(items))
 	for i, it := range items {
 		names[i] = it.Name
 	}
-	upto := ""
+	stamp := ""
 	if whole {
-		upto = sum.Newest
+		stamp = sum.Stamp
 	}
-	taken, err := store.ClaimShown(agent, names, upto)
+	taken, err := store.ClaimShown(agent, names, stamp)
 	if err != nil || len(taken) == 0 {
 		return items, err
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,9 +17,11 @@ import (
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.
-// The second line is the summary, then come the names, one per line, each
-// marked with unverifiedMark when no record vouches for its file.
-const indexHeader = "switchboard-inbox-index 3"
+// Then come the names, sorted, one per line, each marked with
+// unverifiedMark when no record vouches for its file. The counts are made
+// from the names each time: an index edited by hand cannot make them
+// disagree with its names, nor go negative.
+const indexHeader = "switchboard-inbox-index 4"
 
 // unverifiedMark starts the line of a name whose file no record vouches
 // for; names never start with it.
@@ -45,10 +46,13 @@ const (
 // count of files among them that no record vouches for.
 type InboxSummary struct {
 	Unread, Urgent, Unverified int
-	// Newest and NewestUrgent are the latest names, "" when none: a hook
-	// compares them with what it has shown and reads the names only when
-	// something is new.
+	// Newest and NewestUrgent are the latest names, "" when none.
 	Newest, NewestUrgent string
+	// Stamp identifies the inbox as it was summed up: a hook that has shown
+	// everything in it records the stamp (Shown.Whole), and lists the names
+	// again only once the inbox changed. It is empty when the inbox changed
+	// too recently for a stamp to be trusted.
+	Stamp string `json:"-"`
 }
 
 func summarize(sorted []string, unverified map[string]bool) InboxSummary {
@@ -90,14 +94,24 @@ func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	if err != nil || !ok {
 		return InboxSummary{}, err
 	}
-	if sum, ok := readIndexHead(s.indexPath(agent), stamp); ok {
-		return sum, nil
+	names, unverified, ok := readIndex(s.indexPath(agent), stamp)
+	if !ok {
+		if names, unverified, err = s.rebuildIndex(agent, stamp); err != nil {
+			return InboxSummary{}, err
+		}
 	}
-	names, unverified, err := s.rebuildIndex(agent, stamp)
-	if err != nil {
-		return InboxSummary{}, err
+	sum := summarize(names, unverified)
+	sum.Stamp = trusted(stamp)
+	return sum, nil
+}
+
+// trusted is an inbox stamp that tells every later change, "" for a racy
+// one.
+func trusted(stamp string) string {
+	if strings.HasSuffix(stamp, " racy") {
+		return ""
 	}
-	return summarize(names, unverified), nil
+	return stamp
 }
 
 // InboxIndex returns the names of the agent's unread messages, sorted
@@ -226,43 +240,6 @@ func stampPart(stamp, mark string) string {
 	return ""
 }
 
-// readIndexHead reads the header and summary alone.
-func readIndexHead(path, stamp string) (InboxSummary, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return InboxSummary{}, false
-	}
-	defer f.Close()
-	buf := make([]byte, 1024)
-	n, _ := io.ReadFull(f, buf)
-	head, rest, ok := bytes.Cut(buf[:n], []byte("\n"))
-	if !ok || string(head) != indexHeader+" "+stamp {
-		return InboxSummary{}, false
-	}
-	line, _, ok := bytes.Cut(rest, []byte("\n"))
-	if !ok {
-		return InboxSummary{}, false
-	}
-	return parseSummary(string(line))
-}
-
-func parseSummary(line string) (InboxSummary, bool) {
-	f := strings.Split(line, " ")
-	if len(f) != 5 {
-		return InboxSummary{}, false
-	}
-	var counts [3]int
-	for i := range counts {
-		n, err := strconv.Atoi(f[i])
-		if err != nil {
-			return InboxSummary{}, false
-		}
-		counts[i] = n
-	}
-	return InboxSummary{Unread: counts[0], Urgent: counts[1], Unverified: counts[2],
-		Newest: strings.TrimPrefix(f[3], "-"), NewestUrgent: strings.TrimPrefix(f[4], "-")}, true
-}
-
 func readIndex(path, stamp string) (names []string, unverified map[string]bool, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -299,12 +276,10 @@ func readVerdicts(path string) (unverified map[string]bool, stamp string) {
 	return verdicts, stamp
 }
 
-// parseIndexBody reads what follows the header: the summary, then the
-// names up to the end line.
+// parseIndexBody reads what follows the header: the names up to the end
+// line. A name out of order, or not a delivered file's, makes the index
+// unusable: it is made again from the folder.
 func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok bool) {
-	if _, body, ok = bytes.Cut(body, []byte("\n")); !ok { // the summary
-		return nil, nil, false
-	}
 	unverified = make(map[string]bool)
 	if string(body) == indexEnd {
 		return []string{}, unverified, true
@@ -319,16 +294,17 @@ func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok
 			names[i] = bare
 			unverified[bare] = true
 		}
+		if !isDeliveredName(names[i]) || i > 0 && names[i] <= names[i-1] {
+			return nil, nil, false
+		}
 	}
 	return names, unverified, true
 }
 
 func writeIndex(tmpDir, path, stamp string, names []string, unverified map[string]bool) error {
-	sum := summarize(names, unverified)
 	var b strings.Builder
-	b.Grow(len(indexHeader) + len(stamp) + 256 + len(names)*72)
-	// Names never hold spaces; "-" stands for none.
-	fmt.Fprintf(&b, "%s %s\n%d %d %d -%s -%s\n", indexHeader, stamp, sum.Unread, sum.Urgent, sum.Unverified, sum.Newest, sum.NewestUrgent)
+	b.Grow(len(indexHeader) + len(stamp) + 2 + len(names)*72)
+	fmt.Fprintf(&b, "%s %s\n", indexHeader, stamp)
 	for _, name := range names {
 		if unverified[name] {
 			b.WriteString(unverifiedMark)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -35,8 +36,8 @@ func TestInboxIndexFollowsDeliveriesAndReads(t *testing.T) {
 	listed, _ := s.UnreadNames("rev")
 	names := slices.Sorted(slices.Values(slices.DeleteFunc(listed, func(n string) bool { return n == "read" })))
 	// Written here, not by a master: no record vouches for them.
-	want := InboxSummary{Unread: 3, Urgent: 1, Unverified: 3, Newest: names[2], NewestUrgent: names[1]}
-	if sum != want {
+	want := InboxSummary{Unread: 3, Urgent: 1, Unverified: 3, Newest: names[2], NewestUrgent: names[1], Stamp: sum.Stamp}
+	if sum != want || sum.Stamp == "" {
 		t.Errorf("summary = %+v; want %+v", sum, want)
 	}
 	if _, err := os.Stat(filepath.Join(s.AgentDir("rev"), "inbox.index")); err != nil {
@@ -126,5 +127,43 @@ func TestInboxIndexCountsWhatNoRecordVouchesFor(t *testing.T) {
 	}
 	if sum, _ := s.InboxSummary("rev"); sum.Unverified != 1 {
 		t.Errorf("after the notice was recorded: %+v; want the forged file alone unverified", sum)
+	}
+}
+
+// TestAnEditedIndexCannotMakeUpCounts: an index edited by hand, under the
+// stamp of the folder it was made from, with counts of its own, names out
+// of order or names that are no delivered file's: the counts shown are
+// those of the folder's names.
+func TestAnEditedIndexCannotMakeUpCounts(t *testing.T) {
+	s := testStore(t)
+	s.Durable = false
+	base := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
+	for i, p := range []string{PriorityNormal, PriorityUrgent} {
+		if _, err := s.Deliver("rev", testMessage("0193a7c2-000"+string(rune('1'+i)), base.Add(time.Duration(i)*time.Second), p)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, s, "rev")
+	if _, err := s.InboxSummary("rev"); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(s.AgentDir("rev"), "inbox.index")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, body, _ := strings.Cut(string(data), "\n")
+	lines := strings.Split(strings.TrimSuffix(body, ".\n"), "\n")
+	for what, edited := range map[string]string{
+		"counts of its own":    head + "\n-5 77 0 -x -y\n" + body,
+		"names out of order":   head + "\n" + lines[1] + "\n" + lines[0] + "\n.\n",
+		"a name of no message": head + "\nnot-a-message\n" + body,
+	} {
+		if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if sum, err := s.InboxSummary("rev"); err != nil || sum.Unread != 2 || sum.Urgent != 1 {
+			t.Errorf("with %s, the summary says %+v (%v); want 2 unread, 1 urgent", what, sum, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,34 +13,32 @@ import (
 // Shown is what an agent's conversation has been shown of its inbox, by
 // every channel: its hooks (the model's context) and the master (a notice
 // typed as the prompt). Each channel shows only what is not in it, so a
-// message enters a conversation once. Messages are named by their delivered
-// file names, which sort by delivery time.
+// message enters a conversation once.
+//
+// It is kept by message, not by a time mark: a delivered file's name sorts
+// by delivery time, but a file planted with a name far in the future, or a
+// clock stepped back, would move a mark past real mail, and silence it.
 type Shown struct {
-	// Upto: every message named up to it has been shown.
-	Upto string
-	// Also lists, sorted, messages after Upto shown ahead of the rest: urgent
-	// ones at a checkpoint, or those a typed notice announced.
-	Also []string
+	// Names lists, sorted, the unread messages shown, by their delivered
+	// file names. Names no longer unread are dropped in time (prune).
+	Names []string
+	// Whole is the stamp of the inbox (InboxSummary.Stamp) at a moment the
+	// conversation had been shown everything in it: a hook that finds the
+	// inbox so need not list its names.
+	Whole string
 }
 
 // Has reports whether the message named name has been shown.
 func (s Shown) Has(name string) bool {
-	if name <= s.Upto {
-		return true
-	}
-	_, found := slices.BinarySearch(s.Also, name)
+	_, found := slices.BinarySearch(s.Names, name)
 	return found
 }
 
 // Unshown picks from the sorted names of an inbox those not shown, oldest
-// first. Names up to Upto are skipped by a binary search.
+// first.
 func (s Shown) Unshown(sorted []string) []string {
-	start, found := slices.BinarySearch(sorted, s.Upto)
-	if found {
-		start++
-	}
-	out := make([]string, 0, len(sorted)-start)
-	for _, name := range sorted[start:] {
+	out := make([]string, 0, len(sorted))
+	for _, name := range sorted {
 		if !s.Has(name) {
 			out = append(out, name)
 		}
@@ -50,38 +49,40 @@ func (s Shown) Unshown(sorted []string) []string {
 // Add records names as shown.
 func (s *Shown) Add(names ...string) {
 	for _, name := range names {
-		if i, found := slices.BinarySearch(s.Also, name); !found && name > s.Upto {
-			s.Also = slices.Insert(s.Also, i, name)
+		if i, found := slices.BinarySearch(s.Names, name); !found {
+			s.Names = slices.Insert(s.Names, i, name)
 		}
 	}
 }
 
 // Remove takes names back: they were to be shown and were not.
 func (s *Shown) Remove(names ...string) {
-	s.Also = slices.DeleteFunc(s.Also, func(n string) bool { return slices.Contains(names, n) })
+	s.Names = slices.DeleteFunc(s.Names, func(n string) bool { return slices.Contains(names, n) })
+	s.Whole = ""
 }
 
-// Advance records every message up to upto as shown.
-func (s *Shown) Advance(upto string) {
-	if upto <= s.Upto {
-		return
-	}
-	s.Upto = upto
-	i, found := slices.BinarySearch(s.Also, upto)
-	if found {
-		i++
-	}
-	s.Also = s.Also[i:]
-}
+// shownHeader starts a record; a record of an older form (a time mark) is
+// read as nothing shown, so that a message is shown again rather than
+// never.
+const shownHeader = "switchboard-shown 2"
 
 func (s Shown) encode() []byte {
-	return []byte(s.Upto + "\n" + strings.Join(append(s.Also, ""), "\n"))
+	var b bytes.Buffer
+	b.WriteString(shownHeader + " " + s.Whole + "\n")
+	for _, name := range s.Names {
+		b.WriteString(name + "\n")
+	}
+	return b.Bytes()
 }
 
 func decodeShown(data []byte) Shown {
-	lines := strings.Split(string(data), "\n")
-	s := Shown{Upto: strings.TrimSpace(lines[0])}
-	for _, line := range lines[1:] {
+	head, body, _ := bytes.Cut(data, []byte("\n"))
+	whole, ok := strings.CutPrefix(string(head), shownHeader)
+	if !ok {
+		return Shown{}
+	}
+	s := Shown{Whole: strings.TrimSpace(whole)}
+	for line := range strings.Lines(string(body)) {
 		if name := strings.TrimSpace(line); name != "" {
 			s.Add(name)
 		}
@@ -103,21 +104,19 @@ func (s *Store) ReadShown(agent string) Shown {
 
 // ClaimShown records names (inbox file names) as shown and returns those
 // of them that were shown already, by another channel: the caller shows the
-// rest, and no other channel will. With upto set, every message up to it
-// counts as shown afterwards too (the caller showed the whole inbox).
-func (s *Store) ClaimShown(agent string, names []string, upto string) (taken []string, err error) {
+// rest, and no other channel will. With whole set, the caller showed the
+// whole inbox as the stamp whole says (InboxSummary.Stamp).
+func (s *Store) ClaimShown(agent string, names []string, whole string) (taken []string, err error) {
 	err = s.updateShown(agent, func(sh *Shown) {
-		var beyond []string // not covered by upto
 		for _, name := range names {
-			switch {
-			case sh.Has(name):
+			if sh.Has(name) {
 				taken = append(taken, name)
-			case name > upto:
-				beyond = append(beyond, name)
 			}
 		}
-		sh.Advance(upto)
-		sh.Add(beyond...)
+		sh.Add(names...)
+		if whole != "" {
+			sh.Whole = whole
+		}
 	})
 	return taken, err
 }
@@ -133,17 +132,38 @@ func (s *Store) ResetShown(agent string) error {
 	return s.updateShown(agent, func(sh *Shown) { *sh = Shown{} })
 }
 
+// pruneAt is how many names a record holds before those no longer unread
+// are dropped.
+const pruneAt = 64
+
 // updateShown changes the agent's record under a lock, so that its hooks
 // and the master, each in its own process, never lose each other's marks.
 // The record is written only when it changed.
 func (s *Store) updateShown(agent string, change func(*Shown)) error {
 	return WithLock(s.shownPath(agent)+".lock", func() error {
 		old := s.ReadShown(agent)
-		next := Shown{Upto: old.Upto, Also: slices.Clone(old.Also)}
+		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole}
 		change(&next)
-		if next.Upto == old.Upto && slices.Equal(next.Also, old.Also) {
+		if len(next.Names) > pruneAt {
+			s.prune(agent, &next)
+		}
+		if next.Whole == old.Whole && slices.Equal(next.Names, old.Names) {
 			return nil
 		}
 		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.stageFor(agent)})
+	})
+}
+
+// prune drops from the record the messages no longer unread: read ones are
+// never shown again, and the record stays the size of the inbox.
+func (s *Store) prune(agent string, sh *Shown) {
+	unread, err := s.UnreadNames(agent)
+	if err != nil {
+		return
+	}
+	slices.Sort(unread)
+	sh.Names = slices.DeleteFunc(sh.Names, func(name string) bool {
+		_, found := slices.BinarySearch(unread, name)
+		return !found
 	})
 }

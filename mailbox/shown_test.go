@@ -13,20 +13,17 @@ func TestShownTracksMessagesShownOutOfOrder(t *testing.T) {
 	if got := s.Unshown(inbox); !slices.Equal(got, []string{"a_normal", "c_normal", "d_low"}) {
 		t.Errorf("unshown after b was shown = %q", got)
 	}
-	s.Advance("c_normal")
-	if len(s.Also) != 0 {
-		t.Errorf("also = %q after advancing past it; want empty", s.Also)
-	}
+	s.Add("c_normal", "a_normal")
 	if got := s.Unshown(inbox); !slices.Equal(got, []string{"d_low"}) {
-		t.Errorf("unshown after advancing to c = %q", got)
+		t.Errorf("unshown after a, b and c were shown = %q", got)
 	}
-	s.Add("a_normal") // behind the mark: nothing to add
-	if len(s.Also) != 0 {
-		t.Errorf("also = %q; a name behind the mark was added", s.Also)
-	}
+	s.Whole = "stamp"
 	back := decodeShown(s.encode())
-	if back.Upto != s.Upto || !slices.Equal(back.Also, s.Also) {
+	if back.Whole != s.Whole || !slices.Equal(back.Names, s.Names) {
 		t.Errorf("round trip %+v became %+v", s, back)
+	}
+	if old := decodeShown([]byte("20261124T000000.000000000Z_normal_x.json\n")); len(old.Names) != 0 || old.Whole != "" {
+		t.Errorf("a record of the older form read as %+v; want nothing shown", old)
 	}
 }
 
@@ -44,13 +41,13 @@ func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			// A hook shows the whole inbox (and so everything up to its
-			// newest); the master, the messages it announces.
-			claim, upto := names[i%2:], ""
+			// A hook shows the whole inbox; the master, the messages it
+			// announces.
+			claim, whole := names[i%2:], ""
 			if i%3 == 0 {
-				claim, upto = names, names[len(names)-1]
+				claim, whole = names, "stamp"
 			}
-			taken, err := store.ClaimShown("dev", claim, upto)
+			taken, err := store.ClaimShown("dev", claim, whole)
 			if err != nil {
 				t.Error(err)
 			}
