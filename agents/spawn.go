@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,10 +20,13 @@ import (
 // SpawnOptions say which agent to start at run time, and from what.
 type SpawnOptions struct {
 	Workspace *workspace.Workspace
-	Name      string
-	Profile   string
-	Parent    string
-	Task      string
+	// Name is the new agent's; "" is the first of <Profile>-1, -2, ... that
+	// no agent has or had, chosen under the registry's lock, so that spawns
+	// at once never pick the same.
+	Name    string
+	Profile string
+	Parent  string
+	Task    string
 	// Model, System and Env are given over the profile: its model, more
 	// system instructions, more environment.
 	Model  string
@@ -29,8 +34,19 @@ type SpawnOptions struct {
 	Env    map[string]string
 	// Taken reports whether a name is in use by the team already.
 	Taken func(name string) bool
+	// Check, when set, has the last word on the name chosen, before it is
+	// registered: an error stops the spawn.
+	Check func(name string) error
 	// Wirer wires the agent's hooks, as for up.
 	Wirer Wirer
+}
+
+// Started is an agent Spawn started: its name, its seat, and a note when
+// its program is not installed.
+type Started struct {
+	Name string
+	Seat *Seat
+	Note string
 }
 
 // ErrExists is returned when the name of a new agent is taken.
@@ -40,47 +56,101 @@ var ErrExists = errors.New("agent name taken")
 // time: it is not closed alone.
 var ErrNotSpawned = errors.New("was not spawned at run time")
 
+// ErrClosedWhileStarting is a spawn whose agent was closed before its pane
+// was up: the pane is ended, and nothing runs under the name.
+var ErrClosedWhileStarting = errors.New("was closed while it was being spawned")
+
 // Spawn starts one more agent in a new window of the running team: it
 // registers the agent (so that the rules and a later up know it), opens its
-// pane, and adds its seat to the session. It returns the seat and a note
-// when the agent's program is not installed.
-func Spawn(ctx context.Context, opts SpawnOptions) (*Seat, string, error) {
-	if err := mailbox.ValidateAgentName(opts.Name); err != nil {
-		return nil, "", err
+// pane, and adds its seat to the session.
+//
+// A close that comes while the pane is being opened wins: Close ends the
+// panes it finds of the agent, and Spawn, which looks at the registry once
+// its pane is up and labelled, ends its own pane when the agent is no
+// longer registered. Whichever comes second sees the first, so no pane is
+// left running an agent the team does not list.
+func Spawn(ctx context.Context, opts SpawnOptions) (Started, error) {
+	if opts.Name != "" {
+		if err := mailbox.ValidateAgentName(opts.Name); err != nil {
+			return Started{}, err
+		}
 	}
 	ws := opts.Workspace
 	session, up, err := LoadSession(ws)
 	if err != nil {
-		return nil, "", err
+		return Started{}, err
 	}
 	if !up {
-		return nil, "", ErrNotUp
+		return Started{}, ErrNotUp
 	}
 	client := tmux.NewClient(session.Socket, nil)
 	if ok, err := client.HasSession(ctx, session.Name); err != nil || !ok {
-		return nil, "", ErrNotUp
+		return Started{}, ErrNotUp
 	}
-	if opts.Taken != nil && opts.Taken(opts.Name) {
-		return nil, "", fmt.Errorf("%w: %s is already an agent of this team", ErrExists, opts.Name)
+	taken := func(name string) bool { return opts.Taken != nil && opts.Taken(name) }
+	if opts.Name != "" && taken(opts.Name) {
+		return Started{}, fmt.Errorf("%w: %s is already an agent of this team", ErrExists, opts.Name)
 	}
 	err = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		if opts.Name == "" {
+			opts.Name = freeName(opts.Profile, func(name string) bool {
+				_, registered := all[name]
+				return registered || taken(name) || ws.HasMailbox(name)
+			})
+		}
 		if _, ok := all[opts.Name]; ok {
 			return fmt.Errorf("%w: %s was spawned already", ErrExists, opts.Name)
+		}
+		if opts.Check != nil {
+			if err := opts.Check(opts.Name); err != nil {
+				return err
+			}
 		}
 		all[opts.Name] = workspace.Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC(),
 			Model: opts.Model, System: opts.System, Env: opts.Env}
 		return nil
 	})
 	if err != nil {
-		return nil, "", err
+		return Started{}, err
 	}
 	seat, note, err := openSeat(ctx, client, session, ws, opts)
 	if err != nil {
 		// Nothing runs under the name: give it back.
 		_ = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error { delete(all, opts.Name); return nil })
-		return nil, "", err
+		return Started{}, err
 	}
-	return seat, note, nil
+	if spawned, err := ws.Spawned(); err == nil {
+		if _, still := spawned[opts.Name]; !still {
+			endSeat(ctx, ws, client, opts.Name, seat)
+			return Started{}, fmt.Errorf("%s %w", opts.Name, ErrClosedWhileStarting)
+		}
+	}
+	return Started{Name: opts.Name, Seat: seat, Note: note}, nil
+}
+
+// freeName is the first of <from>-1, -2, ... that used does not report:
+// a closed agent's mailbox stays, and a new agent must not inherit it.
+func freeName(from string, used func(string) bool) string {
+	for i := 1; ; i++ {
+		suffix := "-" + strconv.Itoa(i)
+		name := from + suffix
+		if len(name) > 63 {
+			name = from[:63-len(suffix)] + suffix
+		}
+		if !used(name) {
+			return name
+		}
+	}
+}
+
+// endSeat ends the pane of an agent closed while it was being spawned, and
+// takes its seat out of the session.
+func endSeat(ctx context.Context, ws *workspace.Workspace, client *tmux.Client, name string, seat *Seat) {
+	ctx = context.WithoutCancel(ctx)
+	leaders := paneLeaders(ctx, client, []string{seat.Pane})
+	_ = UpdateSession(ws, func(s *Session) error { delete(s.Agents, name); return nil })
+	_ = client.KillPane(ctx, seat.Pane)
+	proctree.End(ctx, leaders, paneGrace)
 }
 
 func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *workspace.Workspace, opts SpawnOptions) (*Seat, string, error) {
@@ -185,19 +255,10 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 			return nil, err
 		}
 		client := tmux.NewClient(session.Socket, nil)
-		var panes []string
-		for _, name := range order {
-			if seat, ok := session.Agents[name]; ok {
-				panes = append(panes, seat.Pane)
-			}
-		}
-		leaders := paneLeaders(ctx, client, panes)
-		for _, name := range order {
-			seat, ok := session.Agents[name]
-			if !ok {
-				continue
-			}
-			if err := client.KillPane(context.WithoutCancel(ctx), seat.Pane); err != nil && !errors.Is(err, tmux.ErrNoPane) {
+		panes := panesOf(ctx, client, session, order)
+		leaders := paneLeaders(ctx, client, slices.Collect(maps.Keys(panes)))
+		for pane, name := range panes {
+			if err := client.KillPane(context.WithoutCancel(ctx), pane); err != nil && !errors.Is(err, tmux.ErrNoPane) {
 				return nil, fmt.Errorf("close %s: %w", name, err)
 			}
 		}
@@ -209,8 +270,55 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 	return order, nil
 }
 
+// panesOf finds the panes of the agents named, by pane id: their seats in
+// the session, and any pane of the session labelled with one of their
+// names, or in a window named after one, which a spawn under way has opened
+// but not yet seated.
+func panesOf(ctx context.Context, client *tmux.Client, session *Session, names []string) map[string]string {
+	panes := make(map[string]string)
+	for _, name := range names {
+		if seat, ok := session.Agents[name]; ok {
+			panes[seat.Pane] = name
+		}
+	}
+	listed, _ := client.ListPanes(ctx)
+	for _, p := range listed {
+		if p.Session != session.Name {
+			continue
+		}
+		switch {
+		case slices.Contains(names, p.Agent):
+			panes[p.ID] = p.Agent
+		case p.Agent == "" && slices.Contains(names, p.Window):
+			panes[p.ID] = p.Window
+		}
+	}
+	return panes
+}
+
 // TaskTitle is the title of a task message: its first line, clipped.
 func TaskTitle(task string) string {
 	first, _, _ := strings.Cut(strings.TrimSpace(task), "\n")
 	return mailbox.ClipTitle("Task: " + first)
+}
+
+// StrayPanes lists the panes of the team's session that are labelled with
+// an agent's name but are no agent's seat: a spawn cut short, or a pane
+// left by hand. None should run; down ends them with the rest.
+func StrayPanes(ctx context.Context, ws *workspace.Workspace) ([]tmux.Pane, error) {
+	session, up, err := LoadSession(ws)
+	if err != nil || !up {
+		return nil, err
+	}
+	seated := make(map[string]bool, len(session.Agents))
+	for _, seat := range session.Agents {
+		seated[seat.Pane] = true
+	}
+	panes, err := tmux.NewClient(session.Socket, nil).ListPanes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(panes, func(p tmux.Pane) bool {
+		return p.Session != session.Name || p.Agent == "" || seated[p.ID]
+	}), nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"switchboard/agents"
@@ -66,7 +65,7 @@ type CannotAnswerError struct {
 }
 
 func (e *CannotAnswerError) Error() string {
-	msg := fmt.Sprintf("the answer of %s could not reach %s: the rules block %s → %s: %s", e.Helper, e.Decision.To, e.Helper, e.Decision.To, e.Decision.Reason)
+	msg := fmt.Sprintf("the answer of %s could not reach %s: the rules block it: %s", e.Helper, e.Decision.To, e.Decision.Reason)
 	if len(e.Decision.Because) > 0 {
 		msg += " (" + e.Decision.Because[0] + ")"
 	}
@@ -108,15 +107,14 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	case errors.Is(err, rules.ErrOtherParent):
 		return Spawned{}, fmt.Errorf("%s may not spawn for %s: %w", d.agent, parent, ErrOtherParent)
 	}
-	name := r.Name
-	if name == "" {
-		name = d.freeName(r.Profile)
+	// Before the team is asked for a pane: a helper the rules keep from its
+	// parent would work for nothing. An automatic name is never one the
+	// rules name, so the profile decides for it.
+	if answer := d.rules.HelperAnswer(r.Name, rules.Spawned{Profile: r.Profile, Parent: parent}); !answer.Allowed {
+		return Spawned{}, &CannotAnswerError{Helper: helperCalled(r.Name, r.Profile), Decision: answer}
 	}
-	if answer := d.rules.HelperAnswer(name, rules.Spawned{Profile: r.Profile, Parent: parent}); !answer.Allowed {
-		return Spawned{}, &CannotAnswerError{Helper: name, Decision: answer}
-	}
-	seat, note, err := agents.Spawn(ctx, agents.SpawnOptions{
-		Workspace: d.ws, Name: name, Profile: r.Profile, Parent: parent, Task: r.Task,
+	started, err := agents.Spawn(ctx, agents.SpawnOptions{
+		Workspace: d.ws, Name: r.Name, Profile: r.Profile, Parent: parent, Task: r.Task,
 		Model: r.Model, System: r.System, Env: r.Env,
 		Taken: d.rules.Knows,
 		Wirer: hooks.Wirer{Workspace: d.ws, NoMCP: r.NoMCP},
@@ -124,6 +122,7 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	if err != nil {
 		return Spawned{}, err
 	}
+	name, seat, note := started.Name, started.Seat, started.Note
 	s := Spawned{Name: name, Profile: r.Profile, Parent: parent, Pane: seat.Pane, Kind: seat.Kind, Note: note}
 	if r.Task == "" {
 		return s, nil
@@ -156,16 +155,11 @@ func (d *Desk) checkProfile(name string) error {
 	return fmt.Errorf("%w %q: give one of agents/ (%s) or an agent of the rules", ErrNoProfile, name, strings.Join(slices.Sorted(maps.Keys(profiles)), ", "))
 }
 
-// freeName is the first of P-1, P-2, ... that no agent has, now or before:
-// a closed agent's mailbox stays, and a new agent must not inherit it.
-func (d *Desk) freeName(from string) string {
-	for i := 1; ; i++ {
-		name := from + "-" + strconv.Itoa(i)
-		if len(name) > 63 {
-			name = from[:63-len(strconv.Itoa(i))-1] + "-" + strconv.Itoa(i)
-		}
-		if !d.rules.Knows(name) && !d.ws.HasMailbox(name) {
-			return name
-		}
+// helperCalled names a helper to be spawned: by its name, or, for one that
+// gets a name when it starts, by its profile.
+func helperCalled(name, profile string) string {
+	if name != "" {
+		return name
 	}
+	return "a helper from profile " + profile
 }

@@ -148,6 +148,11 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		level, detail := agentFinding(ctx, ws, p, vars, running && up, session)
 		add(p.Name, level, "%s", detail)
 	}
+	if stray, err := agents.StrayPanes(ctx, ws); err == nil {
+		for _, p := range stray {
+			add("panes", levelFix, "pane %s (window %q) runs %s, which the team does not list: `switchboard down` ends it with the team", p.ID, p.Window, p.Agent)
+		}
+	}
 	return out
 }
 

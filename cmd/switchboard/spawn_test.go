@@ -101,20 +101,37 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 // for it and returns its standard output, trimmed.
 func (tm *team) start(args ...string) func() string {
 	tm.t.Helper()
-	cmd := exec.Command("switchboard", args...)
-	cmd.Dir = tm.root
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
-	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	if err := cmd.Start(); err != nil {
-		tm.t.Fatal(err)
-	}
+	cmd, out, errOut := tm.launch(args...)
 	return func() string {
 		if err := cmd.Wait(); err != nil {
 			tm.t.Errorf("switchboard %s: %v\n%s", strings.Join(args, " "), err, errOut.String())
 		}
 		return strings.TrimSpace(out.String())
 	}
+}
+
+// startCode runs switchboard in the background; the returned function waits
+// for it and returns its exit code.
+func (tm *team) startCode(args ...string) func() int {
+	tm.t.Helper()
+	cmd, _, _ := tm.launch(args...)
+	return func() int {
+		cmd.Wait()
+		return cmd.ProcessState.ExitCode()
+	}
+}
+
+func (tm *team) launch(args ...string) (cmd *exec.Cmd, out, errOut *bytes.Buffer) {
+	tm.t.Helper()
+	cmd = exec.Command("switchboard", args...)
+	cmd.Dir = tm.root
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
+	out, errOut = &bytes.Buffer{}, &bytes.Buffer{}
+	cmd.Stdout, cmd.Stderr = out, errOut
+	if err := cmd.Start(); err != nil {
+		tm.t.Fatal(err)
+	}
+	return cmd, out, errOut
 }
 
 // waitUnread waits for an unread message with the title in the agent's
