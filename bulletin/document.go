@@ -11,15 +11,20 @@ import (
 
 // Bulletin is the document.
 type Bulletin struct {
-	SystemStatus    string                     `json:"system_status"`
-	CurrentPhase    string                     `json:"current_phase,omitempty"`
-	ActiveAgents    []string                   `json:"active_agents"`
-	Warnings        []Warning                  `json:"warnings"`
-	SharedResources map[string]Lock            `json:"shared_resources"`
-	Agents          map[string]AgentSummary    `json:"agents"`
-	SharedState     map[string]json.RawMessage `json:"shared_state"`
-	UpdatedAt       time.Time                  `json:"updated_at,omitzero"`
+	SystemStatus    string                  `json:"system_status"`
+	CurrentPhase    string                  `json:"current_phase,omitempty"`
+	ActiveAgents    []string                `json:"active_agents"`
+	Warnings        []Warning               `json:"warnings"`
+	SharedResources map[string]Lock         `json:"shared_resources"`
+	Agents          map[string]AgentSummary `json:"agents"`
+	// SharedState is where a bulletin of an earlier version kept the
+	// shared state, which now has a file of its own (Store.ReadState).
+	SharedState map[string]json.RawMessage `json:"shared_state,omitempty"`
+	UpdatedAt   time.Time                  `json:"updated_at,omitzero"`
 }
+
+// MaxWarnings bounds the warnings the bulletin holds: every hook shows them.
+const MaxWarnings = 64
 
 // Warning is one line the team should see until an overseer clears it.
 type Warning struct {
@@ -88,8 +93,5 @@ func (b *Bulletin) fill() {
 	}
 	if b.Agents == nil {
 		b.Agents = map[string]AgentSummary{}
-	}
-	if b.SharedState == nil {
-		b.SharedState = map[string]json.RawMessage{}
 	}
 }

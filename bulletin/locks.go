@@ -6,6 +6,9 @@ import (
 	"time"
 )
 
+// MaxLocks bounds the resources held at once: every hook shows them.
+const MaxLocks = 256
+
 // ErrHeld is returned when a resource is held by someone else.
 var ErrHeld = errors.New("resource is held")
 
@@ -17,8 +20,12 @@ var ErrNotHolder = errors.New("not the holder")
 // says who, since when and why.
 func (s *Store) Acquire(resource, agent, reason string) error {
 	return s.Update(func(b *Bulletin) error {
-		if l, held := b.SharedResources[resource]; held && l.Holder != agent {
+		l, held := b.SharedResources[resource]
+		if held && l.Holder != agent {
 			return heldError(resource, l)
+		}
+		if !held && len(b.SharedResources) >= MaxLocks {
+			return fmt.Errorf("%d resources are held, %w of the bulletin: release those no one needs first", len(b.SharedResources), ErrTooBig)
 		}
 		b.SharedResources[resource] = Lock{Holder: agent, Reason: reason, Since: time.Now().UTC()}
 		return nil

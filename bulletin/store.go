@@ -59,12 +59,19 @@ func (s *Store) Read() (*Bulletin, error) {
 // document, lets change edit it, and publishes the result atomically. When
 // change returns an error nothing is written and the error is returned.
 func (s *Store) Update(change func(*Bulletin) error) error {
-	return mailbox.WithLock(filepath.Join(s.dir, ".lock"), func() error { return s.update(change) })
+	return mailbox.WithLock(s.lockPath(), func() error { return s.update(change) })
 }
+
+// lockPath is the lock the bulletin and the shared state are changed
+// under.
+func (s *Store) lockPath() string { return filepath.Join(s.dir, ".lock") }
 
 func (s *Store) update(change func(*Bulletin) error) error {
 	b, err := s.Read()
 	if err != nil {
+		return err
+	}
+	if err := s.moveOldState(b); err != nil {
 		return err
 	}
 	if err := change(b); err != nil {

@@ -144,9 +144,49 @@ func TestFailedChangeWritesNothingAndReadersSeeWholeDocuments(t *testing.T) {
 	if err := json.Unmarshal(data, &raw); err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{"system_status", "active_agents", "warnings", "shared_resources", "agents", "shared_state"} {
+	for _, key := range []string{"system_status", "active_agents", "warnings", "shared_resources", "agents"} {
 		if _, ok := raw[key]; !ok {
 			t.Errorf("bulletin JSON lacks %q", key)
 		}
+	}
+}
+
+// TestTheSharedStateIsBoundedAndApart: a value over its bound, and a state
+// that would grow over its own, are refused with the bound named; the
+// state is kept apart from the bulletin the hooks read, and a bulletin of
+// an earlier version that held it gives it over.
+func TestTheSharedStateIsBoundedAndApart(t *testing.T) {
+	s := NewStore(t.TempDir())
+	if err := s.Ensure(); err != nil {
+		t.Fatal(err)
+	}
+	old := `{"system_status":"normal","shared_state":{"build":"green"}}`
+	if err := os.WriteFile(s.Path(), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if state, err := s.ReadState(); err != nil || string(state["build"]) != `"green"` {
+		t.Fatalf("the state of an earlier bulletin: %v, %v", state, err)
+	}
+	big := json.RawMessage(`"` + strings.Repeat("x", MaxStateValue) + `"`)
+	if err := s.SetState("big", big); !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), "65536 bytes a value") {
+		t.Errorf("a value over the bound: %v", err)
+	}
+	value := json.RawMessage(`"` + strings.Repeat("x", MaxStateValue-100) + `"`)
+	var err error
+	for i := 0; err == nil; i++ {
+		err = s.SetState(fmt.Sprintf("k%d", i), value)
+	}
+	if !errors.Is(err, ErrTooBig) || !strings.Contains(err.Error(), "1048576 bytes in all") {
+		t.Errorf("a state over the bound: %v", err)
+	}
+	if state, _ := s.ReadState(); string(state["build"]) != `"green"` {
+		t.Errorf("the earlier state was lost: %v", state["build"])
+	}
+	if info, _ := os.Stat(s.Path()); info.Size() > 4096 {
+		t.Errorf("the bulletin the hooks read is %d bytes with the state beside it", info.Size())
+	}
+	data, _ := os.ReadFile(s.Path())
+	if strings.Contains(string(data), "shared_state") {
+		t.Errorf("the bulletin still holds the shared state:\n%s", data)
 	}
 }

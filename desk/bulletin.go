@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"switchboard/bulletin"
+	"switchboard/mailbox"
 )
 
 // BulletinChange is what an overseer changes of the bulletin; fields left
@@ -23,6 +25,11 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 	if c.Status != "" {
 		if err := bulletin.CheckStatus(c.Status); err != nil {
 			return "", err
+		}
+	}
+	for what, text := range map[string]string{"phase": c.Phase, "warning": c.Warn} {
+		if n := utf8.RuneCountInString(text); n > mailbox.MaxTitleLength || strings.ContainsAny(text, "\r\n") {
+			return "", fmt.Errorf("a %s is one line of at most %d characters (this one has %d): every agent sees it before each prompt; say more in a message", what, mailbox.MaxTitleLength, n)
 		}
 	}
 	if d.rules == nil {
@@ -60,6 +67,9 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 			said = append(said, fmt.Sprintf("%d %s cleared", n, s))
 		}
 		if c.Warn != "" {
+			if len(b.Warnings) >= bulletin.MaxWarnings {
+				return fmt.Errorf("the bulletin holds %d warnings, %w: clear them first", len(b.Warnings), bulletin.ErrTooBig)
+			}
 			b.Warnings = append(b.Warnings, bulletin.Warning{Text: c.Warn, From: d.agent, At: time.Now().UTC()})
 			said = append(said, fmt.Sprintf("warning added (%d in all)", len(b.Warnings)))
 		}

@@ -27,6 +27,9 @@ func (d *Desk) Lock(resource, reason string) error {
 	if strings.TrimSpace(resource) == "" {
 		return fmt.Errorf("the resource: %w", ErrBlank)
 	}
+	if n := utf8.RuneCountInString(resource); n > mailbox.MaxTitleLength || strings.ContainsAny(resource, "\r\n") {
+		return fmt.Errorf("a resource's name is one line of at most %d characters (this one has %d)", mailbox.MaxTitleLength, n)
+	}
 	// Every agent sees the reason before each prompt: it says why, in a
 	// line; what more there is to say goes in a message, which the rules
 	// route and the log keeps.
@@ -65,11 +68,11 @@ func (d *Desk) exited(agent string) bool {
 
 // State is one key of the shared state.
 func (d *Desk) State(key string) (json.RawMessage, error) {
-	b, err := d.ws.Bulletin().Read()
+	state, err := d.ws.Bulletin().ReadState()
 	if err != nil {
 		return nil, err
 	}
-	v, ok := b.SharedState[key]
+	v, ok := state[key]
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrNoSuchKey, key)
 	}
@@ -84,17 +87,10 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 	if !json.Valid(value) {
 		return fmt.Errorf("the value of %s is not JSON", key)
 	}
-	return d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
-		b.SharedState[key] = value
-		return nil
-	})
+	return d.ws.Bulletin().SetState(key, value)
 }
 
 // StateList is the whole shared state.
 func (d *Desk) StateList() (map[string]json.RawMessage, error) {
-	b, err := d.ws.Bulletin().Read()
-	if err != nil {
-		return nil, err
-	}
-	return b.SharedState, nil
+	return d.ws.Bulletin().ReadState()
 }

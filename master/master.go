@@ -169,6 +169,7 @@ func (m *Master) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return nil
 	}
+	m.settleRulesAtStart(ctx)
 	m.adoptOldNotices()
 	m.work.markInboxes()
 	m.logf("master running for %d agents and the operator in %s (pid %d)", m.rules.AgentCount(), m.root, os.Getpid())

@@ -2,6 +2,7 @@ package master
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -50,8 +51,8 @@ type rulesFile struct {
 
 // loadRulesAtStart loads the rules the master starts with: the file's,
 // unless it differs from the copy the last master kept (it was edited while
-// no master ran, or is being written now); then the kept copy's, and the
-// file follows by the reload, once it stands still.
+// no master ran, or is being written now); then the kept copy's, until
+// settleRulesAtStart has seen the file stand still.
 func (m *Master) loadRulesAtStart() error {
 	f := &m.rulesFile
 	f.spawned = watch.FileStamp(m.ws.SpawnedFile())
@@ -59,7 +60,6 @@ func (m *Master) loadRulesAtStart() error {
 	if kept, ok := m.ws.ReadLoadedRules(); ok && (err != nil || !bytes.Equal(data, kept)) {
 		if r, kerr := m.ws.RulesFrom(m.ws.LoadedRulesPath(), kept); kerr == nil {
 			m.rules, f.loaded, f.loadedFrom = r, kept, m.ws.LoadedRulesPath()
-			m.work.markRules()
 			return nil
 		}
 	}
@@ -72,6 +72,32 @@ func (m *Master) loadRulesAtStart() error {
 	}
 	m.rules, f.loaded, f.loadedFrom = r, data, m.ws.RulesPath()
 	return nil
+}
+
+// settleRulesAtStart, before anything is routed, loads a rules file that
+// changed while no master ran, once it has stood still for the settle
+// time: the person who edited the rules and started the master has them in
+// force at once, and a file being written as the master starts is not
+// loaded half-written. A file that does not stand still, or does not load,
+// is left to the reload, which refuses or loads it in time.
+func (m *Master) settleRulesAtStart(ctx context.Context) {
+	f := &m.rulesFile
+	stamp := watch.FileStamp(m.ws.RulesPath())
+	data, err := m.ws.ReadRulesFile()
+	if err == nil && bytes.Equal(data, f.loaded) {
+		return
+	}
+	defer m.work.markRules()
+	if err != nil || watch.Sleep(ctx, m.opts.RulesSettle) != nil {
+		return
+	}
+	again, err := m.ws.ReadRulesFile()
+	if err != nil || !bytes.Equal(again, data) || watch.FileStamp(m.ws.RulesPath()) != stamp {
+		return
+	}
+	if _, err := m.ws.RulesFrom(m.ws.RulesPath(), data); err == nil {
+		m.applyRules(data, watch.FileStamp(m.ws.SpawnedFile()), true)
+	}
 }
 
 // keepLoadedRules records the rules file in force for the commands that

@@ -109,8 +109,8 @@ func runBulletinShow(io *streams, g *globals) error {
 		}
 		fmt.Fprintln(io.out)
 	}
-	if len(b.SharedState) > 0 {
-		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(slices.Sorted(maps.Keys(b.SharedState)), ", "))
+	if state, err := ws.folder.Bulletin().ReadState(); err == nil && len(state) > 0 {
+		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(slices.Sorted(maps.Keys(state)), ", "))
 	}
 	return nil
 }
