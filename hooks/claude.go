@@ -157,14 +157,25 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 	if err != nil {
 		return output{}, err
 	}
+	left := newBudget()
 	text := st.Box(true)
+	left.spend(len(text))
+	// A notice typed as this prompt named its messages by their titles:
+	// their bodies come with it, in the same request.
+	typed, err := env.Workspace.Store.TakeTyped(env.Agent)
+	if err != nil {
+		return output{}, err
+	}
+	if len(typed) > 0 {
+		text += describe(env.Workspace.Store, env.Agent, infos(typed), announcedHeading(len(typed)), left)
+	}
 	if len(items) > 0 {
 		if items, err = claim(env.Workspace.Store, env.Agent, sum, items, true); err != nil {
 			return output{}, err
 		}
 	}
 	if len(items) > 0 {
-		text += describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"))
+		text += describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), left)
 	}
 	return withContext("UserPromptSubmit", text), nil
 }
@@ -184,7 +195,7 @@ func postToolUse(ev event, env Env) (output, error) {
 	if items, err = claim(env.Workspace.Store, env.Agent, sum, items, false); err != nil || len(items) == 0 {
 		return output{}, err
 	}
-	text := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "urgent"))
+	text := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "urgent"), newBudget())
 	text += "They are urgent: consider them before you go on.\n"
 	return withContext("PostToolUse", text), nil
 }
@@ -207,7 +218,7 @@ func stop(ev event, env Env, gemini bool) (output, error) {
 	if !anyTyped(items) {
 		return output{}, setState(env, mailbox.StateIdle) // announced meanwhile by the master
 	}
-	reason := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new")) +
+	reason := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), newBudget()) +
 		"Handle them (read, answer, or decide they need nothing) before you stop.\n"
 	switch {
 	case gemini:

@@ -26,6 +26,11 @@ type Shown struct {
 	// conversation had been shown everything in it: a hook that finds the
 	// inbox so need not list its names.
 	Whole string
+	// Typed lists, sorted, the messages a notice typed as the prompt
+	// announced by their titles, whose bodies the prompt's hook hands the
+	// model with it (TakeTyped): a message reaches the model whole in the
+	// one request its notice starts.
+	Typed []string
 }
 
 // Has reports whether the message named name has been shown.
@@ -49,15 +54,15 @@ func (s Shown) Unshown(sorted []string) []string {
 // Add records names as shown.
 func (s *Shown) Add(names ...string) {
 	for _, name := range names {
-		if i, found := slices.BinarySearch(s.Names, name); !found {
-			s.Names = slices.Insert(s.Names, i, name)
-		}
+		s.Names = insertSorted(s.Names, name)
 	}
 }
 
 // Remove takes names back: they were to be shown and were not.
 func (s *Shown) Remove(names ...string) {
-	s.Names = slices.DeleteFunc(s.Names, func(n string) bool { return slices.Contains(names, n) })
+	gone := func(n string) bool { return slices.Contains(names, n) }
+	s.Names = slices.DeleteFunc(s.Names, gone)
+	s.Typed = slices.DeleteFunc(s.Typed, gone)
 	s.Whole = ""
 }
 
@@ -66,11 +71,17 @@ func (s *Shown) Remove(names ...string) {
 // never.
 const shownHeader = "switchboard-shown 2"
 
+// typedMark starts the line of a typed name; names never start with it.
+const typedMark = ">"
+
 func (s Shown) encode() []byte {
 	var b bytes.Buffer
 	b.WriteString(shownHeader + " " + s.Whole + "\n")
 	for _, name := range s.Names {
 		b.WriteString(name + "\n")
+	}
+	for _, name := range s.Typed {
+		b.WriteString(typedMark + name + "\n")
 	}
 	return b.Bytes()
 }
@@ -83,11 +94,22 @@ func decodeShown(data []byte) Shown {
 	}
 	s := Shown{Whole: strings.TrimSpace(whole)}
 	for line := range strings.Lines(string(body)) {
-		if name := strings.TrimSpace(line); name != "" {
+		name := strings.TrimSpace(line)
+		if typed, ok := strings.CutPrefix(name, typedMark); ok {
+			s.Typed = insertSorted(s.Typed, typed)
+		} else if name != "" {
 			s.Add(name)
 		}
 	}
 	return s
+}
+
+// insertSorted adds name to a sorted list that lacks it.
+func insertSorted(list []string, name string) []string {
+	if i, found := slices.BinarySearch(list, name); !found {
+		return slices.Insert(list, i, name)
+	}
+	return list
 }
 
 func (s *Store) shownPath(agent string) string { return filepath.Join(s.Dir, agent, "shown") }
@@ -121,6 +143,32 @@ func (s *Store) ClaimShown(agent string, names []string, whole string) (taken []
 	return taken, err
 }
 
+// ClaimTyped is ClaimShown for messages a notice typed as the prompt is
+// about to announce: those not shown already are also kept for the
+// prompt's hook, which hands the model their bodies (TakeTyped).
+func (s *Store) ClaimTyped(agent string, names []string) (taken []string, err error) {
+	err = s.updateShown(agent, func(sh *Shown) {
+		for _, name := range names {
+			if sh.Has(name) {
+				taken = append(taken, name)
+				continue
+			}
+			sh.Add(name)
+			sh.Typed = insertSorted(sh.Typed, name)
+		}
+	})
+	return taken, err
+}
+
+// TakeTyped returns the messages typed notices announced whose bodies have
+// not been handed over yet, and forgets them: the caller hands them over.
+func (s *Store) TakeTyped(agent string) (typed []string, err error) {
+	err = s.updateShown(agent, func(sh *Shown) {
+		typed, sh.Typed = sh.Typed, nil
+	})
+	return typed, err
+}
+
 // ForgetShown takes back a claim: the messages were not shown after all.
 func (s *Store) ForgetShown(agent string, names []string) error {
 	return s.updateShown(agent, func(sh *Shown) { sh.Remove(names...) })
@@ -142,12 +190,12 @@ const pruneAt = 64
 func (s *Store) updateShown(agent string, change func(*Shown)) error {
 	return WithLock(s.shownPath(agent)+".lock", func() error {
 		old := s.ReadShown(agent)
-		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole}
+		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole, Typed: slices.Clone(old.Typed)}
 		change(&next)
-		if len(next.Names) > pruneAt {
+		if len(next.Names)+len(next.Typed) > pruneAt {
 			s.prune(agent, &next)
 		}
-		if next.Whole == old.Whole && slices.Equal(next.Names, old.Names) {
+		if next.Whole == old.Whole && slices.Equal(next.Names, old.Names) && slices.Equal(next.Typed, old.Typed) {
 			return nil
 		}
 		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.stageFor(agent)})
@@ -162,8 +210,10 @@ func (s *Store) prune(agent string, sh *Shown) {
 		return
 	}
 	slices.Sort(unread)
-	sh.Names = slices.DeleteFunc(sh.Names, func(name string) bool {
+	read := func(name string) bool {
 		_, found := slices.BinarySearch(unread, name)
 		return !found
-	})
+	}
+	sh.Names = slices.DeleteFunc(sh.Names, read)
+	sh.Typed = slices.DeleteFunc(sh.Typed, read)
 }

@@ -130,7 +130,7 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 // so that its hooks do not show them again, and drops those its hooks have
 // shown already: a message enters the conversation once.
 func (p *panes) claim(agent string, items []announcement) []announcement {
-	taken, err := p.store.ClaimShown(agent, files(items), "")
+	taken, err := p.store.ClaimTyped(agent, files(items))
 	if err != nil {
 		p.m.logf("cannot record what %s was shown: %v", agent, err)
 		return items
