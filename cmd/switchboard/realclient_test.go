@@ -338,13 +338,23 @@ func responsesTo(t *testing.T, store *mailbox.Store, agent, id string) []*mailbo
 // send posts a request as from, waits until the master has delivered it,
 // and returns its id.
 func send(bin, root, from, to, title string) (string, error) {
-	return sendPriority(bin, root, from, to, title, "normal")
+	return sendMessage(bin, root, from, to, title, "normal", "")
 }
 
 func sendPriority(bin, root, from, to, title, priority string) (string, error) {
+	return sendMessage(bin, root, from, to, title, priority, "")
+}
+
+func sendWith(bin, root, from, to, title, content string) (string, error) {
+	return sendMessage(bin, root, from, to, title, "normal", content)
+}
+
+// sendMessage sends a request, as the operator acting for from may, and
+// returns its id once it is delivered.
+func sendMessage(bin, root, from, to, title, priority, content string) (string, error) {
 	store := mailbox.NewStore(root)
 	before, _ := store.UnreadNames(to)
-	cmd := exec.Command(bin, "send", "--root", root, "--as", from, "--to", to, "--title", title, "--type", "request", "--priority", priority)
+	cmd := exec.Command(bin, "send", "--root", root, "--as", from, "--to", to, "--title", title, "--type", "request", "--priority", priority, "--content", content)
 	cmd.Env = quickExit(append(os.Environ(), "SWITCHBOARD_AGENT=", "SWITCHBOARD_ROOT=", "TMUX="))
 	out, err := cmd.Output()
 	if err != nil {
