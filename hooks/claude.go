@@ -167,7 +167,7 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 		return output{}, err
 	}
 	if len(typed) > 0 {
-		text += describe(env.Workspace.Store, env.Agent, infos(typed), announcedHeading(len(typed)), left)
+		text += describe(env.Workspace.Store, env.Agent, infos(typed), announcedHeading(len(typed)), left, true)
 	}
 	if len(items) > 0 {
 		if items, err = claim(env.Workspace.Store, env.Agent, sum, items, true); err != nil {
@@ -175,7 +175,7 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 		}
 	}
 	if len(items) > 0 {
-		text += describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), left)
+		text += describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), left, false)
 	}
 	return withContext("UserPromptSubmit", text), nil
 }
@@ -195,7 +195,7 @@ func postToolUse(ev event, env Env) (output, error) {
 	if items, err = claim(env.Workspace.Store, env.Agent, sum, items, false); err != nil || len(items) == 0 {
 		return output{}, err
 	}
-	text := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "urgent"), newBudget())
+	text := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "urgent"), newBudget(), false)
 	text += "They are urgent: consider them before you go on.\n"
 	return withContext("PostToolUse", text), nil
 }
@@ -218,7 +218,7 @@ func stop(ev event, env Env, gemini bool) (output, error) {
 	if !anyTyped(items) {
 		return output{}, setState(env, mailbox.StateIdle) // announced meanwhile by the master
 	}
-	reason := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), newBudget()) +
+	reason := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), newBudget(), false) +
 		"Handle them (read, answer, or decide they need nothing) before you stop.\n"
 	switch {
 	case gemini:

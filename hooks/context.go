@@ -33,8 +33,10 @@ func (b *budget) spend(n int) { b.left = max(0, b.left-n) }
 // describe lists messages for the model, each with its whole body while
 // the budget lasts. The text of other agents is framed as a message from
 // that agent: facts for the model to weigh, not orders from the system or
-// the user.
-func describe(store *mailbox.Store, agent string, items []mailbox.FileInfo, heading string, left *budget) string {
+// the user. With announced, the messages are those a notice typed as the
+// prompt named: their bodies follow it as part of the one presentation, and
+// they are not listed again.
+func describe(store *mailbox.Store, agent string, items []mailbox.FileInfo, heading string, left *budget, announced bool) string {
 	var b strings.Builder
 	b.WriteString(heading)
 	b.WriteString("\n")
@@ -60,7 +62,11 @@ func describe(store *mailbox.Store, agent string, items []mailbox.FileInfo, head
 				mailbox.Unverified, m.ID, from, m.Priority, m.Type, m.Title)
 			continue
 		}
-		fmt.Fprintf(&b, "- from %s, %s %s, id %s: %q\n", from, m.Priority, m.Type, m.ID, m.Title)
+		if announced {
+			fmt.Fprintf(&b, "- %q, from %s [%s]\n", m.Title, from, m.ID)
+		} else {
+			fmt.Fprintf(&b, "- from %s, %s %s, id %s: %q\n", from, m.Priority, m.Type, m.ID, m.Title)
+		}
 		if body := strings.TrimSpace(m.Content); body != "" {
 			allowed := min(maxBody, left.left-b.Len()-len(footer)-160)
 			quoted, cut := quoteWithin(body, allowed)

@@ -15,7 +15,7 @@ func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 	tm.must("up", "-d", "--socket", tm.socket)
 	tm.waitIdle("developer_agent", "reviewer_agent", "tester_agent")
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "h1")
-	tm.must("spawn", "--as", "h1", "--profile", "tester_agent", "--name", "h2")
+	tm.must("spawn", "--as", "h1", "--profile", "reviewer_agent", "--name", "h2")
 
 	if out, code := tm.switchboard("interrupt", "h2", "--as", "h1", "--reason", "Hold on"); code != 0 {
 		t.Errorf("a parent interrupting its own helper: exit %d: %s", code, out)

@@ -31,6 +31,7 @@ func TestCodexAnswersThroughTheMCPTools(t *testing.T)      { testMCPInTeam(t, re
 func TestGeminiAnswersThroughTheMCPTools(t *testing.T)     { testMCPInTeam(t, realclient.GeminiCLI) }
 
 func testMCPInTeam(t *testing.T, c realclient.Client) {
+	t.Parallel() // as testHeadless
 	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 

@@ -26,6 +26,7 @@ var bodyCommand = regexp.MustCompile(`BODYCMD: (switchboard send --to reviewer_a
 // else. The agent runs the command in the first model request its notice
 // starts: the body came with the notice.
 func testOneRequest(t *testing.T, c realclient.Client) {
+	t.Parallel() // as testHeadless
 	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	var mu sync.Mutex

@@ -69,6 +69,7 @@ type bridgeStep struct {
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
 func testPermissionBridge(t *testing.T, c realclient.Client, stepsFor func(mark func(string) string) []bridgeStep) {
+	t.Parallel() // as testHeadless
 	tm, u := clientInTeam(t, c, "helper", "Helper", "approval_timeout: 8s\n")
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"), "display_name: Developer Agent\nkind: shell\ncommand: [bash]\n")
 	steps := stepsFor(func(name string) string { return filepath.Join(tm.root, "ran-"+name) })

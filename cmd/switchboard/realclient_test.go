@@ -49,6 +49,10 @@ func TestCodexHeadless(t *testing.T)      { testHeadless(t, realclient.Codex) }
 func TestGeminiHeadless(t *testing.T)     { testHeadless(t, realclient.GeminiCLI) }
 
 func testHeadless(t *testing.T, c realclient.Client) {
+	// The real clients' tests run beside each other: each has its own tmux
+	// server, folder and stand-in model, and spends its time waiting on its
+	// client.
+	t.Parallel()
 	program := c.Install(t)
 	bin, err := exec.LookPath("switchboard")
 	if err != nil {
@@ -190,6 +194,7 @@ func clientInTeam(t *testing.T, c realclient.Client, agent, display, extra strin
 }
 
 func testInTeam(t *testing.T, c realclient.Client) {
+	t.Parallel() // as testHeadless
 	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 

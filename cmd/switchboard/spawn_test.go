@@ -34,8 +34,8 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	want := "[FROM: Developer Agent] Task: Review auth.go (switchboard read " + child.Task + ")\n"
 	tm.waitFor("the task in the child's pane", func() bool { return tm.received("reviewer_agent-1") == want })
 
-	tm.must("spawn", "--as", "reviewer_agent-1", "--profile", "tester_agent", "--name", "deep")
-	tm.must("spawn", "--as", "deep", "--profile", "tester_agent", "--name", "deeper")
+	tm.must("spawn", "--as", "reviewer_agent-1", "--profile", "reviewer_agent", "--name", "deep")
+	tm.must("spawn", "--as", "deep", "--profile", "reviewer_agent", "--name", "deeper")
 	tree := tm.must("agents")
 	for _, line := range []string{"\n└─ reviewer_agent-1", "\n   └─ deep ", "\n      └─ deeper "} {
 		if !strings.Contains(tree, line) {
