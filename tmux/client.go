@@ -128,12 +128,14 @@ func (p PaneSpec) sessionArgs() []string {
 
 // NewSession starts a detached session whose first window is named window
 // and returns the id of its first pane. Dead panes stay on screen with their
-// exit status (remain-on-exit), so that a crashed agent can be seen.
+// exit status (remain-on-exit) and what their program printed last, so
+// that a crashed agent can be seen.
 func (c *Client) NewSession(ctx context.Context, session, window string, width, height int, pane PaneSpec) (string, error) {
 	// remain-on-exit is set before the first pane starts: a program that
 	// exits at once would otherwise end the only session, and the server.
-	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
-		"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
+	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";"}
+	args = append(args, keepLastWords()...)
+	args = append(args, "new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}")
 	out, err := c.command(ctx, append(args, pane.sessionArgs()...)...)
 	if err != nil {
 		return "", err
