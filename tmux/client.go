@@ -68,11 +68,11 @@ func Installed() bool {
 
 // Version is what the tmux on PATH says it is ("tmux 3.4").
 func Version(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "tmux", "-V").Output()
+	out, err := ExecRunner{}.Run(ctx, "", "-V")
 	if err != nil {
-		return "", fmt.Errorf("tmux -V: %w", err)
+		return "", fmt.Errorf("ask tmux its version: %w", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(out), nil
 }
 
 // PaneSpec describes the process to start in a new pane.

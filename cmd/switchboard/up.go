@@ -85,6 +85,22 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		opts.socket = agents.DefaultSocket(ws.root)
 	}
 	client := tmux.NewClient(opts.socket, nil)
+	// One up at a time brings the team up; another waits for it, then
+	// finds the team up.
+	lock, err := agents.LockUp(ctx, ws.folder, upLockWait, func(pid int) {
+		by := ""
+		if pid > 0 {
+			by = fmt.Sprintf(" (pid %d)", pid)
+		}
+		fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
+	})
+	if errors.Is(err, agents.ErrUpBusy) {
+		return refusedError(err) // held by a lock: exit 3
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	up, err := client.HasSession(ctx, opts.session)
 	if err != nil {
 		return err
@@ -94,6 +110,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		if err := ensureMaster(ctx, io, ws, client, opts.session); err != nil {
 			return err
 		}
+		lock.Release()
 		return attachOrHint(io, opts, ws.folder.Binary())
 	}
 	binary, err := os.Executable()
@@ -112,7 +129,6 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {
-		agents.StopTeam(context.WithoutCancel(ctx), client)
 		return err
 	}
 	for _, note := range notes {
@@ -121,6 +137,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err := waitForMaster(ctx, ws); err != nil {
 		return err
 	}
+	lock.Release() // the team is up: another up may attach to it
 	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
 	if err != nil {
 		return err
@@ -135,6 +152,10 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	return attachOrHint(io, opts, ws.folder.Binary())
 }
+
+// upLockWait is how long up waits for another up in the same workspace to
+// bring the team up: a few seconds at most, unless that one is stuck.
+const upLockWait = time.Minute
 
 // earlyExitGrace is how long after its pane started an agent's program is
 // watched by up: one that ends within it did not start (a typo in its
@@ -215,7 +236,7 @@ func attach(io *streams, socket, session string) error {
 			fmt.Fprintln(io.errOut, "the team was stopped; mail is kept")
 			return nil
 		}
-		return fmt.Errorf("attach to tmux session %q: %w", session, err)
+		return fmt.Errorf("tmux could not attach this terminal to session %q; what it said is above", session)
 	}
 	return nil
 }
