@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"switchboard/safetext"
 	"switchboard/tmux"
 	"switchboard/watch"
+	"switchboard/workspace"
 )
 
 type upOptions struct {
@@ -111,7 +113,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 			return err
 		}
 		lock.Release()
-		return attachOrHint(io, opts, ws.folder.Binary())
+		return attachOrHint(io, opts, ws.folder)
 	}
 	binary, err := os.Executable()
 	if err != nil {
@@ -150,7 +152,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		}
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
-	return attachOrHint(io, opts, ws.folder.Binary())
+	return attachOrHint(io, opts, ws.folder)
 }
 
 // upLockWait is how long up waits for another up in the same workspace to
@@ -212,7 +214,8 @@ func waitForMaster(ctx context.Context, ws *caller) error {
 	return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
 }
 
-func attachOrHint(io *streams, opts *upOptions, staged string) error {
+func attachOrHint(io *streams, opts *upOptions, ws *workspace.Workspace) error {
+	staged := ws.Binary()
 	if opts.detach || !io.terminal {
 		root := ""
 		if opts.root != "" {
@@ -221,22 +224,33 @@ func attachOrHint(io *streams, opts *upOptions, staged string) error {
 		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`", root, root), staged))
 		return nil
 	}
-	return attach(io, opts.socket, opts.session)
+	return attach(io, opts.socket, opts.session, ws)
 }
 
 // attach hands the terminal to tmux until the person detaches.
 // A session stopped while attached (switchboard down from elsewhere) ends
-// the attachment with an error status; that is a normal end.
-func attach(io *streams, socket, session string) error {
+// the attachment with an error status; that is a normal end, and the person
+// is told what became of the team's folder.
+func attach(io *streams, socket, session string, ws *workspace.Workspace) error {
 	client := tmux.NewClient(socket, nil)
 	cmd := client.AttachCommand(session)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = io.in, io.out, io.errOut
 	if err := cmd.Run(); err != nil {
 		if up, _ := client.HasSession(context.Background(), session); !up {
-			fmt.Fprintln(io.errOut, "the team was stopped; mail is kept")
+			fmt.Fprintln(io.errOut, afterStop(ws))
 			return nil
 		}
 		return fmt.Errorf("tmux could not attach this terminal to session %q; what it said is above", session)
 	}
 	return nil
+}
+
+// afterStop says what became of the team's folder when its session ended
+// under the person attached to it: kept with its mail, or deleted (down
+// --purge moves it out of sight before it stops the session).
+func afterStop(ws *workspace.Workspace) string {
+	if _, err := os.Stat(ws.Root); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("the team was stopped and its folder %s deleted", ws.Root)
+	}
+	return fmt.Sprintf("the team was stopped; mail is kept in %s", ws.Store.Dir)
 }
