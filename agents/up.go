@@ -37,7 +37,8 @@ type UpOptions struct {
 // Up starts the team in a new tmux session: one pane per agent in tiled
 // "agents" windows, and a "master" window. It returns the session, which it
 // has also saved, and notes for the person (such as programs not installed).
-func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
+// A team it could not finish is stopped. The caller holds the UpLock.
+func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, err error) {
 	if opts.PerWindow <= 0 {
 		opts.PerWindow = 6
 	}
@@ -49,7 +50,6 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if len(team) == 0 {
 		return nil, nil, fmt.Errorf("the rules name no agents to start")
 	}
-	var notes []string
 	for _, name := range unnamed {
 		notes = append(notes, fmt.Sprintf("agents/%s has a profile but no entry in the rules, so it was not started: give it one under allowed_interactions in communication_rules.yaml to start it with the team", name))
 	}
@@ -61,8 +61,14 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	session := &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
+	session = &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
 	vars := profile.DefaultVars(ws.Root)
+	made := false // the session, which a failure stops
+	defer func() {
+		if err != nil && made {
+			StopTeam(context.WithoutCancel(ctx), opts.Client)
+		}
+	}()
 
 	var window string
 	for i, p := range team {
@@ -84,9 +90,11 @@ func Up(ctx context.Context, opts UpOptions) (*Session, []string, error) {
 		case i == 0:
 			window = "agents"
 			pane, err = opts.Client.NewSession(ctx, opts.Session, window, 240, 60, spec)
-			if err == nil {
-				err = personEnv(ctx, opts.Client, opts.Session, ws)
+			if err != nil {
+				return nil, nil, fmt.Errorf("start tmux session %q for %s: %w", opts.Session, p.Name, err)
 			}
+			made = true
+			err = personEnv(ctx, opts.Client, opts.Session, ws)
 		case i%opts.PerWindow == 0:
 			window = fmt.Sprintf("agents-%d", i/opts.PerWindow+1)
 			pane, err = opts.Client.NewWindow(ctx, opts.Session, window, spec)

@@ -66,8 +66,11 @@ func Claude(in io.Reader, out io.Writer, env Env) error {
 	data, readErr := io.ReadAll(io.LimitReader(in, 1<<20))
 	parseErr := json.Unmarshal(data, &ev)
 	res, err := answer(ev, env)
-	if readErr != nil || parseErr != nil {
-		res, err = output{}, fmt.Errorf("hook input is not JSON: %v%v", readErr, parseErr)
+	switch {
+	case readErr != nil:
+		res, err = output{}, fmt.Errorf("read the hook input: %w", readErr)
+	case parseErr != nil:
+		res, err = output{}, fmt.Errorf("hook input is not JSON: %w", parseErr)
 	}
 	encoded, encErr := json.Marshal(res)
 	if encErr != nil {

@@ -68,11 +68,11 @@ func Installed() bool {
 
 // Version is what the tmux on PATH says it is ("tmux 3.4").
 func Version(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, "tmux", "-V").Output()
+	out, err := ExecRunner{}.Run(ctx, "", "-V")
 	if err != nil {
-		return "", fmt.Errorf("tmux -V: %w", err)
+		return "", fmt.Errorf("ask tmux its version: %w", err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	return strings.TrimSpace(out), nil
 }
 
 // PaneSpec describes the process to start in a new pane.
@@ -128,12 +128,14 @@ func (p PaneSpec) sessionArgs() []string {
 
 // NewSession starts a detached session whose first window is named window
 // and returns the id of its first pane. Dead panes stay on screen with their
-// exit status (remain-on-exit), so that a crashed agent can be seen.
+// exit status (remain-on-exit) and what their program printed last, so
+// that a crashed agent can be seen.
 func (c *Client) NewSession(ctx context.Context, session, window string, width, height int, pane PaneSpec) (string, error) {
 	// remain-on-exit is set before the first pane starts: a program that
 	// exits at once would otherwise end the only session, and the server.
-	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";",
-		"new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}"}
+	args := []string{"start-server", ";", "set-option", "-g", "remain-on-exit", "on", ";"}
+	args = append(args, keepLastWords()...)
+	args = append(args, "new-session", "-d", "-s", session, "-n", window, "-x", strconv.Itoa(width), "-y", strconv.Itoa(height), "-P", "-F", "#{pane_id}")
 	out, err := c.command(ctx, append(args, pane.sessionArgs()...)...)
 	if err != nil {
 		return "", err

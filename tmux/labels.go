@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"sort"
-	"strings"
 )
 
 // The user options switchboard keeps in tmux: the agent of each pane, the
@@ -88,12 +87,4 @@ func sortedKeys(m map[string]string) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// ErrNoPane means the pane named is not there (any more).
-var ErrNoPane = errors.New("no such pane")
-
-// noPane reports whether tmux said that the pane it was given is gone.
-func noPane(stderr string) bool {
-	return strings.Contains(stderr, "can't find pane") || strings.Contains(stderr, "no such pane")
 }

@@ -252,3 +252,76 @@ func TestSetLabelsSurvivesAGonePane(t *testing.T) {
 		t.Errorf("labels read back %q, %v", out, err)
 	}
 }
+
+// TestAProgramThatEndsAtOnceKeepsItsWords starts many panes, one tmux call
+// each as up does, whose program prints a line and exits at once, as a
+// mistyped command does: each dead pane still shows that line. (A tmux
+// before 3.7 closes a pane whose program has ended without reading what it
+// printed last, unless the pane is piped: a few panes in a hundred lost
+// their words that way.)
+func TestAProgramThatEndsAtOnceKeepsItsWords(t *testing.T) {
+	const panes = 100
+	words := func(i int) string { return fmt.Sprintf("words of pane %d", i) }
+	program := func(i int) []string {
+		return []string{"sh", "-c", fmt.Sprintf("echo '%s' >&2; exit 3", words(i))}
+	}
+	c, first := newServer(t, program(0)...)
+	ctx := context.Background()
+	ids := []string{first}
+	for i := 1; i < panes; i++ {
+		var id string
+		var err error
+		if i%2 == 1 {
+			id, err = c.NewWindow(ctx, "test", fmt.Sprintf("w%d", i), PaneSpec{Command: program(i)})
+		} else {
+			id, err = c.SplitWindow(ctx, Window("test", fmt.Sprintf("w%d", i-1)), PaneSpec{Command: program(i)})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		list, err := c.ListPanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dead := 0
+		for _, p := range list {
+			if p.Dead && p.DeadStatus != nil {
+				dead++
+			}
+		}
+		if dead == panes {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d panes ended: %+v", dead, panes, list)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Every pane's scrollback in one call: tmux's "Pane is dead" line has
+	// scrolled the first line off the screen.
+	var args []string
+	for _, id := range ids {
+		args = append(args, "capture-pane", "-p", "-J", "-S", "-", "-t", id, ";", "display-message", "-p", "-t", id, "end of #{pane_id}", ";")
+	}
+	out, err := c.command(ctx, args[:len(args)-1]...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lost []string
+	for i, id := range ids {
+		history, rest, ok := strings.Cut(out, "end of "+id+"\n")
+		if !ok {
+			t.Fatalf("no scrollback of %s in %q", id, out)
+		}
+		if out = rest; !strings.Contains(history, words(i)) {
+			lost = append(lost, id)
+		}
+	}
+	if len(lost) > 0 {
+		t.Errorf("%d of %d dead panes lost what their program printed: %v", len(lost), panes, lost)
+	}
+}

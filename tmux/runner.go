@@ -3,6 +3,7 @@ package tmux
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -19,7 +20,10 @@ type ExecRunner struct {
 	Path string
 }
 
-// RunError is a failed tmux call, with what was asked and what tmux said.
+// RunError is a failed tmux call. Its message is a sentence for a person;
+// what was asked (Args) and what tmux said (Stderr) are kept for whoever
+// debugs it, and errors.Is tells the failures callers act on (ErrNoPane,
+// ErrNoSession, ErrNoServer, ErrSessionExists, ErrServerExited).
 type RunError struct {
 	Args   []string
 	Stderr string
@@ -27,20 +31,34 @@ type RunError struct {
 }
 
 func (e *RunError) Error() string {
-	msg := fmt.Sprintf("tmux %s: %v", strings.Join(e.Args, " "), e.Err)
-	if e.Stderr != "" {
-		msg += ": " + e.Stderr
+	if known := failure(e.Stderr); known != nil {
+		return known.Error()
 	}
-	return msg
+	var exit *exec.ExitError
+	switch {
+	case e.Stderr != "":
+		return "tmux said: " + firstLine(e.Stderr)
+	case errors.As(e.Err, &exit) && exit.Exited():
+		return fmt.Sprintf("tmux failed with status %d and said nothing", exit.ExitCode())
+	case errors.As(e.Err, &exit):
+		return "tmux was stopped before it answered"
+	default:
+		return fmt.Sprintf("could not run tmux: %v", e.Err)
+	}
 }
 
-// Unwrap gives the process's error, and ErrNoPane when tmux said the pane
-// it was given is gone.
+// Unwrap gives the process's error, and the failure tmux said it met when
+// it is one of those this package names.
 func (e *RunError) Unwrap() []error {
-	if noPane(e.Stderr) {
-		return []error{e.Err, ErrNoPane}
+	if known := failure(e.Stderr); known != nil {
+		return []error{e.Err, known}
 	}
 	return []error{e.Err}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
 }
 
 // Run runs tmux with args. TMUX is removed from the environment so that the

@@ -97,6 +97,10 @@ func (w *Workspace) SessionFile() string { return filepath.Join(w.Store.Dir, "se
 // SessionLock is held while the session file is changed.
 func (w *Workspace) SessionLock() string { return filepath.Join(w.Store.Dir, ".session.lock") }
 
+// UpLock is held by the process that brings the team up in tmux, so that
+// two up at once bring up one team.
+func (w *Workspace) UpLock() string { return filepath.Join(w.Store.Dir, ".up.lock") }
+
 // BinDir holds the switchboard binary the panes run, a copy that outlives
 // the binary of `go run`; a dot name is never an agent's.
 func (w *Workspace) BinDir() string { return filepath.Join(w.Store.Dir, ".bin") }

@@ -33,7 +33,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 					if !io.terminal {
 						return fmt.Errorf("attach needs a terminal; from a script, look with: tmux -L %s capture-pane -p -t %s", session.Socket, session.Name)
 					}
-					return attach(io, session.Socket, session.Name)
+					return attach(io, session.Socket, session.Name, ws.folder)
 				}
 			}
 			return agents.ErrNotUp

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
@@ -26,7 +28,7 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		t.Skip("the demo's shells are bash")
 	}
 	dir := t.TempDir()
-	tm := &team{t: t, root: dir, socket: "sbdemo-" + strings.ReplaceAll(t.Name(), "/", "-"), store: mailbox.NewStore(dir)}
+	tm := &team{t: t, root: dir, socket: fmt.Sprintf("sbdemo-%d-%d", os.Getpid(), time.Now().UnixNano()%100000), store: mailbox.NewStore(dir)}
 	// The demo's shells read the user's ~/.bashrc: a home of the test's own
 	// keeps the machine's start-up files (and their locks) out of it.
 	tm.env = append(os.Environ(), "HOME="+t.TempDir())

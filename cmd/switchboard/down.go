@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -71,6 +72,10 @@ func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 	if err != nil {
 		return err
 	}
+	doomed := ws.root
+	if purge {
+		doomed = moveAside(ws.root)
+	}
 	if ok {
 		client := tmux.NewClient(session.Socket, nil)
 		if up, _ := client.HasSession(ctx, session.Name); up {
@@ -88,12 +93,25 @@ func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 		fmt.Fprintln(io.out, "nothing was running")
 	}
 	if purge {
-		if err := os.RemoveAll(ws.root); err != nil {
-			return fmt.Errorf("delete the demo folder: %w", err)
+		if err := os.RemoveAll(doomed); err != nil {
+			return fmt.Errorf("delete the demo folder %s: %w", ws.root, err)
 		}
 		fmt.Fprintf(io.out, "deleted the demo folder %s\n", ws.root)
 		return nil
 	}
 	fmt.Fprintf(io.out, "mail is kept in %s\n", ws.store.Dir)
 	return nil
+}
+
+// moveAside renames a folder that is to be deleted to a hidden name beside
+// it, and returns where it now is: gone from its name at once, before its
+// session ends, so that a person attached to the team is told that it was
+// deleted, not that its mail is kept. Where it cannot be renamed, it stays
+// where it is until it is deleted.
+func moveAside(dir string) string {
+	aside := filepath.Join(filepath.Dir(dir), fmt.Sprintf(".%s.deleting-%d", filepath.Base(dir), os.Getpid()))
+	if err := os.Rename(dir, aside); err != nil {
+		return dir
+	}
+	return aside
 }

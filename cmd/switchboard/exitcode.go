@@ -11,6 +11,7 @@ import (
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/rules"
+	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -72,6 +73,9 @@ var hints = []struct {
 }{
 	{agents.ErrExists, "pick another --name"},
 	{agents.ErrNotUp, "start it with `switchboard up`"},
+	{agents.ErrUpBusy, "wait for it to finish, then run `switchboard up` again"},
+	{tmux.ErrNoServer, "start the team with `switchboard up`"},
+	{tmux.ErrServerExited, "the team's tmux server stopped: start the team again with `switchboard up`"},
 	{rules.ErrNoRules, "run `switchboard init` to write the default team"},
 	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},

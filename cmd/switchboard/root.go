@@ -100,6 +100,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newDemoPlayCmd(io, g),
 		newVersionCmd(io),
 	)
+	bashWithoutPackage(root)
 	return root
 }
 

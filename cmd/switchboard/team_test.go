@@ -71,6 +71,17 @@ func writeTestFile(t testing.TB, path, text string) {
 // switchboard runs the real binary in the workspace and returns its output
 // and exit code.
 func (tm *team) switchboard(args ...string) (string, int) {
+	out, code, err := tm.run(args...)
+	if err != nil {
+		tm.t.Fatalf("run switchboard %v: %v", args, err)
+	}
+	return out, code
+}
+
+// run runs the real binary in the workspace and returns its output and exit
+// code, or the error that kept it from running; it may be called from any
+// goroutine.
+func (tm *team) run(args ...string) (string, int, error) {
 	cmd := exec.Command("switchboard", args...)
 	if _, err := os.Stat(tm.root); err == nil { // down --purge deletes it
 		cmd.Dir = tm.root
@@ -83,13 +94,10 @@ func (tm *team) switchboard(args ...string) (string, int) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
-	code := 0
 	if exitErr, ok := err.(*exec.ExitError); ok {
-		code = exitErr.ExitCode()
-	} else if err != nil {
-		tm.t.Fatalf("run switchboard %v: %v", args, err)
+		return out.String(), exitErr.ExitCode(), nil
 	}
-	return out.String(), code
+	return out.String(), 0, err
 }
 
 func (tm *team) must(args ...string) string {

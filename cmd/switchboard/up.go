@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"switchboard/safetext"
 	"switchboard/tmux"
 	"switchboard/watch"
+	"switchboard/workspace"
 )
 
 type upOptions struct {
@@ -85,6 +87,22 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		opts.socket = agents.DefaultSocket(ws.root)
 	}
 	client := tmux.NewClient(opts.socket, nil)
+	// One up at a time brings the team up; another waits for it, then
+	// finds the team up.
+	lock, err := agents.LockUp(ctx, ws.folder, upLockWait, func(pid int) {
+		by := ""
+		if pid > 0 {
+			by = fmt.Sprintf(" (pid %d)", pid)
+		}
+		fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
+	})
+	if errors.Is(err, agents.ErrUpBusy) {
+		return refusedError(err) // held by a lock: exit 3
+	}
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	up, err := client.HasSession(ctx, opts.session)
 	if err != nil {
 		return err
@@ -94,7 +112,8 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		if err := ensureMaster(ctx, io, ws, client, opts.session); err != nil {
 			return err
 		}
-		return attachOrHint(io, opts, ws.folder.Binary())
+		lock.Release()
+		return attachOrHint(io, opts, ws.folder)
 	}
 	binary, err := os.Executable()
 	if err != nil {
@@ -112,7 +131,6 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {
-		agents.StopTeam(context.WithoutCancel(ctx), client)
 		return err
 	}
 	for _, note := range notes {
@@ -121,6 +139,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err := waitForMaster(ctx, ws); err != nil {
 		return err
 	}
+	lock.Release() // the team is up: another up may attach to it
 	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
 	if err != nil {
 		return err
@@ -133,8 +152,12 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		}
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
-	return attachOrHint(io, opts, ws.folder.Binary())
+	return attachOrHint(io, opts, ws.folder)
 }
+
+// upLockWait is how long up waits for another up in the same workspace to
+// bring the team up: a few seconds at most, unless that one is stuck.
+const upLockWait = time.Minute
 
 // earlyExitGrace is how long after its pane started an agent's program is
 // watched by up: one that ends within it did not start (a typo in its
@@ -191,7 +214,8 @@ func waitForMaster(ctx context.Context, ws *caller) error {
 	return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
 }
 
-func attachOrHint(io *streams, opts *upOptions, staged string) error {
+func attachOrHint(io *streams, opts *upOptions, ws *workspace.Workspace) error {
+	staged := ws.Binary()
 	if opts.detach || !io.terminal {
 		root := ""
 		if opts.root != "" {
@@ -200,22 +224,33 @@ func attachOrHint(io *streams, opts *upOptions, staged string) error {
 		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`", root, root), staged))
 		return nil
 	}
-	return attach(io, opts.socket, opts.session)
+	return attach(io, opts.socket, opts.session, ws)
 }
 
 // attach hands the terminal to tmux until the person detaches.
 // A session stopped while attached (switchboard down from elsewhere) ends
-// the attachment with an error status; that is a normal end.
-func attach(io *streams, socket, session string) error {
+// the attachment with an error status; that is a normal end, and the person
+// is told what became of the team's folder.
+func attach(io *streams, socket, session string, ws *workspace.Workspace) error {
 	client := tmux.NewClient(socket, nil)
 	cmd := client.AttachCommand(session)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = io.in, io.out, io.errOut
 	if err := cmd.Run(); err != nil {
 		if up, _ := client.HasSession(context.Background(), session); !up {
-			fmt.Fprintln(io.errOut, "the team was stopped; mail is kept")
+			fmt.Fprintln(io.errOut, afterStop(ws))
 			return nil
 		}
-		return fmt.Errorf("attach to tmux session %q: %w", session, err)
+		return fmt.Errorf("tmux could not attach this terminal to session %q; what it said is above", session)
 	}
 	return nil
+}
+
+// afterStop says what became of the team's folder when its session ended
+// under the person attached to it: kept with its mail, or deleted (down
+// --purge moves it out of sight before it stops the session).
+func afterStop(ws *workspace.Workspace) string {
+	if _, err := os.Stat(ws.Root); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("the team was stopped and its folder %s deleted", ws.Root)
+	}
+	return fmt.Sprintf("the team was stopped; mail is kept in %s", ws.Store.Dir)
 }
