@@ -217,12 +217,14 @@ func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 	}
 }
 
-// heardSince waits up to hookConfirm for a hook of the agent to write its
-// state after since.
+// heardSince waits up to hookConfirm for the agent's prompt hook to say,
+// after since, that a prompt was taken: it marks the agent busy. Another
+// hook that ran meanwhile (a start-up hook running late marks it idle)
+// says nothing of the line.
 func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
 	return watch.Until(ctx, 50*time.Millisecond, hookConfirm, func() bool {
 		st, ok, _ := p.store.ReadState(agent)
-		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State != mailbox.StateInterrupted
+		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State == mailbox.StateBusy
 	})
 }
 
