@@ -167,7 +167,7 @@ func (p *panes) report(agent string, items, claimed []announcement, prefix, line
 	began := p.m.now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
-	if err == nil && !typed.Verified && hookedKinds[seat.Kind] {
+	if err == nil && (!typed.Verified || cursorAway[seat.Kind]) && hookedKinds[seat.Kind] {
 		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
 	}
 	if err != nil && len(claimed) > 0 {
@@ -192,6 +192,11 @@ func (p *panes) report(agent string, items, claimed []announcement, prefix, line
 // hookConfirm is how long a hooked agent's hook gets to say that a typed
 // prompt reached the agent, before the line is submitted again.
 const hookConfirm = 3 * time.Second
+
+// cursorAway are the kinds of agent whose input box is not where the
+// cursor is (Gemini CLI): a line seen to leave the cursor's row may still
+// sit in the box, so only the prompt hook says it was taken.
+var cursorAway = map[string]bool{profile.KindGemini: true}
 
 // hookedKinds are the kinds of agent whose prompt hook runs when a typed
 // line is submitted, so that their hook can confirm it.
