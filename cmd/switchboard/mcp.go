@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	stdio "io"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"switchboard/desk"
@@ -61,11 +59,5 @@ func runMCP(ctx context.Context, io *streams, g *globals) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	mcpserver.Watch(ctx, srv, ws.desk(), mcpInboxTick)
-	return srv.Run(ctx, &mcp.IOTransport{Reader: stdio.NopCloser(io.in), Writer: writeCloser{io.out}})
+	return srv.Run(ctx, &mcpserver.Stdio{In: io.in, Out: io.out})
 }
-
-// writeCloser is a writer the transport may close: the process's output
-// stays open for the error the command may print after.
-type writeCloser struct{ stdio.Writer }
-
-func (writeCloser) Close() error { return nil }

@@ -166,3 +166,51 @@ func TestTheMCPServerOutlivesBrokenRules(t *testing.T) {
 		t.Errorf("send with broken rules: %v %q", res.IsError, text)
 	}
 }
+
+// TestPipedInputIsAnsweredWhole: `printf ... | switchboard mcp` with bad
+// lines among the good is answered line by line, the call in flight
+// included, and the server exits 0 at the end of its input: ten times in
+// ten.
+func TestPipedInputIsAnsweredWhole(t *testing.T) {
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	input := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}
+{not json
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+[]
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}}
+`
+	for run := range 10 {
+		cmd := exec.Command("switchboard", "mcp", "--as", "tester_agent")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+root, "SWITCHBOARD_AGENT=")
+		cmd.Stdin = strings.NewReader(input)
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("run %d: switchboard mcp ended with %v; it wrote:\n%s", run, err, out)
+		}
+		var codes []string
+		for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			var r struct {
+				ID    any `json:"id"`
+				Error *struct {
+					Code int `json:"code"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("run %d: a line that is not JSON: %q", run, line)
+			}
+			if r.Error != nil {
+				codes = append(codes, fmt.Sprint(r.Error.Code))
+			} else {
+				codes = append(codes, fmt.Sprint(r.ID))
+			}
+		}
+		slices.Sort(codes) // errors are written as the lines are read, answers when ready
+		if got := strings.Join(codes, " "); got != "-32600 -32700 1 2" {
+			t.Fatalf("run %d: replies (ids, or error codes) %q, want %q:\n%s", run, got, "-32600 -32700 1 2", out)
+		}
+	}
+}
