@@ -179,15 +179,7 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 	if r, err := ws.Rules(); err == nil {
 		w.Allowed = AllowedCommands(r, p.Name)
 	}
-	// A profile that names the client's home names the user's settings.
-	switch kind {
-	case WireCodex:
-		w.ClientHome = p.Env["CODEX_HOME"]
-	case WireGemini:
-		if home := p.Env["GEMINI_CLI_HOME"]; home != "" {
-			w.ClientHome = filepath.Join(home, ".gemini")
-		}
-	}
+	w.ClientHome = clientHomeOf(kind, p.Env)
 	wired, err := WriteWiring(ws, w, kind)
 	if err != nil {
 		return launch, err
@@ -227,4 +219,27 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 func within(folder, dir string) bool {
 	rel, err := filepath.Rel(folder, dir)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// clientHomeOf is the user's settings folder of the client that a
+// profile's environment names: Codex's CODEX_HOME, else its HOME's .codex;
+// Gemini CLI's GEMINI_CLI_HOME, else its HOME, holding .gemini. Empty when
+// the profile names neither, and the caller's are used.
+func clientHomeOf(kind string, env map[string]string) string {
+	switch kind {
+	case WireCodex:
+		if home := env["CODEX_HOME"]; home != "" {
+			return home
+		}
+		if home := env["HOME"]; home != "" {
+			return filepath.Join(home, ".codex")
+		}
+	case WireGemini:
+		for _, home := range []string{env["GEMINI_CLI_HOME"], env["HOME"]} {
+			if home != "" {
+				return filepath.Join(home, ".gemini")
+			}
+		}
+	}
+	return ""
 }

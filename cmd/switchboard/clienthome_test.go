@@ -1,0 +1,73 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/realclient"
+)
+
+func TestCodexSettingsFromTheProfilesHome(t *testing.T) {
+	testSettingsFromTheProfilesHome(t, realclient.Codex)
+}
+
+func TestGeminiSettingsFromTheProfilesHome(t *testing.T) {
+	testSettingsFromTheProfilesHome(t, realclient.GeminiCLI)
+}
+
+// testSettingsFromTheProfilesHome: a profile whose environment sets HOME
+// to the folder holding the user's client settings (a custom model
+// provider) brings the agent up at its prompt, talking to that provider,
+// though `up` runs from a home without them. Before, Codex opened on its
+// sign-in screen.
+func testSettingsFromTheProfilesHome(t *testing.T, c realclient.Client) {
+	t.Parallel() // as testHeadless
+	program := c.Install(t)
+	tm := newTeam(t)
+	u := c.NewUser(t, tm.root)
+	tm.env = append(quickExit(withEnv(u.Env, "HOME", t.TempDir())), "CI=true")
+	command, _ := json.Marshal(append([]string{program}, c.Interactive[1:]...))
+	const agent = "developer_agent"
+	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
+		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\nenv:\n  HOME: %q\n", c.Kind, command, u.Home))
+
+	var mu sync.Mutex
+	replied := map[string]bool{}
+	u.API.Respond(func(r realclient.Request) realclient.Answer {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
+			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] {
+				replied[id] = true
+				return realclient.Answer{Command: "switchboard reply " + id + " --content 'Done'"}
+			}
+		}
+		return realclient.TextReply(r)
+	})
+
+	tm.must("up", "-d", "--socket", tm.socket)
+	waitUntil(t, time.Minute, agent+" to be idle at its prompt", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	mark := u.API.Mark()
+	id := tm.sendAs("reviewer_agent", agent, "Review the login change")
+	waitUntil(t, time.Minute, "the reply through the profile's provider", func() bool {
+		return len(responsesTo(t, tm.store, "reviewer_agent", id)) == 1
+	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
+	tm.must("down")
+}
+
+// withEnv is env with name set to value.
+func withEnv(env []string, name, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, name+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, name+"="+value)
+}
