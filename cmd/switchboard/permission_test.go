@@ -54,7 +54,7 @@ func (b *bridge) prompt(agent, command string) func() map[string]any {
 // returns its id.
 func (b *bridge) request(parent, title string) string {
 	b.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		entries, _ := b.ws.Store.List(parent, mailbox.Unread)
 		for _, e := range entries {
@@ -95,7 +95,7 @@ func decisionOf(res map[string]any) (behavior, message string, remembered bool) 
 // always runs it and every later call it covers without asking, and no
 // answer in time is deny.
 func TestAHelpersPermissionPromptGoesToItsParent(t *testing.T) {
-	b := newBridge(t, "kind: claude\ncommand: claude\napproval_timeout: 2s\n")
+	b := newBridge(t, "kind: claude\ncommand: claude\napproval_timeout: 8s\n")
 
 	answer := b.prompt("h1", "make build")
 	id := b.request("developer_agent", "[PERMISSION] h1 wants to run Bash: make build")
@@ -124,7 +124,7 @@ func TestAHelpersPermissionPromptGoesToItsParent(t *testing.T) {
 		t.Errorf("a call always covers: the client was told %q; want allow, without a request", behavior)
 	}
 
-	if behavior, message, _ := decisionOf(b.prompt("h1", "curl example.com")()); behavior != "deny" || !strings.Contains(message, "developer_agent did not answer within 2s") {
+	if behavior, message, _ := decisionOf(b.prompt("h1", "curl example.com")()); behavior != "deny" || !strings.Contains(message, "developer_agent did not answer within 8s") {
 		t.Errorf("no answer: the client was told %q, %q", behavior, message)
 	}
 

@@ -111,7 +111,7 @@ func (tm *team) must(args ...string) string {
 
 func (tm *team) waitFor(what string, cond func() bool) {
 	tm.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
 		if time.Now().After(deadline) {
 			out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-3000", "-t", "=switchboard:master").CombinedOutput()
