@@ -6,25 +6,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // ErrNoControlMode is the error of FollowOutput on a client whose Runner
 // does not run the tmux binary (a StubRunner): it has no server to follow.
 var ErrNoControlMode = errors.New("this tmux client runs no tmux binary to follow output with")
 
+// OutputFollower is a control-mode client of a session (tmux -C,
+// read-only, taking no part in the windows' size) that says which pane
+// printed. It sleeps while nothing prints: a quiet team costs nothing.
+type OutputFollower struct {
+	mu    sync.Mutex
+	stdin io.WriteCloser
+	ended chan error
+}
+
 // FollowOutput tells printed the id of a pane of session each time the
 // pane's program prints, until ctx is done or the session or server ends.
-// It is one control-mode client of the server (tmux -C, read-only, taking
-// no part in the windows' size), which sleeps while nothing prints: a
-// quiet team costs nothing. printed runs on the follower's goroutine, once
-// per chunk of output, and must be quick.
-//
-// The returned channel receives why the following ended (nil when ctx
-// ended it) and is closed.
-func (c *Client) FollowOutput(ctx context.Context, session string, printed func(pane string)) (<-chan error, error) {
+// printed runs on the follower's goroutine, once per chunk of output, and
+// must be quick.
+func (c *Client) FollowOutput(ctx context.Context, session string, printed func(pane string)) (*OutputFollower, error) {
 	runner, ok := c.run.(ExecRunner)
 	if !ok {
 		return nil, ErrNoControlMode
@@ -51,22 +58,83 @@ func (c *Client) FollowOutput(ctx context.Context, session string, printed func(
 	if err := cmd.Start(); err != nil {
 		return nil, &RunError{Args: args, Err: err}
 	}
-	ended := make(chan error, 1)
-	go func() {
-		defer close(ended)
-		reason := readControl(bufio.NewReaderSize(stdout, 64<<10), printed)
+	r := bufio.NewReaderSize(stdout, 64<<10)
+	if err := attached(r); err != nil {
 		stdin.Close()
+		cmd.Wait()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &RunError{Args: args, Stderr: strings.TrimSpace(err.Error() + "\n" + stderr.String()), Err: err}
+	}
+	f := &OutputFollower{stdin: stdin, ended: make(chan error, 1)}
+	go func() {
+		defer close(f.ended)
+		reason := readControl(r, printed)
+		f.mu.Lock()
+		stdin.Close()
+		f.mu.Unlock()
 		waitErr := cmd.Wait()
 		switch {
 		case ctx.Err() != nil:
-			ended <- nil
+			f.ended <- nil
 		case reason != "":
-			ended <- fmt.Errorf("the server ended the control client of session %s: %s", session, reason)
+			f.ended <- fmt.Errorf("the server ended the control client of session %s: %s", session, reason)
 		default:
-			ended <- &RunError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: waitErr}
+			f.ended <- &RunError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: waitErr}
 		}
 	}()
-	return ended, nil
+	return f, nil
+}
+
+// Ended receives why the following ended (nil when its context ended it),
+// and is then closed.
+func (f *OutputFollower) Ended() <-chan error { return f.ended }
+
+// Mute stops (mute true) or restarts the output of pane reaching the
+// follower: a pane whose state comes from elsewhere costs nothing when it
+// prints.
+func (f *OutputFollower) Mute(pane string, mute bool) error {
+	if !paneID.MatchString(pane) {
+		return fmt.Errorf("%q is not a pane id", pane)
+	}
+	state := "on"
+	if mute {
+		state = "off"
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	// The answer comes as a %begin/%end block the reader skips.
+	_, err := fmt.Fprintf(f.stdin, "refresh-client -A '%s:%s'\n", pane, state)
+	return err
+}
+
+// paneID is the form of a pane's id.
+var paneID = regexp.MustCompile(`^%[0-9]+$`)
+
+// attached reads the answer to the attach: what is printed after it is
+// heard.
+func attached(r *bufio.Reader) error {
+	var said []string
+	for {
+		line, err := r.ReadString('\n')
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "%end "):
+			return nil
+		case strings.HasPrefix(line, "%error "):
+			return errors.New(strings.Join(said, "; "))
+		case strings.HasPrefix(line, "%begin "):
+		case line != "":
+			said = append(said, line)
+		}
+		if err != nil {
+			if len(said) > 0 {
+				return errors.New(strings.Join(said, "; "))
+			}
+			return errors.New("the control client ended before it attached")
+		}
+	}
 }
 
 // readControl reads a control client's notifications to their end, telling
