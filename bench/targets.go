@@ -20,8 +20,9 @@ const (
 // The team's targets: a team of DefaultTeamAgents at rest in tmux, the
 // master and the tmux server together, and a notice to one of them.
 const (
-	TargetTeamRestPercent = 0.5 // of one core
-	TargetTeamNotice      = 500 * time.Millisecond
+	TargetTeamRestPercent         = 0.5 // of one core
+	TargetTeamRestHooklessPercent = 0.3 // of one core, agents without hooks
+	TargetTeamNotice              = 500 * time.Millisecond
 )
 
 // The hooks' targets: the median wall time of the whole process, start-up
@@ -40,8 +41,9 @@ const (
 	RowBurstNoFsync  = "burst_no_fsync"
 	RowIdleCPU       = "idle_cpu"
 	// The team's rows: TeamResult's rest and notice.
-	RowTeamRest   = "team_rest"
-	RowTeamNotice = "team_notice"
+	RowTeamRest         = "team_rest"
+	RowTeamRestHookless = "team_rest_hookless"
+	RowTeamNotice       = "team_notice"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
 	RowStatusLine      = "status_line"
 	RowHookPromptNew   = "hook_prompt_new"
@@ -77,6 +79,11 @@ func (r *Result) checkTeam() {
 			Row:    RowTeamRest,
 			Target: fmt.Sprintf("≤ %g %% of a core", TargetTeamRestPercent),
 			Pass:   t.MasterRest+t.TmuxRest <= TargetTeamRestPercent,
+		},
+		Check{
+			Row:    RowTeamRestHookless,
+			Target: fmt.Sprintf("≤ %g %% of a core", TargetTeamRestHooklessPercent),
+			Pass:   t.HooklessMasterRest+t.HooklessTmuxRest <= TargetTeamRestHooklessPercent,
 		},
 		Check{
 			Row:    RowTeamNotice,

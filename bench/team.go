@@ -15,6 +15,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/watch"
 	"switchboard/workspace"
@@ -55,6 +56,11 @@ type TeamResult struct {
 	TmuxRest     float64       `json:"tmux_percent"`
 	TmuxRestBare float64       `json:"tmux_bare_percent"`
 	MasterRSS    int64         `json:"master_rss_bytes"`
+	// HooklessMasterRest and HooklessTmuxRest are the same team at rest
+	// with every agent a program without hooks (kind generic), whose state
+	// the master follows from what its pane prints.
+	HooklessMasterRest float64 `json:"hookless_master_percent"`
+	HooklessTmuxRest   float64 `json:"hookless_tmux_percent"`
 	// Notice is the median time from a message posted to one idle agent
 	// among the team to its notice reaching the agent's program; its floor
 	// is the same line typed with tmux send-keys.
@@ -63,15 +69,17 @@ type TeamResult struct {
 }
 
 // teamShell is the program of the team's resting agents: a shell that does
-// nothing until spoken to, with the prompt hook switchboard wires for it.
+// nothing until spoken to, with the prompt hook switchboard wires for it
+// when the agent is of kind shell, and none when it is of kind generic.
 const teamShell = "bash"
 
 // RunTeam brings up a team of cfg.Agents in a real tmux server (one agent
 // whose program records what is typed to it, the others shells at rest),
 // and measures the time up takes, the CPU the master and the tmux server
 // use while the team rests, the master's memory, and how long a notice
-// takes to reach the recording agent; each beside its floor, measured in
-// the same run. It needs tmux and bash.
+// takes to reach the recording agent; then the CPU of the same team at
+// rest with no agent's hooks; each beside its floor, measured in the same
+// run. It needs tmux and bash.
 func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	if cfg.Agents <= 0 {
 		cfg.Agents = DefaultTeamAgents
@@ -97,7 +105,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	t := &teamRun{cfg: cfg, root: dir, socket: fmt.Sprintf("sbbench-%d", os.Getpid())}
-	if err := t.write(); err != nil {
+	if err := t.write(profile.KindShell); err != nil {
 		return nil, err
 	}
 	res := &TeamResult{Agents: cfg.Agents}
@@ -124,7 +132,31 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	if res.Notice, res.NoticeFloor, err = t.notices(ctx); err != nil {
 		return nil, err
 	}
+	fmt.Fprintf(cfg.Progress, "team without hooks: at rest for %s\n", cfg.Idle)
+	if res.HooklessMasterRest, res.HooklessTmuxRest, err = t.hooklessRest(ctx); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// hooklessRest brings the team up again with every agent of kind generic,
+// and measures the master's and the tmux server's CPU at rest.
+func (t *teamRun) hooklessRest(ctx context.Context) (master, server float64, err error) {
+	t.down()
+	if err := t.write(profile.KindGeneric); err != nil {
+		return 0, 0, err
+	}
+	if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
+		return 0, 0, fmt.Errorf("up without hooks: %w\n%s", err, out)
+	}
+	if err := t.waitAtRest(ctx); err != nil {
+		return 0, 0, err
+	}
+	var rest TeamResult
+	if err := t.measureRest(ctx, &rest); err != nil {
+		return 0, 0, err
+	}
+	return rest.MasterRest, rest.TmuxRest, nil
 }
 
 type teamRun struct {
@@ -142,8 +174,9 @@ func (t *teamRun) name(i int) string { return fmt.Sprintf("a%03d", i) }
 
 func (t *teamRun) recording() string { return filepath.Join(t.root, "received") }
 
-// write makes the workspace: every agent may write to every other.
-func (t *teamRun) write() error {
+// write makes the workspace, its agents of kind: every agent may write to
+// every other.
+func (t *teamRun) write(kind string) error {
 	ws := workspace.New(t.root)
 	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
 		return err
@@ -152,13 +185,17 @@ func (t *teamRun) write() error {
 	rules.WriteString("allowed_interactions:\n")
 	for i := 1; i <= t.cfg.Agents; i++ {
 		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", t.name(i))
-		profile := fmt.Sprintf("kind: shell\ncommand: [%s]\n", teamShell)
-		if err := os.WriteFile(ws.ProfilePath(t.name(i)), []byte(profile), 0o644); err != nil {
+		command := teamShell
+		if kind != profile.KindShell {
+			command += ", --norc, --noprofile" // as the floor's
+		}
+		agent := fmt.Sprintf("kind: %s\ncommand: [%s]\n", kind, command)
+		if err := os.WriteFile(ws.ProfilePath(t.name(i)), []byte(agent), 0o644); err != nil {
 			return err
 		}
 	}
-	profile := fmt.Sprintf("kind: generic\ncommand: [sh, -c, %s]\n", strconv.Quote("cat >> "+t.recording()))
-	if err := os.WriteFile(ws.ProfilePath(recorder), []byte(profile), 0o644); err != nil {
+	rec := fmt.Sprintf("kind: generic\ncommand: [sh, -c, %s]\n", strconv.Quote("cat >> "+t.recording()))
+	if err := os.WriteFile(ws.ProfilePath(recorder), []byte(rec), 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(ws.RulesPath(), []byte(rules.String()), 0o644)

@@ -66,6 +66,11 @@ type panes struct {
 	// serverWatchFailed: the server's hooks could not be set, which was
 	// said; the loop looks every tick and tries again.
 	serverWatchFailed bool
+	// heard is what the output follower says of the panes.
+	heard heard
+	// lookAt is when a printing pane will have been quiet for a tick: the
+	// loop looks then (zero when none prints). Used by the loop alone.
+	lookAt time.Time
 
 	team            []string                         // the agents the rules name
 	published       map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
@@ -144,6 +149,7 @@ func (p *panes) run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	defer p.watchServer(ctx, nil)
+	defer p.followOutput(ctx, nil, "")
 	var last time.Time
 	for {
 		select {
@@ -167,6 +173,9 @@ func (p *panes) run(ctx context.Context) {
 		next := restTick
 		if p.watching || !p.eventDriven {
 			next = p.tick
+		}
+		if !p.lookAt.IsZero() {
+			next = min(next, max(time.Until(p.lookAt), lookGap))
 		}
 		t.Reset(next)
 	}
@@ -207,11 +216,12 @@ func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
 // look is one pass: reload the session if it changed, read the panes in one
 // call, work out states, update borders, and announce to idle agents.
 func (p *panes) look(ctx context.Context) {
-	p.watching = false
+	p.watching, p.lookAt = false, time.Time{}
 	loaded, fresh := p.loadSession()
 	if !loaded {
 		if fresh {
 			p.watchServer(ctx, nil)
+			p.followOutput(ctx, nil, "")
 		}
 		p.publishSummary(p.summarizeTeam())
 		return
@@ -221,6 +231,9 @@ func (p *panes) look(ctx context.Context) {
 	p.mu.Unlock()
 	if fresh || p.serverWatchFailed {
 		p.watchServer(ctx, client)
+	}
+	if p.eventDriven && (fresh || !p.following()) {
+		p.followOutput(ctx, client, session.Name)
 	}
 	list, err := client.ListPanes(ctx)
 	if err != nil {
@@ -254,14 +267,28 @@ func (p *panes) look(ctx context.Context) {
 	readAlerts := p.readAlerts(alerts)
 	hooked := p.hookedStates(session)
 	mail := p.mailCounts(session)
-	var watchScreens []string
+	// An agent without hooks is heard printing when a follower runs, and
+	// its screen read each tick when none does; a pane not ready yet is
+	// read each tick until it is.
+	followed := p.following()
+	var watchScreens, panes []string
+	listen := make(map[string]bool)
 	for name, seat := range session.Agents {
-		if pane, ok := alive[seat.Pane]; ok && !pane.Dead && (hooked[name].State == "" || notReady[name]) {
+		pane, ok := alive[seat.Pane]
+		if !ok || pane.Dead {
+			continue
+		}
+		hookless := hooked[name].State == ""
+		panes, listen[seat.Pane] = append(panes, seat.Pane), hookless
+		if notReady[name] || (hookless && !followed) {
 			watchScreens = append(watchScreens, seat.Pane)
 		}
 	}
+	p.listen(panes, listen)
 	p.watching = len(watchScreens) > 0 || p.serverWatchFailed
 	screens := p.captureScreens(ctx, client, watchScreens)
+	printing, soonest := p.stillPrinting(time.Now())
+	p.lookAt = soonest
 	// A hook that spoke while the screens were read has the last word.
 	hooked = p.hookedStates(session)
 
@@ -288,6 +315,9 @@ func (p *panes) look(ctx context.Context) {
 		case v.typing:
 			// The screen shows the master's own typing: it says nothing of
 			// the agent until the line is in, when typing wakes the loop.
+		case followed && v.ready && listen[seat.Pane]:
+			_, busy := printing[seat.Pane]
+			next = heardState(v, busy)
 		default:
 			next = p.screenState(v, screens[seat.Pane].hash, now)
 		}

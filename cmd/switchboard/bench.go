@@ -78,8 +78,11 @@ tmux and bash, and is left out, saying so, without them):
              beside the bare tmux server's with the same panes; the master's
              memory
   notice     a message to one more agent (spawned, without hooks, so that
-             its screen is watched) until its notice reaches its program,
-             beside the same line typed with tmux send-keys
+             what its pane prints is followed) until its notice reaches its
+             program, beside the same line typed with tmux send-keys
+  no hooks   the team up again with every agent of kind generic (no hooks:
+             the master follows what their panes print), at rest over
+             --team-idle
 
 Progress goes to standard error; --json prints the numbers for scripts.
 
@@ -87,8 +90,8 @@ File creation, listing and fsync costs vary with the filesystem and with what
 else runs: read the master against the floor of the same run, and the hooks
 against /bin/true, and use --dir to measure on the filesystem where the team's
 workspace lives.`,
-		Example: `  switchboard bench                     # about four minutes
-  switchboard bench --only team         # 100 agents at rest, about two and a half minutes
+		Example: `  switchboard bench                     # about five minutes
+  switchboard bench --only team         # 100 agents at rest, about four minutes
   switchboard bench --quick             # a few seconds, small numbers
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
   switchboard bench --dir .              # on the filesystem of this folder
@@ -250,6 +253,7 @@ func printTeamTable(w io.Writer, r *bench.Result) error {
 	}
 	row("up -d (floor: the panes by tmux alone)", benchMillis(tm.UpFloor)+" ms", benchMillis(tm.Up)+" ms", "")
 	row("CPU at rest, master + tmux server (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.MasterRest, tm.TmuxRest), bench.RowTeamRest)
+	row("the same, no agent with hooks (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.HooklessMasterRest, tm.HooklessTmuxRest), bench.RowTeamRestHookless)
 	row("master's memory (resident)", "", fmt.Sprintf("%.1f MiB", float64(tm.MasterRSS)/(1<<20)), "")
 	row("notice to one idle agent (floor: send-keys)", benchMillis(tm.NoticeFloor)+" ms", benchMillis(tm.Notice)+" ms", bench.RowTeamNotice)
 	return t.write(w)

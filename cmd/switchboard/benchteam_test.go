@@ -30,7 +30,9 @@ func TestBenchMeasuresATeamAtRest(t *testing.T) {
 	if team == nil || team.Agents != 4 || team.Up <= 0 || team.UpFloor <= 0 || team.Notice <= 0 || team.NoticeFloor <= 0 || team.MasterRSS <= 0 {
 		t.Fatalf("team figures: %+v", team)
 	}
-	if _, ok := res.Check(bench.RowTeamNotice); !ok {
-		t.Errorf("no check of the notice: %+v", res.Checks)
+	for _, row := range []string{bench.RowTeamNotice, bench.RowTeamRestHookless} {
+		if _, ok := res.Check(row); !ok {
+			t.Errorf("no check of %s: %+v", row, res.Checks)
+		}
 	}
 }

@@ -1,0 +1,173 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"switchboard/mailbox"
+	"switchboard/tmux"
+)
+
+// heard is what the master hears of the panes' printing from the output
+// follower of the session loaded (see tmux.FollowOutput): an agent without
+// hooks is busy while its pane prints and idle once it has been quiet for
+// a tick, with no screen read. The panes of agents whose hooks speak are
+// muted: their printing costs nothing.
+type heard struct {
+	mu       sync.Mutex
+	follower *tmux.OutputFollower // nil while none follows the session
+	stop     context.CancelFunc
+	// listened are the panes whose output is heard; muted panes are false.
+	listened map[string]bool
+	// printing are the listened panes that printed since they were last
+	// found quiet, and when they last printed.
+	printing map[string]time.Time
+	failed   string // the last failure to follow, said once
+}
+
+// followOutput starts following the output of the session loaded, ending
+// any earlier follower; a nil client only ends it. On a client that cannot
+// follow, the screens are read instead.
+func (p *panes) followOutput(ctx context.Context, client *tmux.Client, session string) {
+	h := &p.heard
+	h.mu.Lock()
+	if h.stop != nil {
+		h.stop()
+	}
+	h.follower, h.stop = nil, nil
+	h.listened, h.printing = map[string]bool{}, map[string]time.Time{}
+	h.mu.Unlock()
+	if client == nil || !p.eventDriven {
+		return
+	}
+	ctx, stop := context.WithCancel(ctx)
+	f, err := client.FollowOutput(ctx, session, p.printed)
+	if err != nil {
+		stop()
+		p.followFailed(err)
+		return
+	}
+	h.mu.Lock()
+	h.follower, h.stop, h.failed = f, stop, ""
+	h.mu.Unlock()
+	go func() {
+		err := <-f.Ended()
+		h.mu.Lock()
+		if h.follower == f {
+			h.follower = nil
+		}
+		h.mu.Unlock()
+		if err != nil {
+			p.followFailed(err)
+		}
+		p.wake() // the screens are read until a follower runs again
+	}()
+}
+
+// followFailed says once why the output cannot be followed.
+func (p *panes) followFailed(err error) {
+	if errors.Is(err, tmux.ErrNoControlMode) {
+		return // a stand-in of tmux: its screens are all there is
+	}
+	h := &p.heard
+	h.mu.Lock()
+	said := h.failed == err.Error()
+	h.failed = err.Error()
+	h.mu.Unlock()
+	if !said {
+		p.m.logf("cannot follow what the panes print (%v): reading their screens every %s until it can", err, p.tick)
+	}
+}
+
+// following reports whether a follower hears the session's panes.
+func (p *panes) following() bool {
+	p.heard.mu.Lock()
+	defer p.heard.mu.Unlock()
+	return p.heard.follower != nil
+}
+
+// printed is the follower's word that pane printed: a listened pane that
+// was quiet wakes the loop.
+func (p *panes) printed(pane string) {
+	h := &p.heard
+	h.mu.Lock()
+	if !h.listened[pane] {
+		h.mu.Unlock()
+		return
+	}
+	_, already := h.printing[pane]
+	h.printing[pane] = time.Now()
+	h.mu.Unlock()
+	if !already {
+		p.wake()
+	}
+}
+
+// listen hears the panes in listen and mutes the others of panes, telling
+// the follower of each change.
+func (p *panes) listen(panes []string, listen map[string]bool) {
+	h := &p.heard
+	h.mu.Lock()
+	f := h.follower
+	var changes []string
+	for _, pane := range panes {
+		if was, known := h.listened[pane]; !known || was != listen[pane] {
+			changes = append(changes, pane)
+		}
+	}
+	h.mu.Unlock()
+	if f == nil {
+		return
+	}
+	for _, pane := range changes {
+		// Told outside the lock: the follower's reader takes it.
+		if err := f.Mute(pane, !listen[pane]); err != nil {
+			return // the follower is ending: its end is told
+		}
+		h.mu.Lock()
+		if h.follower == f {
+			h.listened[pane] = listen[pane]
+			if !listen[pane] {
+				delete(h.printing, pane)
+			}
+		}
+		h.mu.Unlock()
+	}
+}
+
+// stillPrinting are the listened panes that printed within the last tick,
+// with when each last did; the others are forgotten, so that their next
+// printing wakes the loop. soonest is when the first of them will have
+// been quiet for a tick (zero when none prints).
+func (p *panes) stillPrinting(now time.Time) (printing map[string]time.Time, soonest time.Time) {
+	h := &p.heard
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	printing = make(map[string]time.Time, len(h.printing))
+	for pane, last := range h.printing {
+		if now.Sub(last) >= p.tick {
+			delete(h.printing, pane)
+			continue
+		}
+		printing[pane] = last
+		if quiet := last.Add(p.tick); soonest.IsZero() || quiet.Before(soonest) {
+			soonest = quiet
+		}
+	}
+	return printing, soonest
+}
+
+// heardState is the state of a ready agent without hooks whose pane is
+// listened to: busy while it prints, idle once quiet for a tick.
+func heardState(v *view, printing bool) mailbox.AgentState {
+	st := mailbox.AgentState{Source: mailbox.SourcePane, State: mailbox.StateIdle, Since: v.state.Since}
+	if printing {
+		st.State = mailbox.StateBusy
+	}
+	if st.State != v.state.State {
+		st.Since = time.Time{}
+	}
+	return st
+}
