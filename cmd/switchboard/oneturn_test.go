@@ -3,7 +3,9 @@ package main
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -75,5 +77,53 @@ func testOneRequest(t *testing.T, c realclient.Client) {
 	}
 	if asked != 1 {
 		t.Errorf("the model acted on the body in request %d, the %d-th since the message; want the first\n%s", at, asked, dumpRequests(u.API.Since(mark)))
+	}
+}
+
+// BenchmarkSendToModelRequest is the time from `switchboard send` to the
+// model request that carries the message's body, for a real client idle
+// under up, against its stand-in model; compare with
+// BenchmarkTeamNoticeLatency, the notice typed into a program that reads
+// its input.
+//
+//	go test -run '^$' -bench SendToModelRequest -benchtime 20x ./cmd/switchboard
+func BenchmarkSendToModelRequest(b *testing.B) {
+	for _, c := range []realclient.Client{realclient.ClaudeCode, realclient.Codex, realclient.GeminiCLI} {
+		b.Run(c.Name, func(b *testing.B) {
+			tm, u := clientInTeam(b, c, "developer_agent", "Developer Agent", "")
+			const agent = "developer_agent"
+			u.API.Respond(realclient.TextReply)
+			tm.must("up", "-d", "--socket", tm.socket)
+			waitUntil(b, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+			var times []time.Duration
+			var settled time.Time // the last message was sent then: its turn ends after
+			b.ResetTimer()
+			for i := range b.N {
+				waitUntil(b, time.Minute, agent+" to be idle again", func() bool {
+					st := tm.state(agent)
+					return st.State == mailbox.StateIdle && st.Since.After(settled)
+				}, tm.diagnose)
+				body := fmt.Sprintf("BODY-%d-%d", i, time.Now().UnixNano())
+				mark := u.API.Mark()
+				start := time.Now()
+				if _, err := sendWith("switchboard", tm.root, "reviewer_agent", agent, fmt.Sprintf("Note %d", i), body); err != nil {
+					b.Fatal(err)
+				}
+				waitUntil(b, time.Minute, "the request carrying the body", func() bool {
+					for _, r := range u.API.Since(mark) {
+						if strings.Contains(r.Text, body) {
+							return true
+						}
+					}
+					return false
+				}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
+				times = append(times, time.Since(start))
+				settled = start
+			}
+			b.StopTimer()
+			slices.Sort(times)
+			b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "ms-p50")
+			b.ReportMetric(float64(times[len(times)-1].Microseconds())/1000, "ms-max")
+		})
 	}
 }

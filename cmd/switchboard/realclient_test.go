@@ -179,7 +179,7 @@ func TestGeminiInATeam(t *testing.T)     { testInTeam(t, realclient.GeminiCLI) }
 // clientInTeam is a team whose agent (profile agents/<agent>.yaml, with
 // display and the profile's extra lines) runs the real client c, offline,
 // as the user of its stand-in model API.
-func clientInTeam(t *testing.T, c realclient.Client, agent, display, extra string) (*team, realclient.User) {
+func clientInTeam(t testing.TB, c realclient.Client, agent, display, extra string) (*team, realclient.User) {
 	t.Helper()
 	program := c.Install(t)
 	tm := newTeam(t)
