@@ -5,48 +5,138 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"switchboard/mailbox"
 )
 
 // LogFilter narrows the audit log: to the messages from or to About (and
-// those the rules kept from it), to the blocked ones.
+// those the rules kept from it), to the blocked ones, to those logged at or
+// after Since, to the last Last of those it keeps.
 type LogFilter struct {
 	About   string
 	Blocked bool
+	Since   time.Time
+	Last    int // 0 for all
 }
 
 // Log returns the records of the audit log the desk's agent may read
 // (oversight agents and the operator every one, others their own), as
-// filter narrows them, and the log's end for reading on from there.
+// filter narrows them, and the log's end for reading on from there. It
+// reads the log from where the filter's first record may be, not from its
+// start.
 func (d *Desk) Log(filter LogFilter) (records []mailbox.Record, end int64, err error) {
-	if d.rules == nil {
-		return nil, 0, d.noRules()
+	if filter.Last <= 0 {
+		end, err = d.EachLog(filter, func(rec mailbox.Record) { records = append(records, rec) })
+		return records, end, err
 	}
-	if filter.About != "" && !d.rules.Knows(filter.About) {
-		return nil, 0, NotAnAgent(d.rules, filter.About)
-	}
-	all, end, err := mailbox.ReadLog(d.store().LogPath(), 0)
-	if err != nil {
+	if err := d.checkFilter(filter); err != nil {
 		return nil, 0, err
 	}
-	return d.Filter(all, filter), end, nil
+	// The last records the filter keeps: a window of the log's end, wider
+	// each time until it holds enough or is the whole log.
+	path := d.store().LogPath()
+	for window := int64(filter.Last); ; window *= 4 {
+		place, err := mailbox.SeekLogSeq(path, 0)
+		if err != nil {
+			return nil, 0, err
+		}
+		from := max(place.LastSeq-window+1, 1)
+		start, err := d.logStart(filter, from)
+		if err != nil {
+			return nil, 0, err
+		}
+		records = records[:0]
+		end, err = mailbox.EachLogRecord(path, start, func(rec mailbox.Record) bool {
+			if d.keeps(&rec, filter) {
+				records = append(records, rec)
+			}
+			return true
+		})
+		if err != nil {
+			return nil, 0, err
+		}
+		if len(records) >= filter.Last || from == 1 {
+			return records[max(len(records)-filter.Last, 0):], end, nil
+		}
+	}
 }
 
-// Filter keeps the records the desk's agent may read that filter selects.
+// EachLog calls fn with each record Log would return, as it reads them,
+// and returns the log's end.
+func (d *Desk) EachLog(filter LogFilter, fn func(mailbox.Record)) (end int64, err error) {
+	if err := d.checkFilter(filter); err != nil {
+		return 0, err
+	}
+	start, err := d.logStart(filter, 1)
+	if err != nil {
+		return 0, err
+	}
+	return mailbox.EachLogRecord(d.store().LogPath(), start, func(rec mailbox.Record) bool {
+		if d.keeps(&rec, filter) {
+			fn(rec)
+		}
+		return true
+	})
+}
+
+// checkFilter refuses a filter the desk cannot apply.
+func (d *Desk) checkFilter(filter LogFilter) error {
+	if d.rules == nil {
+		return d.noRules()
+	}
+	if filter.About != "" && !d.rules.Knows(filter.About) {
+		return NotAnAgent(d.rules, filter.About)
+	}
+	return nil
+}
+
+// logStart is where the log is read from for the records numbered from on
+// that the filter may keep.
+func (d *Desk) logStart(filter LogFilter, from int64) (int64, error) {
+	path := d.store().LogPath()
+	var start int64
+	if from > 1 {
+		place, err := mailbox.SeekLogSeq(path, from)
+		if err != nil {
+			return 0, err
+		}
+		start = place.Offset
+	}
+	if !filter.Since.IsZero() {
+		place, err := mailbox.SeekLogTime(path, filter.Since)
+		if err != nil {
+			return 0, err
+		}
+		start = max(start, place.Offset)
+	}
+	return start, nil
+}
+
+// Filter keeps the records the desk's agent may read that filter selects
+// (all but Last).
 func (d *Desk) Filter(records []mailbox.Record, filter LogFilter) []mailbox.Record {
 	var out []mailbox.Record
 	for i := range records {
-		rec := &records[i]
-		switch {
-		case !d.rules.MayRead(d.agent, rec):
-		case filter.About != "" && !rec.Involves(filter.About) && !blockedTo(rec, filter.About):
-		case filter.Blocked && len(rec.Blocked) == 0:
-		default:
-			out = append(out, *rec)
+		if d.keeps(&records[i], filter) {
+			out = append(out, records[i])
 		}
 	}
 	return out
+}
+
+// keeps reports whether the desk's agent may read rec and filter selects
+// it (all but Last).
+func (d *Desk) keeps(rec *mailbox.Record, filter LogFilter) bool {
+	switch {
+	case !d.rules.MayRead(d.agent, rec):
+	case filter.About != "" && !rec.Involves(filter.About) && !blockedTo(rec, filter.About):
+	case filter.Blocked && len(rec.Blocked) == 0:
+	case !filter.Since.IsZero() && rec.Time.Before(filter.Since):
+	default:
+		return true
+	}
+	return false
 }
 
 // blockedTo reports whether the rules kept the message from agent: an
@@ -89,18 +179,15 @@ type Shown struct {
 
 // Show finds logged messages by selector: a seq ("5"), a range ("5-8") or
 // an id (a unique prefix is enough). The agent may read its own messages;
-// oversight agents and the operator every one.
+// oversight agents and the operator every one. A seq or a range is read
+// where it is in the log; an id is looked for in the whole log.
 func (d *Desk) Show(selectors []string) (Shown, error) {
 	if d.rules == nil {
 		return Shown{}, d.noRules()
 	}
-	records, _, err := mailbox.ReadLog(d.store().LogPath(), 0)
-	if err != nil {
-		return Shown{}, err
-	}
 	var s Shown
 	for _, sel := range selectors {
-		found, err := selectRecords(records, sel)
+		found, err := d.selectRecords(sel)
 		var partial *PartialRange
 		if errors.As(err, &partial) {
 			s.Notes = append(s.Notes, partial.Error())
@@ -119,53 +206,70 @@ func (d *Desk) Show(selectors []string) (Shown, error) {
 }
 
 // selectRecords finds the records a selector names: "5", "5-8", or an id.
-func selectRecords(records []mailbox.Record, sel string) ([]mailbox.Record, error) {
-	if from, to, isRange := strings.Cut(sel, "-"); isRange && isNumber(from) && isNumber(to) {
-		lo, _ := strconv.ParseInt(from, 10, 64)
-		hi, _ := strconv.ParseInt(to, 10, 64)
-		if lo > hi {
-			return nil, fmt.Errorf("range %s %w; write it as %d-%d", sel, ErrBackwardsRange, hi, lo)
+func (d *Desk) selectRecords(sel string) ([]mailbox.Record, error) {
+	from, to, isRange := strings.Cut(sel, "-")
+	if !isRange || !isNumber(from) || !isNumber(to) {
+		if !isNumber(sel) {
+			return d.selectByID(sel)
 		}
-		var out []mailbox.Record
-		for _, r := range records {
-			if r.Seq >= lo && r.Seq <= hi {
-				out = append(out, r)
-			}
-		}
-		if len(out) == 0 {
-			return nil, fmt.Errorf("messages %s: %w (it has %d)", sel, ErrNoSuchSeq, len(records))
-		}
-		if last := out[len(out)-1].Seq; last < hi {
-			return out, &PartialRange{Sel: sel, Last: last}
-		}
-		return out, nil
+		from, to = sel, sel
 	}
-	if isNumber(sel) {
-		seq, _ := strconv.ParseInt(sel, 10, 64)
-		for _, r := range records {
-			if r.Seq == seq {
-				return []mailbox.Record{r}, nil
-			}
-		}
-		return nil, fmt.Errorf("message %d: %w (it has %d)", seq, ErrNoSuchSeq, len(records))
+	lo, _ := strconv.ParseInt(from, 10, 64)
+	hi, _ := strconv.ParseInt(to, 10, 64)
+	if lo > hi {
+		return nil, fmt.Errorf("range %s %w; write it as %d-%d", sel, ErrBackwardsRange, hi, lo)
+	}
+	path := d.store().LogPath()
+	place, err := mailbox.SeekLogSeq(path, lo)
+	if err != nil {
+		return nil, err
 	}
 	var out []mailbox.Record
-	for _, r := range records {
-		if r.Message.ID == sel {
-			return []mailbox.Record{r}, nil
+	if _, err := mailbox.EachLogRecord(path, place.Offset, func(rec mailbox.Record) bool {
+		if rec.Seq > hi {
+			return false
 		}
-		if strings.HasPrefix(r.Message.ID, sel) {
-			out = append(out, r)
+		if rec.Seq >= lo {
+			out = append(out, rec)
 		}
+		return true
+	}); err != nil {
+		return nil, err
 	}
-	switch len(out) {
-	case 0:
+	switch {
+	case len(out) == 0 && lo == hi:
+		return nil, fmt.Errorf("message %d: %w (it has %d)", lo, ErrNoSuchSeq, place.LastSeq)
+	case len(out) == 0:
+		return nil, fmt.Errorf("messages %s: %w (it has %d)", sel, ErrNoSuchSeq, place.LastSeq)
+	case out[len(out)-1].Seq < hi:
+		return out, &PartialRange{Sel: sel, Last: out[len(out)-1].Seq}
+	}
+	return out, nil
+}
+
+// selectByID finds the record whose message has the id, or the one whose
+// id starts with it.
+func (d *Desk) selectByID(sel string) ([]mailbox.Record, error) {
+	var out []mailbox.Record
+	if _, err := mailbox.EachLogRecord(d.store().LogPath(), 0, func(rec mailbox.Record) bool {
+		if rec.Message.ID == sel {
+			out = []mailbox.Record{rec}
+			return false
+		}
+		if strings.HasPrefix(rec.Message.ID, sel) {
+			out = append(out, rec)
+		}
+		return true
+	}); err != nil {
+		return nil, err
+	}
+	switch {
+	case len(out) == 0:
 		return nil, fmt.Errorf("no logged message has id %q; give a seq, a range like 5-8, or an id", sel)
-	case 1:
-		return out, nil
-	default:
+	case len(out) > 1 && out[0].Message.ID != sel:
 		return nil, fmt.Errorf("id prefix %q matches %d messages; give more of it", sel, len(out))
 	}
+	return out[:1], nil
 }
 
 func isNumber(s string) bool {

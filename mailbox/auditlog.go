@@ -250,32 +250,46 @@ func (w *LogWriter) Close() error { return w.file.Close() }
 // ReadLog reads the complete records of the log from offset on and returns
 // the offset after the last complete line. A missing log has no records.
 func ReadLog(path string, offset int64) ([]Record, int64, error) {
+	var records []Record
+	end, err := EachLogRecord(path, offset, func(rec Record) bool {
+		records = append(records, rec)
+		return true
+	})
+	return records, end, err
+}
+
+// EachLogRecord calls fn with each complete record of the log from offset
+// on, in order, until fn returns false, and returns the offset after the
+// last line read. A missing log has no records; lines damaged by hand are
+// passed over.
+func EachLogRecord(path string, offset int64, fn func(Record) bool) (int64, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, offset, nil
+		return offset, nil
 	}
 	if err != nil {
-		return nil, offset, fmt.Errorf("open audit log: %w", err)
+		return offset, fmt.Errorf("open audit log: %w", err)
 	}
 	defer f.Close()
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return nil, offset, fmt.Errorf("seek audit log: %w", err)
+		return offset, fmt.Errorf("seek audit log: %w", err)
 	}
-	var records []Record
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
 		if errors.Is(err, io.EOF) {
-			return records, offset, nil
+			return offset, nil
 		}
 		if err != nil {
-			return records, offset, fmt.Errorf("read audit log: %w", err)
+			return offset, fmt.Errorf("read audit log: %w", err)
 		}
 		offset += int64(len(line))
 		var rec Record
 		if json.Unmarshal(bytes.TrimSpace(line), &rec) != nil || rec.Message == nil {
 			continue
 		}
-		records = append(records, rec)
+		if !fn(rec) {
+			return offset, nil
+		}
 	}
 }

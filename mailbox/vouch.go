@@ -1,17 +1,14 @@
 package mailbox
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -109,9 +106,7 @@ func NoticeKey(id, to string) string { return id + "/" + to }
 // the notice marks once. It is not safe for concurrent use.
 type Voucher struct {
 	store   *Store
-	log     *os.File
-	size    int64
-	reader  *bufio.Reader
+	log     *logSeeker
 	notices map[string]NoticeMark
 	err     error // the log or the marks could not be read: nothing is vouched for
 
@@ -157,61 +152,21 @@ func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
 	return rec, true
 }
 
-// searchSpan is the length of log below which the search reads line by line.
-const searchSpan = 16 << 10
-
 // record finds the log record numbered seq.
 func (v *Voucher) record(seq int64) (Record, bool) {
 	if seq <= 0 || !v.openLog() {
 		return Record{}, false
 	}
-	if seq == v.nextSeq && v.nextAt < v.size {
-		if s, _, ok := v.seqAt(v.nextAt); ok && s == seq {
+	if seq == v.nextSeq && v.nextAt < v.log.size {
+		if h, _, ok := v.log.headAt(v.nextAt); ok && h.Seq == seq {
 			return v.recordAt(v.nextAt)
 		}
 	}
-	// lo is a line's start, and the line of seq, if the log has it, starts
-	// in [lo, hi).
-	lo, hi := int64(0), v.size
-	for hi-lo > searchSpan {
-		mid := lo + (hi-lo)/2
-		start, ok := v.lineStart(mid)
-		if !ok || start >= hi {
-			hi = mid
-			continue
-		}
-		s, next, ok := v.seqAt(start)
-		for !ok && next < hi { // past lines damaged by hand
-			start = next
-			s, next, ok = v.seqAt(start)
-		}
-		switch {
-		case !ok:
-			hi = mid
-		case s == seq:
-			return v.recordAt(start)
-		case s < seq:
-			lo = next
-		default:
-			hi = start
-		}
+	off := v.log.first(func(h lineHead) bool { return h.Seq < seq })
+	if h, _, ok := v.log.headAt(off); !ok || h.Seq != seq {
+		return Record{}, false
 	}
-	return v.scan(lo, hi, seq)
-}
-
-// scan reads the lines starting in [lo, hi) for the record numbered seq.
-func (v *Voucher) scan(lo, hi, seq int64) (Record, bool) {
-	for off := lo; off < hi; {
-		s, next, ok := v.seqAt(off)
-		if ok && s == seq {
-			return v.recordAt(off)
-		}
-		if ok && s > seq || next <= off {
-			break
-		}
-		off = next
-	}
-	return Record{}, false
+	return v.recordAt(off)
 }
 
 func (v *Voucher) openLog() bool {
@@ -221,82 +176,13 @@ func (v *Voucher) openLog() bool {
 	if v.err != nil {
 		return false
 	}
-	f, err := os.Open(v.store.LogPath())
-	if err != nil {
-		v.err = err
-		return false
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		v.err = err
-		return false
-	}
-	v.log, v.size = f, fi.Size()
-	return true
-}
-
-// lineStart returns where the first line starting at or after off starts.
-func (v *Voucher) lineStart(off int64) (int64, bool) {
-	if off == 0 {
-		return 0, true
-	}
-	skipped, err := skipLine(v.readAt(off - 1))
-	if err != nil {
-		return 0, false
-	}
-	return off - 1 + skipped, true
-}
-
-// seqAt reads the seq of the line at off from its start, `{"seq":N,`, and
-// returns where the next line starts; ok is false for a line that does not
-// start so, or has no end.
-func (v *Voucher) seqAt(off int64) (seq, next int64, ok bool) {
-	r := v.readAt(off)
-	head, _ := r.Peek(32)
-	if rest, found := bytes.CutPrefix(head, []byte(`{"seq":`)); found {
-		if end := bytes.IndexByte(rest, ','); end > 0 {
-			n, err := strconv.ParseInt(string(rest[:end]), 10, 64)
-			seq, ok = n, err == nil
-		}
-	}
-	skipped, err := skipLine(r)
-	if err != nil {
-		return 0, v.size, false // a last line cut short is not a record
-	}
-	return seq, off + skipped, ok
-}
-
-// readAt returns the Voucher's reader, reading the log from off.
-func (v *Voucher) readAt(off int64) *bufio.Reader {
-	section := io.NewSectionReader(v.log, off, v.size-off)
-	if v.reader == nil {
-		v.reader = bufio.NewReaderSize(section, 4096)
-	} else {
-		v.reader.Reset(section)
-	}
-	return v.reader
-}
-
-// skipLine reads through the next newline and returns how many bytes that
-// took.
-func skipLine(r *bufio.Reader) (int64, error) {
-	var n int64
-	for {
-		chunk, err := r.ReadSlice('\n')
-		n += int64(len(chunk))
-		if err == nil {
-			return n, nil
-		}
-		if !errors.Is(err, bufio.ErrBufferFull) {
-			return n, err
-		}
-	}
+	v.log, v.err = openLogSeeker(v.store.LogPath())
+	return v.err == nil
 }
 
 // recordAt decodes what vouching needs of the line at off.
 func (v *Voucher) recordAt(off int64) (Record, bool) {
-	line, err := v.readAt(off).ReadBytes('\n')
+	line, err := v.log.readAt(off).ReadBytes('\n')
 	if err != nil {
 		return Record{}, false
 	}

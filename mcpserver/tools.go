@@ -290,16 +290,13 @@ func (s *server) log(_ context.Context, _ *mcp.CallToolRequest, in logIn) (*mcp.
 	if err != nil {
 		return nil, logOut{}, err
 	}
-	records, _, err := d.Log(desk.LogFilter{About: in.About, Blocked: in.Blocked})
-	if err != nil {
-		return nil, logOut{}, toolError(err)
-	}
 	last := in.Last
 	if last <= 0 {
 		last = defaultLogLast
 	}
-	if len(records) > last {
-		records = records[len(records)-last:]
+	records, _, err := d.Log(desk.LogFilter{About: in.About, Blocked: in.Blocked, Last: last})
+	if err != nil {
+		return nil, logOut{}, toolError(err)
 	}
 	return nil, logOut{Records: nonNil(records)}, nil
 }

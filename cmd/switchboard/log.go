@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,18 +26,27 @@ type logOptions struct {
 	follow  bool
 	agent   string
 	blocked bool
+	last    int
+	since   string
 }
 
 func newLogCmd(io *streams, g *globals) *cobra.Command {
 	opts := &logOptions{}
 	cmd := &cobra.Command{
-		Use:   "log [--follow] [--agent A] [--blocked]",
+		Use:   "log [--follow] [--agent A] [--blocked] [-n N] [--since TIME]",
 		Short: "The audit log: one line per routed message",
 		Long: `Print the audit log, one line per routed message: seq, time, sender → recipients,
 title, and "delivered" or "BLOCKED" with the reason. Oversight agents (and the
 operator) see every message; other agents see the messages they sent or were
-sent. Read the full content with switchboard show SEQ.`,
+sent. Read the full content with switchboard show SEQ.
+
+-n N prints the last N messages (of those the other options keep), and
+--since the messages logged since a time: a duration ago (90m, 2h), a clock
+time today (14:30), a date (2026-11-25) or an RFC 3339 time. Both read the
+log from where they start, however long it is.`,
 		Example: `  switchboard log
+  switchboard log -n 20
+  switchboard log --since 1h --blocked
   switchboard log --blocked
   switchboard log --agent tester_agent --follow
   switchboard log --json | jq '.[] | select(.status == "blocked")'`,
@@ -48,6 +59,8 @@ sent. Read the full content with switchboard show SEQ.`,
 	f.BoolVarP(&opts.follow, "follow", "f", false, "keep printing new messages as they are routed")
 	f.StringVar(&opts.agent, "agent", "", "only messages from or to this agent")
 	f.BoolVar(&opts.blocked, "blocked", false, "only messages the rules blocked (wholly or in part)")
+	f.IntVarP(&opts.last, "last", "n", 0, "only the last N messages")
+	f.StringVar(&opts.since, "since", "", "only messages logged since TIME: 90m, 2h, 14:30, 2026-11-25 or an RFC 3339 time")
 	return cmd
 }
 
@@ -56,10 +69,38 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	if err != nil {
 		return err
 	}
+	if opts.last < 0 {
+		return usageError("-n takes a number of messages, like -n 20")
+	}
 	warnBrokenRules(io, ws, rulesErr)
-	filter := desk.LogFilter{About: opts.agent, Blocked: opts.blocked}
+	filter := desk.LogFilter{About: opts.agent, Blocked: opts.blocked, Last: opts.last}
+	if opts.since != "" {
+		if filter.Since, err = parseSince(opts.since, time.Now()); err != nil {
+			return usageError("%v", err)
+		}
+	}
 	d := ws.desk()
-	shown, offset, err := d.Log(filter)
+	var shown []mailbox.Record
+	var offset int64
+	count := 0
+	switch {
+	case !opts.follow && opts.last == 0 && g.json:
+		// The whole log is written as it is read.
+		out := &jsonArray{w: io.out}
+		offset, err = d.EachLog(filter, func(rec mailbox.Record) { out.add(logJSON([]mailbox.Record{rec})[0]) })
+		if err == nil {
+			err = out.close()
+		}
+	case !opts.follow && opts.last == 0:
+		width := pairWidth(ws.rules)
+		offset, err = d.EachLog(filter, func(rec mailbox.Record) {
+			count++
+			fmt.Fprintln(io.out, logLine(rec, width))
+		})
+	default:
+		shown, offset, err = d.Log(filter)
+		count = len(shown)
+	}
 	var unknown *desk.UnknownAgentError
 	if errors.As(err, &unknown) {
 		return notAnAgent(ws.rules, unknown.Name, "")
@@ -68,13 +109,16 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 		return err
 	}
 	if !opts.follow {
-		if g.json {
+		if g.json && opts.last > 0 {
 			return writeJSON(io.out, logJSON(shown))
 		}
-		if len(shown) == 0 {
+		if g.json {
+			return nil
+		}
+		printLog(io.out, shown, false, pairWidth(ws.rules))
+		if count == 0 {
 			fmt.Fprintln(io.errOut, "no messages logged yet")
 		}
-		printLog(io.out, shown, g.json, pairWidth(ws.rules))
 		return nil
 	}
 	printLog(io.out, shown, g.json, pairWidth(ws.rules))
@@ -207,4 +251,64 @@ func followLog(ctx context.Context, path string, offset int64, emit func([]mailb
 			return nil
 		}
 	}
+}
+
+// parseSince reads the time --since names, as of now: a duration ago, a
+// clock time today, a date, or an RFC 3339 time.
+func parseSince(text string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(text); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, text); err == nil {
+		return t, nil
+	}
+	if t, err := time.ParseInLocation("2006-01-02", text, now.Location()); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"15:04", "15:04:05"} {
+		if t, err := time.ParseInLocation(layout, text, now.Location()); err == nil {
+			y, m, d := now.Date()
+			return time.Date(y, m, d, t.Hour(), t.Minute(), t.Second(), 0, now.Location()), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("--since %q is not a time: give a duration ago (90m, 2h), a clock time today (14:30), a date (2026-11-25) or an RFC 3339 time", text)
+}
+
+// jsonArray writes a JSON array one element at a time, indented as
+// writeJSON writes a whole one.
+type jsonArray struct {
+	w     io.Writer
+	count int
+	err   error
+}
+
+func (a *jsonArray) add(v any) {
+	if a.err != nil {
+		return
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("  ", "  ")
+	enc.SetEscapeHTML(false)
+	if a.err = enc.Encode(v); a.err != nil {
+		return
+	}
+	sep := ",\n  "
+	if a.count == 0 {
+		sep = "[\n  "
+	}
+	a.count++
+	_, a.err = fmt.Fprint(a.w, sep, strings.TrimSuffix(buf.String(), "\n"))
+}
+
+func (a *jsonArray) close() error {
+	if a.err != nil {
+		return a.err
+	}
+	end := "\n]\n"
+	if a.count == 0 {
+		end = "[]\n"
+	}
+	_, err := fmt.Fprint(a.w, end)
+	return err
 }
