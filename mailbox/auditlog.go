@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -82,26 +83,41 @@ func (r *Record) Involves(agent string) bool {
 }
 
 // LogWriter appends records to the audit log. It is used by the master alone,
-// which holds the workspace lock.
+// which holds the workspace lock. What it must know of the records already
+// logged it looks up on disk (the last seq at the log's end, a record by
+// its message's id in the index beside it), so that neither its memory nor
+// its start grows with the log.
 type LogWriter struct {
 	file    *os.File
 	durable bool
 	lastSeq int64
-	routed  map[string]Record // by message id, with the message's id and sender alone
-	end     int64             // the offset after the last record written
+	end     int64      // the offset after the last record written
+	lines   *logSeeker // the log, read up to end
+	ids     *idIndex
 
 	// What the last Sync made durable: a failed write or sync goes back to
 	// it, so that the log never keeps half a line or a record its caller
 	// did not act on, and a retry numbers the records the same.
 	synced   int64
-	syncedTo int64    // lastSeq then
-	unsynced []string // ids of the records appended since
-	broken   error    // a rollback that failed; the log takes no record until one succeeds
+	syncedTo int64 // lastSeq then
+	broken   error // a rollback that failed; the log takes no record until one succeeds
+	// uncheckpointed counts the records indexed since the index was last
+	// made durable.
+	uncheckpointed int
 }
 
+// IDIndexPath is the index of the log at path by message id.
+func IDIndexPath(logPath string) string {
+	return strings.TrimSuffix(logPath, filepath.Ext(logPath)) + ".ids"
+}
+
+// checkpointEvery is how many records are indexed between two syncs of the
+// index: at most these are indexed again from the log after a crash.
+const checkpointEvery = 1000
+
 // OpenLogWriter opens the log for appending. A line left half-written by a
-// crash is cut off, so that the next record starts on a line of its own; the
-// records before it are indexed by message id.
+// crash is cut off, so that the next record starts on a line of its own;
+// the records the index of ids has not made durable are indexed.
 func OpenLogWriter(path string, durable bool) (*LogWriter, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("create log folder: %w", err)
@@ -110,58 +126,104 @@ func OpenLogWriter(path string, durable bool) (*LogWriter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open audit log: %w", err)
 	}
-	w := &LogWriter{file: f, durable: durable, routed: make(map[string]Record)}
-	end, err := w.index()
-	if err != nil {
-		f.Close()
+	w := &LogWriter{file: f, durable: durable}
+	if err := w.open(path); err != nil {
+		w.Close()
 		return nil, err
 	}
-	if err := f.Truncate(end); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("cut half-written line from audit log: %w", err)
-	}
-	if _, err := f.Seek(end, io.SeekStart); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("seek audit log: %w", err)
-	}
-	w.end, w.synced, w.syncedTo = end, end, w.lastSeq
 	return w, nil
 }
 
-// index reads every complete line and returns the offset after the last one.
-func (w *LogWriter) index() (int64, error) {
-	var end int64
-	r := bufio.NewReaderSize(w.file, 64<<10)
-	for {
-		line, err := r.ReadBytes('\n')
-		if errors.Is(err, io.EOF) {
-			return end, nil // a partial last line is dropped
-		}
-		if err != nil {
-			return 0, fmt.Errorf("read audit log: %w", err)
-		}
-		end += int64(len(line))
-		var rec struct {
-			Record
-			Message struct {
-				ID   string `json:"id"`
-				From string `json:"from"`
-			} `json:"message"`
-		}
-		if json.Unmarshal(line, &rec) != nil {
-			continue // a line damaged by hand is skipped, not fatal
-		}
-		rec.Record.Message = &Message{ID: rec.Message.ID, From: rec.Message.From}
-		w.routed[rec.Message.ID] = rec.Record
-		w.lastSeq = max(w.lastSeq, rec.Seq)
+// open finds the log's end and last seq, and brings the index up to it.
+func (w *LogWriter) open(path string) error {
+	fi, err := w.file.Stat()
+	if err != nil {
+		return fmt.Errorf("read audit log: %w", err)
 	}
+	w.lines = &logSeeker{file: w.file, size: fi.Size()}
+	end := w.lines.size
+	if end > 0 {
+		if start, ok := w.lines.lineBefore(end + 1); !ok {
+			return errors.New("read audit log: cannot find its last line")
+		} else if start < end {
+			end = start // a partial last line is dropped
+		}
+	}
+	if err := w.file.Truncate(end); err != nil {
+		return fmt.Errorf("cut half-written line from audit log: %w", err)
+	}
+	if _, err := w.file.Seek(end, io.SeekStart); err != nil {
+		return fmt.Errorf("seek audit log: %w", err)
+	}
+	w.lines.size = end
+	w.lastSeq = w.lines.lastSeq()
+	w.end, w.synced, w.syncedTo = end, end, w.lastSeq
+	if w.ids, err = openIDIndex(IDIndexPath(path)); err != nil {
+		return err
+	}
+	if !w.indexOfThisLog() {
+		if err := w.ids.reset(idInitialSlots); err != nil {
+			return err
+		}
+	}
+	for off := w.ids.indexedTo; off < end; {
+		rec, next, ok := w.lines.recordAt(off)
+		if !ok { // a line damaged by hand is passed over
+			_, next, _ = w.lines.headAt(off)
+		} else if err := w.ids.add(rec.Message.ID, off); err != nil {
+			return err
+		}
+		if next <= off {
+			break
+		}
+		off = next
+	}
+	return w.ids.checkpoint(end)
 }
 
-// Routed returns the record of a message already logged, so that a master
-// restarted after a crash finishes its delivery instead of routing it twice.
-func (w *LogWriter) Routed(id string) (Record, bool) {
-	rec, ok := w.routed[id]
-	return rec, ok
+// indexOfThisLog reports whether the index is of this log as far as it
+// says it indexed it: the log reaches that far, and its last record there
+// is in the index where it is.
+func (w *LogWriter) indexOfThisLog() bool {
+	to := w.ids.indexedTo
+	if to > w.end {
+		return false
+	}
+	if to == 0 {
+		return true
+	}
+	start, ok := w.lines.lineBefore(to)
+	if !ok {
+		return false
+	}
+	rec, next, ok := w.lines.recordAt(start)
+	if !ok || next != to {
+		return true // a line damaged by hand is not indexed: nothing to check it by
+	}
+	at, found, err := w.ids.find(rec.Message.ID, func(off int64) bool { return off == start })
+	return err == nil && found && at == start
+}
+
+// Routed returns the record of a message already logged, without its
+// content, so that a master restarted after a crash finishes its delivery
+// instead of routing it twice, and an answer is bound to its request.
+func (w *LogWriter) Routed(id string) (Record, bool, error) {
+	var rec Record
+	_, found, err := w.ids.find(id, func(off int64) bool {
+		if off >= w.end {
+			return false // a record taken back
+		}
+		r, _, ok := w.lines.recordAt(off)
+		if ok && r.Message.ID == id {
+			rec = r
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return Record{}, false, fmt.Errorf("look up a logged message: %w", err)
+	}
+	return rec, found, nil
 }
 
 // Append numbers rec with the next seq, writes it as one line, and syncs
@@ -186,7 +248,13 @@ func (w *LogWriter) Sync() error {
 			return errors.Join(err, w.rollback())
 		}
 	}
-	w.synced, w.syncedTo, w.unsynced = w.end, w.lastSeq, w.unsynced[:0]
+	w.synced, w.syncedTo = w.end, w.lastSeq
+	if w.uncheckpointed >= checkpointEvery {
+		if err := w.ids.checkpoint(w.synced); err != nil {
+			return err
+		}
+		w.uncheckpointed = 0
+	}
 	return nil
 }
 
@@ -213,12 +281,16 @@ func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 		err = fmt.Errorf("append to audit log: %w", err)
 		return rec, errors.Join(err, w.rollback())
 	}
+	at := w.end
 	w.end += int64(len(line))
+	w.lines.size = w.end
 	w.lastSeq = rec.Seq
-	index := rec
-	index.Message = &Message{ID: rec.Message.ID, From: rec.Message.From}
-	w.routed[rec.Message.ID] = index
-	w.unsynced = append(w.unsynced, rec.Message.ID)
+	// An entry of a record taken back later points past the log's end, or
+	// at another record: it finds nothing.
+	if err := w.ids.add(rec.Message.ID, at); err != nil {
+		return rec, errors.Join(err, w.rollback())
+	}
+	w.uncheckpointed++
 	return rec, nil
 }
 
@@ -227,11 +299,8 @@ func (w *LogWriter) AppendUnsynced(rec Record) (Record, error) {
 // disk; should it fail all the same, the log is marked broken and the next
 // call tries again.
 func (w *LogWriter) rollback() error {
-	for _, id := range w.unsynced {
-		delete(w.routed, id)
-	}
-	w.unsynced = w.unsynced[:0]
 	w.lastSeq, w.end = w.syncedTo, w.synced
+	w.lines.size = w.end
 	w.broken = nil
 	if err := w.file.Truncate(w.synced); err != nil {
 		w.broken = fmt.Errorf("take back unsynced audit log records: %w", err)
@@ -244,8 +313,17 @@ func (w *LogWriter) rollback() error {
 	return nil
 }
 
-// Close closes the log.
-func (w *LogWriter) Close() error { return w.file.Close() }
+// Close makes the index durable and closes the log.
+func (w *LogWriter) Close() error {
+	var err error
+	if w.ids != nil {
+		if w.broken == nil {
+			err = w.ids.checkpoint(w.synced)
+		}
+		err = errors.Join(err, w.ids.Close())
+	}
+	return errors.Join(err, w.file.Close())
+}
 
 // ReadLog reads the complete records of the log from offset on and returns
 // the offset after the last complete line. A missing log has no records.

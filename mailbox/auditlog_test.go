@@ -84,20 +84,20 @@ func TestLogNumbersAndResumes(t *testing.T) {
 	}
 
 	w = openLog(t, path)
-	rec, ok := w.Routed("id-2")
+	rec, ok := routed(t, w, "id-2")
 	if !ok || rec.Seq != 2 || rec.Status != StatusDelivered || !slices.Equal(rec.Delivered, []string{"rev"}) {
 		t.Errorf("Routed(id-2) after reopening = %+v, %v; want seq 2 delivered to rev", rec, ok)
 	}
 	if rec.Message == nil || rec.Message.From != "dev" || rec.Message.Content != "" || rec.Message.Title != "" {
 		t.Errorf("Routed keeps %+v of the message; want its id and sender alone, not its body", rec.Message)
 	}
-	if _, ok := w.Routed("id-9"); ok {
+	if _, ok := routed(t, w, "id-9"); ok {
 		t.Errorf("Routed(id-9) found a message that was never logged")
 	}
 	if rec := appendRecord(t, w, "id-4"); rec.Seq != 4 {
 		t.Errorf("Append after reopening gave seq %d; want 4", rec.Seq)
 	}
-	if rec, ok := w.Routed("id-4"); !ok || rec.Seq != 4 {
+	if rec, ok := routed(t, w, "id-4"); !ok || rec.Seq != 4 {
 		t.Errorf("Routed(id-4) right after Append = %+v, %v", rec, ok)
 	}
 }
@@ -116,7 +116,7 @@ func TestLogCutsAHalfWrittenLine(t *testing.T) {
 	appendBytes(t, path, torn)
 
 	w = openLog(t, path)
-	if _, ok := w.Routed(""); ok {
+	if _, ok := routed(t, w, ""); ok {
 		t.Errorf("the torn line was indexed")
 	}
 	if rec := appendRecord(t, w, "id-2"); rec.Seq != 2 {
@@ -195,7 +195,7 @@ func TestReadLogFromAnOffsetAndPastDamage(t *testing.T) {
 	w.Close()
 	appendBytes(t, path, "this line was damaged by hand\n{\"seq\":7}\n")
 	w = openLog(t, path)
-	if rec, ok := w.Routed("id-1"); !ok || rec.Seq != 1 {
+	if rec, ok := routed(t, w, "id-1"); !ok || rec.Seq != 1 {
 		t.Errorf("Routed(id-1) past a damaged line = %+v, %v", rec, ok)
 	}
 	if rec := appendRecord(t, w, "id-2"); rec.Seq != 8 {
@@ -278,7 +278,7 @@ func TestLogTakesBackWhatAFullDiskCutShort(t *testing.T) {
 		t.Fatalf("after the failure the log has %d records and ends in %q; want the synced one alone, whole", len(recs), data[max(0, len(data)-20):])
 	}
 	for _, id := range tried {
-		if _, ok := w.Routed(id); ok {
+		if _, ok := routed(t, w, id); ok {
 			t.Fatalf("%s is still known as routed after it was taken back", id)
 		}
 	}
@@ -297,4 +297,14 @@ func TestLogTakesBackWhatAFullDiskCutShort(t *testing.T) {
 	if want := int64(len(tried) + 1); len(recs) != len(tried)+1 || seqs[len(seqs)-1] != want || ids[1] != "batch-0" {
 		t.Errorf("the log has seqs %v for %v; want 1..%d, each once", seqs, ids, want)
 	}
+}
+
+// routed is w.Routed for a test: a failed lookup ends it.
+func routed(t *testing.T, w *LogWriter, id string) (Record, bool) {
+	t.Helper()
+	rec, ok, err := w.Routed(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, ok
 }

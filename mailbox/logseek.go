@@ -3,6 +3,7 @@ package mailbox
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -138,7 +139,7 @@ func (s *logSeeker) headAt(off int64) (h lineHead, next int64, ok bool) {
 	r := s.readAt(off)
 	head, _ := r.Peek(96)
 	if rest, found := bytes.CutPrefix(head, []byte(`{"seq":`)); found {
-		if end := bytes.IndexByte(rest, ','); end > 0 {
+		if end := bytes.IndexAny(rest, ",}"); end > 0 {
 			n, err := strconv.ParseInt(string(rest[:end]), 10, 64)
 			h.Seq, ok = n, err == nil
 			if t, found := bytes.CutPrefix(rest[end+1:], []byte(`"time":"`)); found {
@@ -153,6 +154,29 @@ func (s *logSeeker) headAt(off int64) (h lineHead, next int64, ok bool) {
 		return lineHead{}, s.size, false // a last line cut short is not a record
 	}
 	return h, off + skipped, ok
+}
+
+// recordAt decodes the record whose line starts at off, without its
+// message's content (the message holds its id and sender alone), and
+// returns where the next line starts.
+func (s *logSeeker) recordAt(off int64) (rec Record, next int64, ok bool) {
+	line, err := s.readAt(off).ReadBytes('\n')
+	if err != nil {
+		return Record{}, 0, false
+	}
+	var slim struct {
+		Record
+		Message *struct {
+			ID   string `json:"id"`
+			From string `json:"from"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &slim) != nil || slim.Message == nil {
+		return Record{}, 0, false
+	}
+	rec = slim.Record
+	rec.Message = &Message{ID: slim.Message.ID, From: slim.Message.From}
+	return rec, off + int64(len(line)), true
 }
 
 // readAt returns the seeker's reader, reading the log from off.

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 )
 
 // Only the master writes inboxes, and it keeps a record of each file it
@@ -180,27 +179,11 @@ func (v *Voucher) openLog() bool {
 	return v.err == nil
 }
 
-// recordAt decodes what vouching needs of the line at off.
+// recordAt decodes the record at off, and notes where the next starts.
 func (v *Voucher) recordAt(off int64) (Record, bool) {
-	line, err := v.log.readAt(off).ReadBytes('\n')
-	if err != nil {
-		return Record{}, false
+	rec, next, ok := v.log.recordAt(off)
+	if ok {
+		v.nextSeq, v.nextAt = rec.Seq+1, next
 	}
-	var rec struct {
-		Seq       int64     `json:"seq"`
-		Time      time.Time `json:"time"`
-		Delivered []string  `json:"delivered"`
-		Hash      string    `json:"hash"`
-		Answers   string    `json:"answers"`
-		Message   struct {
-			ID   string `json:"id"`
-			From string `json:"from"`
-		} `json:"message"`
-	}
-	if json.Unmarshal(line, &rec) != nil {
-		return Record{}, false
-	}
-	v.nextSeq, v.nextAt = rec.Seq+1, off+int64(len(line))
-	return Record{Seq: rec.Seq, Time: rec.Time, Delivered: rec.Delivered, Hash: rec.Hash, Answers: rec.Answers,
-		Message: &Message{ID: rec.Message.ID, From: rec.Message.From}}, true
+	return rec, ok
 }

@@ -21,23 +21,24 @@ import (
 
 // bindAnswer records in rec which request the response msg from agent
 // answers, if any, and notes a response to a request agent never received.
-// It returns that request's record, for the report, when there was one.
-func (m *Master) bindAnswer(agent string, msg *mailbox.Message, rec *mailbox.Record) (unreceived *mailbox.Record) {
+// It returns that request's record, for the report, when there was one;
+// an error when the log could not be read.
+func (m *Master) bindAnswer(agent string, msg *mailbox.Message, rec *mailbox.Record) (unreceived *mailbox.Record, err error) {
 	if msg.Type != mailbox.TypeResponse || msg.InReplyTo == "" {
-		return nil
+		return nil, nil
 	}
-	req, ok := m.log.Routed(msg.InReplyTo)
-	if !ok {
-		return nil // no message of the log: nothing to answer, nothing claimed
+	req, ok, err := m.log.Routed(msg.InReplyTo)
+	if err != nil || !ok {
+		return nil, err // no message of the log: nothing to answer, nothing claimed
 	}
 	// The operator is the person over the whole team: they may answer any
 	// request, as they may set any approval.
 	if agent == mailbox.Operator || slices.Contains(req.Delivered, agent) {
 		rec.Answers = msg.InReplyTo
-		return nil
+		return nil, nil
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("not an answer: %s never received #%d, the message it replies to", agent, req.Seq))
-	return &req
+	return &req, nil
 }
 
 // reportUnreceivedAnswer tells the overseers that agent sent a response to

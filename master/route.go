@@ -137,7 +137,10 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		return nil, false, nil
 	}
 	delete(m.unsettled, path)
-	rec, logged := m.log.Routed(msg.ID)
+	rec, logged, err := m.log.Routed(msg.ID)
+	if err != nil {
+		return nil, false, errLog{err}
+	}
 	if logged && !rec.SameMessage(msg) {
 		// The same file again is a crash's leftover, delivered by the
 		// record; another message under a used id would ride on that
@@ -149,7 +152,9 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		if rec, err = m.decide(agent, msg); err != nil {
 			return nil, m.reject(agent, path, err.Error()), nil
 		}
-		unreceived = m.bindAnswer(agent, msg, &rec)
+		if unreceived, err = m.bindAnswer(agent, msg, &rec); err != nil {
+			return nil, false, errLog{err}
+		}
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
 			return nil, false, errLog{err}
 		}
