@@ -75,6 +75,7 @@ type Master struct {
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
 	known     map[string]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
+	sweep     inboxSweep        // the check of every inbox file under way
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -187,7 +188,7 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 	defer retry.Stop()
 	retrying := false
 	for {
-		settled := false
+		settled, swept := false, false
 		select {
 		case <-ctx.Done():
 			m.logf("master stopped")
@@ -197,8 +198,10 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 			m.work.markAll()
 			// Files put there that no event told of (with --poll, none
 			// does; a write through another link or a mapping, or an
-			// overflow, loses one) are found by their change times.
-			m.work.markInboxes()
+			// overflow, loses one) are found by their change times, a
+			// chunk each tick.
+			m.startSweep(false)
+			swept = true
 			m.sweepTemporaries()
 		case <-settle.C:
 			settled = true
@@ -228,7 +231,16 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 				break // the next outboxes would fail alike; the retry scans all
 			}
 		}
-		m.checkInboxes(m.work.takeArrivals())
+		arrived, sweepAll := m.work.takeArrivals()
+		if sweepAll {
+			m.startSweep(true)
+		}
+		if m.sweep.hurry || swept {
+			if m.sweepNext(arrived) {
+				m.work.signal() // the next chunk after what came meanwhile
+			}
+		}
+		m.checkInboxes(arrived)
 		m.afterPass(all, logErr)
 		if m.paused() && !retrying {
 			retry.Reset(pauseRetry)

@@ -87,26 +87,10 @@ type planted struct {
 }
 
 // checkInboxes looks at the files that appeared, or were written to, in
-// inboxes, or at every unread file when all, and reports those no record
-// vouches for to the overseers. Readers show such files as unverified whether or not the
-// master saw them.
-func (m *Master) checkInboxes(arrived map[string][]arrival, all bool) {
-	if all {
-		arrived = make(map[string][]arrival)
-		listed := make(map[string]bool)
-		for agent := range m.watched {
-			names, err := m.store.UnreadNames(agent)
-			if err != nil {
-				continue
-			}
-			for _, name := range names {
-				arrived[agent] = append(arrived[agent], arrival{path: m.store.UnreadPath(agent, name)})
-				listed[knownKey(agent, name)] = true
-			}
-		}
-		// What was read meanwhile is forgotten: it does not come back.
-		maps.DeleteFunc(m.known, func(key string, _ fileID) bool { return !listed[key] })
-	}
+// inboxes, and those the sweep lists, and reports those no record vouches
+// for to the overseers. Readers show such files as unverified whether or
+// not the master saw them.
+func (m *Master) checkInboxes(arrived map[string][]arrival) {
 	if len(arrived) == 0 {
 		return
 	}

@@ -1,0 +1,66 @@
+package master
+
+import (
+	"maps"
+	"slices"
+)
+
+// inboxSweep is the check of every unread file of every inbox, which finds
+// files put there that no event told of (an overflow of events, a write
+// through another link or a mapping). It goes a chunk at a time, so that
+// routing never waits for a sweep of a large inbox: the sweep at start,
+// or after an overflow, hurries (the loop comes back at once for the next
+// chunk); the one each reconcile tick starts takes a chunk a tick, so that
+// a hundred thousand unread files cost nothing at rest. Used by the loop
+// alone.
+type inboxSweep struct {
+	queue []sweptFile // the files left to check, in the order listed
+	hurry bool
+}
+
+// sweptFile is a file of an inbox the sweep is to check.
+type sweptFile struct{ agent, name string }
+
+// sweepChunk is how many files a pass of the loop checks.
+const sweepChunk = 1000
+
+// startSweep lists every inbox for a sweep, unless one is under way; a
+// hurried sweep hurries the one under way. What was read since the last
+// listing is forgotten: it does not come back.
+func (m *Master) startSweep(hurry bool) {
+	s := &m.sweep
+	s.hurry = s.hurry || hurry
+	if len(s.queue) > 0 {
+		return
+	}
+	listed := make(map[string]bool)
+	for _, agent := range slices.Sorted(maps.Keys(m.watched)) {
+		names, err := m.store.UnreadNames(agent)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			s.queue = append(s.queue, sweptFile{agent, name})
+			listed[knownKey(agent, name)] = true
+		}
+	}
+	maps.DeleteFunc(m.known, func(key string, _ fileID) bool { return !listed[key] })
+	if len(s.queue) == 0 {
+		s.hurry = false
+	}
+}
+
+// sweepNext adds the sweep's next chunk to arrived, and reports whether a
+// hurried sweep has more to check.
+func (m *Master) sweepNext(arrived map[string][]arrival) (more bool) {
+	s := &m.sweep
+	n := min(sweepChunk, len(s.queue))
+	for _, f := range s.queue[:n] {
+		arrived[f.agent] = append(arrived[f.agent], arrival{path: m.store.UnreadPath(f.agent, f.name)})
+	}
+	s.queue = slices.Delete(s.queue, 0, n)
+	if len(s.queue) == 0 {
+		s.queue, s.hurry = nil, false
+	}
+	return s.hurry
+}

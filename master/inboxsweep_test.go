@@ -1,0 +1,51 @@
+package master
+
+import (
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// A sweep of a large inbox goes a chunk a pass: a hurried one asks for the
+// next pass at once, and lists the inboxes once for all its chunks.
+func TestAnInboxSweepGoesAChunkAPass(t *testing.T) {
+	h := newHarness(t)
+	m := New(h.root, Options{Log: io.Discard})
+	m.watched = map[string]bool{"reviewer_agent": true, "tester_agent": true}
+	const n = 2*sweepChunk + 10
+	for i := range n {
+		msg := &mailbox.Message{ID: mailbox.NewID(), From: "developer_agent", To: []string{"reviewer_agent"}, Title: fmt.Sprintf("m%d", i)}
+		msg.Normalize(time.Now())
+		msg.Seq, msg.DeliveredAt = int64(i+1), time.Now()
+		if _, err := h.store.Deliver("reviewer_agent", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, err := h.store.UnreadNames("reviewer_agent")
+	if err != nil || len(names) < n {
+		t.Fatalf("%d unread, %v", len(names), err)
+	}
+	m.startSweep(true)
+	var chunks []int
+	for {
+		arrived := make(map[string][]arrival)
+		more := m.sweepNext(arrived)
+		chunks = append(chunks, len(arrived["reviewer_agent"]))
+		if !more {
+			break
+		}
+		// A listing under way is not made again.
+		m.startSweep(true)
+	}
+	if fmt.Sprint(chunks) != fmt.Sprint([]int{sweepChunk, sweepChunk, len(names) - 2*sweepChunk}) {
+		t.Errorf("chunks of the sweep: %v", chunks)
+	}
+	// At rest, a sweep takes a chunk when asked, and asks for no pass.
+	m.startSweep(false)
+	if more := m.sweepNext(make(map[string][]arrival)); more {
+		t.Error("a sweep at rest asked for the next pass at once")
+	}
+}
