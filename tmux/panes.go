@@ -66,6 +66,10 @@ func (c *Client) inputLine(ctx context.Context, pane string) (line string, inMod
 		return "", false, err
 	}
 	var y, mode int
+	if strings.TrimSpace(out) == "" {
+		// tmux answers a pane closed meanwhile with empty formats.
+		return "", false, fmt.Errorf("pane %s went away: %w", pane, ErrNoPane)
+	}
 	if _, err := fmt.Sscanf(out, "%d %d", &y, &mode); err != nil {
 		return "", false, fmt.Errorf("read cursor of %s: %q: %w", pane, out, err)
 	}

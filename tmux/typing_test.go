@@ -3,6 +3,7 @@ package tmux
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -79,5 +80,15 @@ func useAll(s *StubRunner) {
 	defer s.mu.Unlock()
 	for i := range s.calls {
 		s.calls[i].used = true
+	}
+}
+
+// A pane closed while a line is typed into it is said to have gone away.
+func TestAPaneThatWentAwayIsSaidSo(t *testing.T) {
+	stub := NewStubRunner(t)
+	stub.Expect(StubCall{Match: "display-message -p -t %23", Output: " \n"})
+	_, _, err := NewClient("s", stub).inputLine(context.Background(), "%23")
+	if !errors.Is(err, ErrNoPane) || !strings.Contains(err.Error(), "pane %23 went away") {
+		t.Errorf("a gone pane's cursor: %v", err)
 	}
 }
