@@ -65,6 +65,13 @@ func TestBashCompletesWithoutTheBashCompletionPackage(t *testing.T) {
 	keys("-l", "declare -F _get_comp_words_by_ref || echo no-bash-completion-package")
 	keys("Enter")
 	showing("that bash-completion is not loaded", func(s string) bool { return strings.Contains(s, "\nno-bash-completion-package\n") })
+	// A line typed before bash is back at its prompt, or while it still
+	// handles Ctrl-C, is lost or mixed with the last: wait for an empty
+	// prompt each time.
+	atPrompt := func(s string) bool {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		return strings.TrimSpace(lines[len(lines)-1]) == "$"
+	}
 	keys("-l", "source <(switchboard completion bash)")
 	keys("Enter")
 	for _, tc := range []struct{ typed, completed string }{
@@ -73,6 +80,7 @@ func TestBashCompletesWithoutTheBashCompletionPackage(t *testing.T) {
 		{"switchboard send --priority=urg", "switchboard send --priority=urgent "},
 		{"switchboard rules explain tester_agent dev", "switchboard rules explain tester_agent developer_agent "},
 	} {
+		showing("an empty prompt", atPrompt)
 		keys("-l", tc.typed)
 		keys("Tab")
 		showing(fmt.Sprintf("%q to complete to %q", tc.typed, tc.completed), func(s string) bool { return strings.Contains(s, "$ "+tc.completed) })
