@@ -13,13 +13,13 @@ import (
 // heard is what the master hears of the panes' printing from the output
 // follower of the session loaded (see tmux.FollowOutput): an agent without
 // hooks is busy while its pane prints and idle once it has been quiet for
-// a tick, with no screen read. The panes of agents whose hooks speak are
-// muted: their printing costs nothing.
+// a tick, with no screen read. The printing of agents whose hooks speak is
+// passed over.
 type heard struct {
 	mu       sync.Mutex
 	follower *tmux.OutputFollower // nil while none follows the session
 	stop     context.CancelFunc
-	// listened are the panes whose output is heard; muted panes are false.
+	// listened are the panes whose printing counts.
 	listened map[string]bool
 	// printing are the listened panes that printed since they were last
 	// found quiet, and when they last printed.
@@ -105,35 +105,19 @@ func (p *panes) printed(pane string) {
 	}
 }
 
-// listen hears the panes in listen and mutes the others of panes, telling
-// the follower of each change.
-func (p *panes) listen(panes []string, listen map[string]bool) {
+// listen hears the panes in listen: the printing of the others (agents
+// whose hooks speak) is passed over. They are not muted in tmux: a pane
+// every control client has turned off is no longer read by the server, and
+// its program stops when its terminal fills.
+func (p *panes) listen(listen map[string]bool) {
 	h := &p.heard
 	h.mu.Lock()
-	f := h.follower
-	var changes []string
-	for _, pane := range panes {
-		if was, known := h.listened[pane]; !known || was != listen[pane] {
-			changes = append(changes, pane)
+	defer h.mu.Unlock()
+	h.listened = listen
+	for pane := range h.printing {
+		if !listen[pane] {
+			delete(h.printing, pane)
 		}
-	}
-	h.mu.Unlock()
-	if f == nil {
-		return
-	}
-	for _, pane := range changes {
-		// Told outside the lock: the follower's reader takes it.
-		if err := f.Mute(pane, !listen[pane]); err != nil {
-			return // the follower is ending: its end is told
-		}
-		h.mu.Lock()
-		if h.follower == f {
-			h.listened[pane] = listen[pane]
-			if !listen[pane] {
-				delete(h.printing, pane)
-			}
-		}
-		h.mu.Unlock()
 	}
 }
 

@@ -271,7 +271,7 @@ func (p *panes) look(ctx context.Context) {
 	// its screen read each tick when none does; a pane not ready yet is
 	// read each tick until it is.
 	followed := p.following()
-	var watchScreens, panes []string
+	var watchScreens []string
 	listen := make(map[string]bool)
 	for name, seat := range session.Agents {
 		pane, ok := alive[seat.Pane]
@@ -279,12 +279,12 @@ func (p *panes) look(ctx context.Context) {
 			continue
 		}
 		hookless := hooked[name].State == ""
-		panes, listen[seat.Pane] = append(panes, seat.Pane), hookless
+		listen[seat.Pane] = hookless
 		if notReady[name] || (hookless && !followed) {
 			watchScreens = append(watchScreens, seat.Pane)
 		}
 	}
-	p.listen(panes, listen)
+	p.listen(listen)
 	p.watching = len(watchScreens) > 0 || p.serverWatchFailed
 	screens := p.captureScreens(ctx, client, watchScreens)
 	printing, soonest := p.stillPrinting(time.Now())

@@ -6,12 +6,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
-	"sync"
 )
 
 // ErrNoControlMode is the error of FollowOutput on a client whose Runner
@@ -20,10 +17,10 @@ var ErrNoControlMode = errors.New("this tmux client runs no tmux binary to follo
 
 // OutputFollower is a control-mode client of a session (tmux -C,
 // read-only, taking no part in the windows' size) that says which pane
-// printed. It sleeps while nothing prints: a quiet team costs nothing.
+// printed. It sleeps while nothing prints: a quiet team costs nothing. It
+// turns no pane's output off: a pane every control client has turned off
+// is no longer read by the server, and its program stops.
 type OutputFollower struct {
-	mu    sync.Mutex
-	stdin io.WriteCloser
 	ended chan error
 }
 
@@ -67,13 +64,11 @@ func (c *Client) FollowOutput(ctx context.Context, session string, printed func(
 		}
 		return nil, &RunError{Args: args, Stderr: strings.TrimSpace(err.Error() + "\n" + stderr.String()), Err: err}
 	}
-	f := &OutputFollower{stdin: stdin, ended: make(chan error, 1)}
+	f := &OutputFollower{ended: make(chan error, 1)}
 	go func() {
 		defer close(f.ended)
 		reason := readControl(r, printed)
-		f.mu.Lock()
 		stdin.Close()
-		f.mu.Unlock()
 		waitErr := cmd.Wait()
 		switch {
 		case ctx.Err() != nil:
@@ -90,27 +85,6 @@ func (c *Client) FollowOutput(ctx context.Context, session string, printed func(
 // Ended receives why the following ended (nil when its context ended it),
 // and is then closed.
 func (f *OutputFollower) Ended() <-chan error { return f.ended }
-
-// Mute stops (mute true) or restarts the output of pane reaching the
-// follower: a pane whose state comes from elsewhere costs nothing when it
-// prints.
-func (f *OutputFollower) Mute(pane string, mute bool) error {
-	if !paneID.MatchString(pane) {
-		return fmt.Errorf("%q is not a pane id", pane)
-	}
-	state := "on"
-	if mute {
-		state = "off"
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	// The answer comes as a %begin/%end block the reader skips.
-	_, err := fmt.Fprintf(f.stdin, "refresh-client -A '%s:%s'\n", pane, state)
-	return err
-}
-
-// paneID is the form of a pane's id.
-var paneID = regexp.MustCompile(`^%[0-9]+$`)
 
 // attached reads the answer to the attach: what is printed after it is
 // heard.

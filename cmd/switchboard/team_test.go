@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,6 +29,10 @@ func recorderProfile(name, display string, exitStatus int) string {
 	}
 	return fmt.Sprintf("display_name: %s\nkind: generic\ncommand: [\"sh\", \"-c\", %q]\n", display, script)
 }
+
+// teamSeq numbers the teams of this test process: each gets a tmux socket
+// of its own, however many start at once.
+var teamSeq atomic.Int64
 
 type team struct {
 	t      testing.TB
@@ -53,7 +58,7 @@ func newTeam(t testing.TB) *team {
 		writeTestFile(t, filepath.Join(root, "agents", name+".yaml"), recorderProfile(name, display, 0))
 	}
 	writeTestFile(t, filepath.Join(root, "agents", "tester_agent.yaml"), recorderProfile("tester_agent", "Tester Agent", 7))
-	tm := &team{t: t, root: root, socket: fmt.Sprintf("sbteam-%d-%d", os.Getpid(), time.Now().UnixNano()%100000), store: mailbox.NewStore(root)}
+	tm := &team{t: t, root: root, socket: fmt.Sprintf("sbteam-%d-%d", os.Getpid(), teamSeq.Add(1)), store: mailbox.NewStore(root)}
 	t.Cleanup(func() {
 		tm.switchboard("down")
 		exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
