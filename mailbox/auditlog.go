@@ -198,7 +198,7 @@ func (w *LogWriter) indexOfThisLog() bool {
 	}
 	rec, next, ok := w.lines.recordAt(start)
 	if !ok || next != to {
-		return true // a line damaged by hand is not indexed: nothing to check it by
+		return false // not a record that ends there: the log changed
 	}
 	at, found, err := w.ids.find(rec.Message.ID, func(off int64) bool { return off == start })
 	return err == nil && found && at == start
@@ -249,10 +249,9 @@ func (w *LogWriter) Sync() error {
 		}
 	}
 	w.synced, w.syncedTo = w.end, w.lastSeq
-	if w.uncheckpointed >= checkpointEvery {
-		if err := w.ids.checkpoint(w.synced); err != nil {
-			return err
-		}
+	// A checkpoint that fails is tried again at the next Sync: it only
+	// means more records to index again at the next open.
+	if w.uncheckpointed >= checkpointEvery && w.ids.checkpoint(w.synced) == nil {
 		w.uncheckpointed = 0
 	}
 	return nil

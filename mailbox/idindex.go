@@ -120,7 +120,9 @@ func (x *idIndex) find(id string, is func(off int64) bool) (int64, bool, error) 
 }
 
 // add records that the line at off is the record of id; the same entry
-// twice is kept once. The index doubles when half full.
+// twice is kept once. The index doubles when half full, or when a probe
+// grows long: the count kept in the header may miss entries written after
+// the last checkpoint, and the doubling counts them again.
 func (x *idIndex) add(id string, off int64) error {
 	if (x.count+1)*2 > x.slots {
 		if err := x.grow(); err != nil {
@@ -128,16 +130,32 @@ func (x *idIndex) add(id string, off int64) error {
 		}
 	}
 	added, err := x.put(idHash(id), off)
+	if errors.Is(err, errLongProbe) {
+		if err := x.grow(); err != nil {
+			return err
+		}
+		added, err = x.put(idHash(id), off)
+	}
 	if added {
 		x.count++
 	}
 	return err
 }
 
+// maxProbe is the longest probe put makes before the table is doubled;
+// at half full, probes this long do not happen.
+const maxProbe = 64
+
+// errLongProbe is put's word that the table is too full around the entry.
+var errLongProbe = errors.New("the index of logged ids is too full")
+
 // put writes an entry into the first free slot of its probe, unless it is
 // there already.
 func (x *idIndex) put(h uint64, off int64) (added bool, err error) {
-	for i := h & (x.slots - 1); ; i = (i + 1) & (x.slots - 1) {
+	for i, n := h&(x.slots-1), 0; ; i, n = (i+1)&(x.slots-1), n+1 {
+		if n >= maxProbe {
+			return false, errLongProbe
+		}
 		hash, at, err := x.slotAt(i)
 		if err != nil {
 			return false, err
@@ -146,15 +164,38 @@ func (x *idIndex) put(h uint64, off int64) (added bool, err error) {
 			return false, nil
 		}
 		if at < 0 {
-			var slot [idSlotSize]byte
-			binary.LittleEndian.PutUint64(slot[:8], h)
-			binary.LittleEndian.PutUint64(slot[8:], uint64(off+1))
-			if _, err := x.file.WriteAt(slot[:], idHeaderSize+int64(i)*idSlotSize); err != nil {
-				return false, fmt.Errorf("write the index of logged ids: %w", err)
-			}
-			return true, nil
+			return true, x.writeSlot(i, h, off)
 		}
 	}
+}
+
+// writeSlot writes an entry into slot i.
+func (x *idIndex) writeSlot(i, h uint64, off int64) error {
+	var slot [idSlotSize]byte
+	binary.LittleEndian.PutUint64(slot[:8], h)
+	binary.LittleEndian.PutUint64(slot[8:], uint64(off+1))
+	if _, err := x.file.WriteAt(slot[:], idHeaderSize+int64(i)*idSlotSize); err != nil {
+		return fmt.Errorf("write the index of logged ids: %w", err)
+	}
+	return nil
+}
+
+// putAnywhere is put without a bound on the probe, for the doubling,
+// which must place every entry it moves.
+func (x *idIndex) putAnywhere(h uint64, off int64) (added bool, err error) {
+	for i, n := h&(x.slots-1), uint64(0); n < x.slots; i, n = (i+1)&(x.slots-1), n+1 {
+		hash, at, err := x.slotAt(i)
+		if err != nil {
+			return false, err
+		}
+		if at == off && hash == h {
+			return false, nil
+		}
+		if at < 0 {
+			return true, x.writeSlot(i, h, off)
+		}
+	}
+	return false, errLongProbe
 }
 
 // grow moves the entries into a table twice as large, made beside the
@@ -185,9 +226,14 @@ func (x *idIndex) grow() error {
 			if off < 0 {
 				continue
 			}
-			if added, err := next.put(binary.LittleEndian.Uint64(buf[b:]), off); err != nil {
+			added, err := next.put(binary.LittleEndian.Uint64(buf[b:]), off)
+			if errors.Is(err, errLongProbe) {
+				added, err = next.putAnywhere(binary.LittleEndian.Uint64(buf[b:]), off)
+			}
+			if err != nil {
 				return fail(err)
-			} else if added {
+			}
+			if added {
 				next.count++
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -111,5 +112,61 @@ func TestAnIndexOfAReplacedLogIsMadeAnew(t *testing.T) {
 	}
 	if _, ok := routed(t, w, "id-a"); ok {
 		t.Error("a record of the log replaced was found")
+	}
+}
+
+// A master killed again and again, its index never closed, leaves entries
+// the index's count missed; the index still takes every record.
+func TestAnIndexLeftUnclosedByKillsStillTakesRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "messages.jsonl")
+	n := 0
+	for range 6 {
+		w, err := OpenLogWriter(path, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range checkpointEvery - 1 {
+			n++
+			if _, err := w.Append(record(fmt.Sprintf("id-%d", n))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Killed: no Close, no checkpoint.
+		w.file.Close()
+		w.ids.file.Close()
+	}
+	w := openLog(t, path)
+	for i := 1; i <= n; i++ {
+		if rec, ok := routed(t, w, fmt.Sprintf("id-%d", i)); !ok || rec.Seq != int64(i) {
+			t.Fatalf("id-%d: %v %+v", i, ok, rec)
+		}
+	}
+}
+
+// A log edited by hand, a record made longer, is indexed anew: every id
+// after the edit is still found.
+func TestAnEditedLogIsIndexedAnew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "messages.jsonl")
+	w := openLog(t, path)
+	for i := 1; i <= 5; i++ {
+		appendRecord(t, w, fmt.Sprintf("id-%d", i))
+	}
+	w.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(data), `"id":"id-2"`, `"id":"id-2","x":"abc"`, 1)
+	if edited == string(data) {
+		t.Fatal("the edit changed nothing")
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w = openLog(t, path)
+	for i := 1; i <= 5; i++ {
+		if rec, ok := routed(t, w, fmt.Sprintf("id-%d", i)); !ok || rec.Seq != int64(i) {
+			t.Errorf("id-%d after the edit: %v %+v", i, ok, rec)
+		}
 	}
 }

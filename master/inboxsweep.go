@@ -24,15 +24,17 @@ type sweptFile struct{ agent, name string }
 // sweepChunk is how many files a pass of the loop checks.
 const sweepChunk = 1000
 
-// startSweep lists every inbox for a sweep, unless one is under way; a
-// hurried sweep hurries the one under way. What was read since the last
-// listing is forgotten: it does not come back.
+// startSweep lists every inbox for a sweep, unless one is under way and
+// this one need not hurry; a hurried sweep (at start, after events were
+// lost) lists them anew, as the files whose events were lost are not in
+// the listing under way. What was read since the last listing is
+// forgotten: it does not come back.
 func (m *Master) startSweep(hurry bool) {
 	s := &m.sweep
-	s.hurry = s.hurry || hurry
-	if len(s.queue) > 0 {
+	if len(s.queue) > 0 && !hurry {
 		return
 	}
+	s.queue, s.hurry = s.queue[:0], hurry
 	listed := make(map[string]bool)
 	for _, agent := range slices.Sorted(maps.Keys(m.watched)) {
 		names, err := m.store.UnreadNames(agent)

@@ -199,17 +199,20 @@ func (c *stdioConn) Write(_ context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	err = c.writeLine(data)
+	// The id is free before the answer is written: a client may use it
+	// again as soon as it reads the answer.
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		delete(c.pending, resp.ID)
 		c.mu.Unlock()
-		select {
-		case c.answered <- struct{}{}:
-		default:
-		}
+		defer func() {
+			select {
+			case c.answered <- struct{}{}:
+			default:
+			}
+		}()
 	}
-	return err
+	return c.writeLine(data)
 }
 
 // writeLine writes one message and its newline.
