@@ -1,8 +1,10 @@
 package master
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -44,14 +46,29 @@ func idOf(fi os.FileInfo) fileID {
 }
 
 // noteWritten remembers a file the master put in agent's inbox, so that its
-// arrival is not checked like a stranger's.
+// arrival is not checked like a stranger's: the file found under its name,
+// if it holds what was written. One put in its place at once is left to
+// the check of its arrival, which reports it.
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
 	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
-	var id fileID
-	if fi, err := os.Lstat(m.store.UnreadPath(agent, name)); err == nil {
-		id = idOf(fi)
+	want, err := msg.Encode()
+	if err != nil {
+		return
 	}
-	m.noteKnown(knownKey(agent, name), id)
+	f, err := os.OpenFile(m.store.UnreadPath(agent, name), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(want)) {
+		return
+	}
+	got := make([]byte, len(want)+1)
+	if n, _ := io.ReadFull(f, got); n != len(want) || !bytes.Equal(got[:n], want) {
+		return
+	}
+	m.noteKnown(knownKey(agent, name), idOf(fi))
 }
 
 // noteKnown remembers a file as checked, as it is now: vouched for, or
