@@ -156,11 +156,18 @@ func promptHook(t *testing.T, root, agent, command string) func() map[string]any
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+root, "SWITCHBOARD_AGENT="+agent, "TMUX=")
 	cmd.Stdin = bytes.NewReader(input)
 	var out bytes.Buffer
-	cmd.Stdout = &out
+	errOut := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = &out, errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() && errOut.String() != "" {
+			t.Logf("the hook of %s for %q said on stderr:\n%s", agent, command, errOut)
+		}
+	})
 	return func() map[string]any {
 		t.Helper()
 		cmd.Wait()

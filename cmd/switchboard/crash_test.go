@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -193,16 +194,42 @@ func outboxesEmpty(t *testing.T, store *mailbox.Store, plans map[string][][]stri
 type masterProcess struct {
 	cmd  *exec.Cmd
 	done chan error
+	out  *lockedBuffer // what it printed
+}
+
+// lockedBuffer is a process's output, read by the test while it writes.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 func startMaster(t *testing.T, root string) *masterProcess {
 	t.Helper()
 	cmd := exec.Command("switchboard", "master", "--root", root)
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start master: %v", err)
 	}
-	m := &masterProcess{cmd: cmd, done: make(chan error, 1)}
+	m := &masterProcess{cmd: cmd, done: make(chan error, 1), out: out}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the master printed:\n%s", out)
+		}
+	})
 	go func() { m.done <- cmd.Wait() }()
 	// Wait until it holds the lock, or has failed.
 	deadline := time.Now().Add(10 * time.Second)

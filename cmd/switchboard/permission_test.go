@@ -65,7 +65,15 @@ func (b *bridge) request(parent, title string) string {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	b.t.Fatalf("no request %q reached %s", title, parent)
+	var files []string
+	filepath.WalkDir(filepath.Join(b.root, "mailboxes"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.Contains(path, "/log/") {
+			rel, _ := filepath.Rel(b.root, path)
+			files = append(files, rel)
+		}
+		return nil
+	})
+	b.t.Fatalf("no request %q reached %s; the mailboxes hold:\n%s", title, parent, strings.Join(files, "\n"))
 	return ""
 }
 
