@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,8 +163,16 @@ func promptHook(t *testing.T, root, agent, command string) func() map[string]any
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		if t.Failed() {
+			cmd.Process.Signal(syscall.SIGQUIT) // a hook still running says where it is
+			time.AfterFunc(5*time.Second, func() { cmd.Process.Kill() })
+		} else {
+			cmd.Process.Kill()
+		}
 		cmd.Wait()
+		if t.Failed() {
+			t.Logf("the hook of %s for %q answered %q", agent, command, out.String())
+		}
 		if t.Failed() && errOut.String() != "" {
 			t.Logf("the hook of %s for %q said on stderr:\n%s", agent, command, errOut)
 		}

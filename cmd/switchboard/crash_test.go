@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -231,10 +232,11 @@ func startMaster(t *testing.T, root string) *masterProcess {
 		}
 	})
 	go func() { m.done <- cmd.Wait() }()
-	// Wait until it holds the lock, or has failed.
-	deadline := time.Now().Add(10 * time.Second)
+	// Wait until it holds the lock and has made every mailbox (a hook run
+	// before then finds none, and does nothing), or has failed.
+	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if pid, ok := workspace.New(root).MasterRunning(); ok && pid == cmd.Process.Pid {
+		if pid, ok := workspace.New(root).MasterRunning(); ok && pid == cmd.Process.Pid && strings.Contains(out.String(), "master running") {
 			return m
 		}
 		select {
@@ -243,7 +245,7 @@ func startMaster(t *testing.T, root string) *masterProcess {
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("master did not take the lock within 10s")
+			t.Fatalf("master did not start within 30s; it printed:\n%s", out)
 		}
 		time.Sleep(2 * time.Millisecond)
 	}

@@ -73,7 +73,8 @@ func (b *bridge) request(parent, title string) string {
 		}
 		return nil
 	})
-	b.t.Fatalf("no request %q reached %s; the mailboxes hold:\n%s", title, parent, strings.Join(files, "\n"))
+	spawned, _ := os.ReadFile(filepath.Join(b.root, "mailboxes", "spawned.json"))
+	b.t.Fatalf("no request %q reached %s; the mailboxes hold:\n%s\nspawned.json: %s", title, parent, strings.Join(files, "\n"), spawned)
 	return ""
 }
 
