@@ -158,7 +158,7 @@ func (w *LogWriter) open(path string) error {
 	w.lines.size = end
 	w.lastSeq = w.lines.lastSeq()
 	w.end, w.synced, w.syncedTo = end, end, w.lastSeq
-	if w.ids, err = openIDIndex(IDIndexPath(path)); err != nil {
+	if w.ids, err = openIDIndex(IDIndexPath(path), w.durable); err != nil {
 		return err
 	}
 	if !w.indexOfThisLog() {

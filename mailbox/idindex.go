@@ -19,6 +19,7 @@ import (
 // so an index that lost its last writes in a crash is made whole.
 type idIndex struct {
 	path      string
+	durable   bool // synced at each checkpoint, as the log is at each sync
 	file      *os.File
 	slots     uint64
 	count     uint64
@@ -35,12 +36,12 @@ const (
 
 // openIDIndex opens the index at path, or makes an empty one; an index
 // that cannot be read as one is made anew, empty.
-func openIDIndex(path string) (*idIndex, error) {
+func openIDIndex(path string, durable bool) (*idIndex, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open the index of logged ids: %w", err)
 	}
-	x := &idIndex{path: path, file: f}
+	x := &idIndex{path: path, durable: durable, file: f}
 	var head [idHeaderSize]byte
 	_, err = f.ReadAt(head[:], 0)
 	fi, statErr := f.Stat()
@@ -201,7 +202,7 @@ func (x *idIndex) putAnywhere(h uint64, off int64) (added bool, err error) {
 // grow moves the entries into a table twice as large, made beside the
 // index and put in its place whole.
 func (x *idIndex) grow() error {
-	next := &idIndex{path: x.path}
+	next := &idIndex{path: x.path, durable: x.durable}
 	f, err := os.OpenFile(x.path+".new", os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("grow the index of logged ids: %w", err)
@@ -242,8 +243,10 @@ func (x *idIndex) grow() error {
 	if err := next.writeHeader(); err != nil {
 		return fail(err)
 	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
+	if x.durable {
+		if err := f.Sync(); err != nil {
+			return fail(err)
+		}
 	}
 	if err := os.Rename(x.path+".new", x.path); err != nil {
 		return fail(err)
@@ -253,12 +256,15 @@ func (x *idIndex) grow() error {
 	return nil
 }
 
-// checkpoint makes the entries durable and then records that every record
-// before to is in them: an index whose writes after it were lost is made
-// whole from there at the next open.
+// checkpoint makes the entries durable (for a durable log; a log that is
+// not synced loses its own last records in a power cut alike) and then
+// records that every record before to is in them: an index whose writes
+// after it were lost is made whole from there at the next open.
 func (x *idIndex) checkpoint(to int64) error {
-	if err := x.file.Sync(); err != nil {
-		return fmt.Errorf("sync the index of logged ids: %w", err)
+	if x.durable {
+		if err := x.file.Sync(); err != nil {
+			return fmt.Errorf("sync the index of logged ids: %w", err)
+		}
 	}
 	x.indexedTo = to
 	return x.writeHeader()
