@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,19 +36,7 @@ func testSettingsFromTheProfilesHome(t *testing.T, c realclient.Client) {
 	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"),
 		fmt.Sprintf("display_name: Developer Agent\nkind: %s\ncommand: %s\nenv:\n  HOME: %q\n", c.Kind, command, u.Home))
 
-	var mu sync.Mutex
-	replied := map[string]bool{}
-	u.API.Respond(func(r realclient.Request) realclient.Answer {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
-			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] {
-				replied[id] = true
-				return realclient.Answer{Command: "switchboard reply " + id + " --content 'Done'"}
-			}
-		}
-		return realclient.TextReply(r)
-	})
+	u.API.Respond(replyToEachAnnounced("Done"))
 
 	tm.must("up", "-d", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle at its prompt", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)

@@ -198,21 +198,9 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 
-	// The model answers each message announced to it, once.
+	u.API.Respond(replyToEachAnnounced("Done, see the branch"))
 	var mu sync.Mutex
-	replied := map[string]bool{}
 	var busy []string
-	u.API.Respond(func(r realclient.Request) realclient.Answer {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
-			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] {
-				replied[id] = true
-				return realclient.Answer{Command: "switchboard reply " + id + " --content 'Done, see the branch'"}
-			}
-		}
-		return realclient.TextReply(r)
-	})
 
 	tm.must("up", "-d", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
@@ -266,6 +254,24 @@ func testInTeam(t *testing.T, c realclient.Client) {
 		if left := proctree.Session(pid); len(left) > 0 {
 			t.Errorf("after down, the pane led by %d still runs %v", pid, left)
 		}
+	}
+}
+
+// replyToEachAnnounced is a model that answers each message announced to
+// it, once, with content, by running switchboard reply.
+func replyToEachAnnounced(content string) realclient.Responder {
+	var mu sync.Mutex
+	replied := map[string]bool{}
+	return func(r realclient.Request) realclient.Answer {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
+			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] {
+				replied[id] = true
+				return realclient.Answer{Command: "switchboard reply " + id + " --content '" + content + "'"}
+			}
+		}
+		return realclient.TextReply(r)
 	}
 }
 
