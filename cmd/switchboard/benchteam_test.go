@@ -14,6 +14,7 @@ import (
 // and one notice reached its agent.
 func TestBenchMeasuresATeamAtRest(t *testing.T) {
 	newTeam(t) // skips without tmux, and with -short
+	t.Parallel() // its teams have sockets and folders of their own; its figures are not checked
 	cmd := exec.Command("switchboard", "bench", "--only", "team", "--quick", "--team-agents", "4", "--json")
 	cmd.Dir = t.TempDir()
 	var stderr bytes.Buffer

@@ -18,6 +18,7 @@ import (
 // again is busy again.
 func TestAnAgentWithoutHooksIsBusyWhileItPrints(t *testing.T) {
 	tm := newTeam(t)
+	t.Parallel() // a team of its own, and no timing checked
 	const agent = "developer_agent"
 	// For each line it reads, the program works for three seconds, saying
 	// so on its screen, then writes that it is done.
