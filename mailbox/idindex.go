@@ -130,12 +130,12 @@ func (x *idIndex) add(id string, off int64) error {
 			return err
 		}
 	}
-	added, err := x.put(idHash(id), off)
+	added, err := x.put(idHash(id), off, maxProbe)
 	if errors.Is(err, errLongProbe) {
 		if err := x.grow(); err != nil {
 			return err
 		}
-		added, err = x.put(idHash(id), off)
+		added, err = x.put(idHash(id), off, maxProbe)
 	}
 	if added {
 		x.count++
@@ -143,7 +143,7 @@ func (x *idIndex) add(id string, off int64) error {
 	return err
 }
 
-// maxProbe is the longest probe put makes before the table is doubled;
+// maxProbe is the longest probe add makes before the table is doubled;
 // at half full, probes this long do not happen.
 const maxProbe = 64
 
@@ -151,40 +151,9 @@ const maxProbe = 64
 var errLongProbe = errors.New("the index of logged ids is too full")
 
 // put writes an entry into the first free slot of its probe, unless it is
-// there already.
-func (x *idIndex) put(h uint64, off int64) (added bool, err error) {
-	for i, n := h&(x.slots-1), 0; ; i, n = (i+1)&(x.slots-1), n+1 {
-		if n >= maxProbe {
-			return false, errLongProbe
-		}
-		hash, at, err := x.slotAt(i)
-		if err != nil {
-			return false, err
-		}
-		if at == off && hash == h {
-			return false, nil
-		}
-		if at < 0 {
-			return true, x.writeSlot(i, h, off)
-		}
-	}
-}
-
-// writeSlot writes an entry into slot i.
-func (x *idIndex) writeSlot(i, h uint64, off int64) error {
-	var slot [idSlotSize]byte
-	binary.LittleEndian.PutUint64(slot[:8], h)
-	binary.LittleEndian.PutUint64(slot[8:], uint64(off+1))
-	if _, err := x.file.WriteAt(slot[:], idHeaderSize+int64(i)*idSlotSize); err != nil {
-		return fmt.Errorf("write the index of logged ids: %w", err)
-	}
-	return nil
-}
-
-// putAnywhere is put without a bound on the probe, for the doubling,
-// which must place every entry it moves.
-func (x *idIndex) putAnywhere(h uint64, off int64) (added bool, err error) {
-	for i, n := h&(x.slots-1), uint64(0); n < x.slots; i, n = (i+1)&(x.slots-1), n+1 {
+// there already; a probe of limit slots finds none, errLongProbe.
+func (x *idIndex) put(h uint64, off int64, limit uint64) (added bool, err error) {
+	for i, n := h&(x.slots-1), uint64(0); n < min(limit, x.slots); i, n = (i+1)&(x.slots-1), n+1 {
 		hash, at, err := x.slotAt(i)
 		if err != nil {
 			return false, err
@@ -197,6 +166,17 @@ func (x *idIndex) putAnywhere(h uint64, off int64) (added bool, err error) {
 		}
 	}
 	return false, errLongProbe
+}
+
+// writeSlot writes an entry into slot i.
+func (x *idIndex) writeSlot(i, h uint64, off int64) error {
+	var slot [idSlotSize]byte
+	binary.LittleEndian.PutUint64(slot[:8], h)
+	binary.LittleEndian.PutUint64(slot[8:], uint64(off+1))
+	if _, err := x.file.WriteAt(slot[:], idHeaderSize+int64(i)*idSlotSize); err != nil {
+		return fmt.Errorf("write the index of logged ids: %w", err)
+	}
+	return nil
 }
 
 // grow moves the entries into a table twice as large, made beside the
@@ -227,10 +207,8 @@ func (x *idIndex) grow() error {
 			if off < 0 {
 				continue
 			}
-			added, err := next.put(binary.LittleEndian.Uint64(buf[b:]), off)
-			if errors.Is(err, errLongProbe) {
-				added, err = next.putAnywhere(binary.LittleEndian.Uint64(buf[b:]), off)
-			}
+			// The doubling must place every entry it moves: no bound.
+			added, err := next.put(binary.LittleEndian.Uint64(buf[b:]), off, next.slots)
 			if err != nil {
 				return fail(err)
 			}

@@ -13,7 +13,7 @@ import (
 // numbers, as a person would, and reads its figures: a team came up, rested,
 // and one notice reached its agent.
 func TestBenchMeasuresATeamAtRest(t *testing.T) {
-	newTeam(t) // skips without tmux, and with -short
+	newTeam(t)   // skips without tmux, and with -short
 	t.Parallel() // its teams have sockets and folders of their own; its figures are not checked
 	cmd := exec.Command("switchboard", "bench", "--only", "team", "--quick", "--team-agents", "4", "--json")
 	cmd.Dir = t.TempDir()
