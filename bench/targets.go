@@ -23,6 +23,9 @@ const (
 	TargetTeamRestPercent         = 0.5 // of one core
 	TargetTeamRestHooklessPercent = 0.3 // of one core, agents without hooks
 	TargetTeamNotice              = 500 * time.Millisecond
+	// TargetTeamTypingPercent bounds the master with the processes it
+	// starts while notices are typed at DefaultTypingRate a second.
+	TargetTeamTypingPercent = 10.0 // of one core
 )
 
 // The hooks' targets: the median wall time of the whole process, start-up
@@ -44,6 +47,7 @@ const (
 	RowTeamRest         = "team_rest"
 	RowTeamRestHookless = "team_rest_hookless"
 	RowTeamNotice       = "team_notice"
+	RowTeamTyping       = "team_typing"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
 	RowStatusLine      = "status_line"
 	RowHookPromptNew   = "hook_prompt_new"
@@ -90,6 +94,13 @@ func (r *Result) checkTeam() {
 			Target: fmt.Sprintf("≤ %g ms", ms(TargetTeamNotice)),
 			Pass:   t.Notice <= TargetTeamNotice,
 		})
+	if t.Typing != nil {
+		r.Checks = append(r.Checks, Check{
+			Row:    RowTeamTyping,
+			Target: fmt.Sprintf("≤ %g %% of a core", TargetTeamTypingPercent),
+			Pass:   t.Typing.Typed > 0 && t.Typing.Master <= TargetTeamTypingPercent,
+		})
+	}
 }
 
 // checkRouting checks the master. A lost message misses every target of

@@ -66,6 +66,9 @@ type TeamResult struct {
 	// is the same line typed with tmux send-keys.
 	Notice      time.Duration `json:"notice_ns"`
 	NoticeFloor time.Duration `json:"notice_floor_ns"`
+	// Typing is what notices cost while mail flows to the team without
+	// hooks.
+	Typing *Typing `json:"typing,omitempty"`
 }
 
 // teamShell is the program of the team's resting agents: a shell that does
@@ -105,7 +108,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	t := &teamRun{cfg: cfg, root: dir, socket: fmt.Sprintf("sbbench-%d", os.Getpid())}
-	if err := t.write(profile.KindShell); err != nil {
+	if err := t.write(profile.KindShell, false); err != nil {
 		return nil, err
 	}
 	res := &TeamResult{Agents: cfg.Agents}
@@ -136,6 +139,10 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	if res.HooklessMasterRest, res.HooklessTmuxRest, err = t.hooklessRest(ctx); err != nil {
 		return nil, err
 	}
+	fmt.Fprintf(cfg.Progress, "team without hooks: %d messages a second for %s, with a control connection and with a tmux process per command\n", DefaultTypingRate, cfg.Idle)
+	if res.Typing, err = t.typing(ctx); err != nil {
+		return nil, err
+	}
 	return res, nil
 }
 
@@ -143,7 +150,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 // and measures the master's and the tmux server's CPU at rest.
 func (t *teamRun) hooklessRest(ctx context.Context) (master, server float64, err error) {
 	t.down()
-	if err := t.write(profile.KindGeneric); err != nil {
+	if err := t.write(profile.KindGeneric, false); err != nil {
 		return 0, 0, err
 	}
 	if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
@@ -163,6 +170,7 @@ type teamRun struct {
 	cfg    TeamConfig
 	root   string
 	socket string
+	env    []string // more of the environment of the switchboard commands run
 }
 
 // recorder is the agent, spawned once the team's rest is measured, whose
@@ -175,8 +183,9 @@ func (t *teamRun) name(i int) string { return fmt.Sprintf("a%03d", i) }
 func (t *teamRun) recording() string { return filepath.Join(t.root, "received") }
 
 // write makes the workspace, its agents of kind: every agent may write to
-// every other.
-func (t *teamRun) write(kind string) error {
+// every other. Typists keep what is typed to them, a file each in
+// typingDir; the others are shells.
+func (t *teamRun) write(kind string, typists bool) error {
 	ws := workspace.New(t.root)
 	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
 		return err
@@ -186,7 +195,10 @@ func (t *teamRun) write(kind string) error {
 	for i := 1; i <= t.cfg.Agents; i++ {
 		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", t.name(i))
 		command := teamShell
-		if kind != profile.KindShell {
+		switch {
+		case typists:
+			command = "sh, -c, " + strconv.Quote("exec cat >> "+filepath.Join(t.typingDir(), t.name(i)))
+		case kind != profile.KindShell:
 			command += ", --norc, --noprofile" // as the floor's
 		}
 		agent := fmt.Sprintf("kind: %s\ncommand: [%s]\n", kind, command)
@@ -207,6 +219,7 @@ func (t *teamRun) switchboard(ctx context.Context, args ...string) (string, erro
 	cmd := exec.CommandContext(ctx, t.cfg.Binary, args...)
 	cmd.Dir = t.root
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+t.root, "SWITCHBOARD_AGENT=", "TMUX=", "HOME="+t.root)
+	cmd.Env = append(cmd.Env, t.env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -378,10 +391,23 @@ func (t *teamRun) waitRecorded(ctx context.Context, text string, since time.Time
 // cpuPercent is the CPU each process used over window, in percent of one
 // core.
 func cpuPercent(ctx context.Context, window time.Duration, pids ...int) ([]float64, error) {
-	before := make([]time.Duration, len(pids))
+	clocks := make([]cpuClock, len(pids))
 	for i, pid := range pids {
+		clocks[i] = func() (time.Duration, error) { return processCPUTime(pid) }
+	}
+	return cpuPercentOf(ctx, window, clocks...)
+}
+
+// cpuClock reads the CPU time something has used so far.
+type cpuClock func() (time.Duration, error)
+
+// cpuPercentOf is the CPU each clock counted over window, in percent of one
+// core.
+func cpuPercentOf(ctx context.Context, window time.Duration, clocks ...cpuClock) ([]float64, error) {
+	before := make([]time.Duration, len(clocks))
+	for i, clock := range clocks {
 		var err error
-		if before[i], err = processCPUTime(pid); err != nil {
+		if before[i], err = clock(); err != nil {
 			return nil, err
 		}
 	}
@@ -390,9 +416,9 @@ func cpuPercent(ctx context.Context, window time.Duration, pids ...int) ([]float
 		return nil, err
 	}
 	elapsed := time.Since(start)
-	out := make([]float64, len(pids))
-	for i, pid := range pids {
-		after, err := processCPUTime(pid)
+	out := make([]float64, len(clocks))
+	for i, clock := range clocks {
+		after, err := clock()
 		if err != nil {
 			return nil, err
 		}

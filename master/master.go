@@ -39,6 +39,9 @@ type Options struct {
 	PaneTick time.Duration
 	// Typing tunes how notices are typed into panes.
 	Typing tmux.TypeOptions
+	// CommandsByProcess runs each tmux command in a process of its own,
+	// as before the master kept a control connection to the session.
+	CommandsByProcess bool
 }
 
 // Defaults for Options.

@@ -68,6 +68,8 @@ type panes struct {
 	serverWatchFailed bool
 	// heard is what the output follower says of the panes.
 	heard heard
+	// control runs the session's tmux commands on one connection.
+	control controlLink
 	// lookAt is when a printing pane will have been quiet for a tick: the
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
@@ -150,6 +152,7 @@ func (p *panes) run(ctx context.Context) {
 	defer t.Stop()
 	defer p.watchServer(ctx, nil)
 	defer p.followOutput(ctx, nil, "")
+	defer p.connect(ctx, nil, "")
 	var last time.Time
 	for {
 		select {
@@ -222,6 +225,7 @@ func (p *panes) look(ctx context.Context) {
 		if fresh {
 			p.watchServer(ctx, nil)
 			p.followOutput(ctx, nil, "")
+			p.connect(ctx, nil, "")
 		}
 		p.publishSummary(p.summarizeTeam())
 		return
@@ -235,6 +239,7 @@ func (p *panes) look(ctx context.Context) {
 	if p.eventDriven && (fresh || !p.following()) {
 		p.followOutput(ctx, client, session.Name)
 	}
+	p.connect(ctx, client, session.Name)
 	list, err := client.ListPanes(ctx)
 	if err != nil {
 		// The server is down, or answers oddly: nothing to show or type

@@ -71,6 +71,12 @@ func readStat(pid int) (stat, bool) {
 	return stat{state: f[0][0], parent: parent, session: session}, true
 }
 
+// Parent is a process's parent; false when the process cannot be read.
+func Parent(pid int) (int, bool) {
+	st, ok := readStat(pid)
+	return st.parent, ok
+}
+
 // Alive reports whether the process runs: it exists and is not a zombie
 // waiting for a parent to collect it.
 func Alive(pid int) bool {

@@ -20,8 +20,9 @@ type Client struct {
 	socket string
 	run    Runner
 
-	mu    sync.Mutex
-	panes map[string]*paneState // one writer per pane at a time
+	mu      sync.Mutex
+	panes   map[string]*paneState // one writer per pane at a time
+	control *control              // runs the commands it can; nil when none is connected
 }
 
 type paneState struct {
@@ -48,6 +49,11 @@ func (c *Client) command(ctx context.Context, args ...string) (string, error) {
 
 // commandInput runs a command with stdin.
 func (c *Client) commandInput(ctx context.Context, stdin string, args ...string) (string, error) {
+	if stdin == "" {
+		if ctl := c.controlFor(args); ctl != nil {
+			return ctl.run(ctx, args)
+		}
+	}
 	full := append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)
 	return c.run.Run(ctx, stdin, full...)
 }

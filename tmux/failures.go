@@ -34,7 +34,7 @@ func failure(stderr string) error {
 	switch {
 	case said("can't find pane", "no such pane"):
 		return ErrNoPane
-	case said("can't find session", "no such session"):
+	case said("can't find session", "no such session", "no sessions"):
 		return ErrNoSession
 	case said("no server running"),
 		said("error connecting to") && said("No such file or directory", "Connection refused"):

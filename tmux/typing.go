@@ -77,8 +77,7 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 	}
 	p.bufferID++
 	buffer := fmt.Sprintf("switchboard-%s-%d", strings.TrimPrefix(pane, "%"), p.bufferID)
-	if _, err := c.commandInput(ctx, typed.Text, "load-buffer", "-b", buffer, "-", ";",
-		"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane); err != nil {
+	if err := c.paste(ctx, pane, buffer, typed.Text); err != nil {
 		return typed, err
 	}
 	p.lastKey = "text"
@@ -109,6 +108,21 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 		}
 	}
 	return typed, fmt.Errorf("type into %s: %w after %d Enter presses", pane, ErrNotSubmitted, typed.Enters)
+}
+
+// paste puts text in the named buffer and pastes it into pane, bracketed,
+// deleting the buffer. On a control connection the text goes as an
+// argument, quoted; to a process it goes on standard input, where no
+// trailing ";" can be read as the end of a command.
+func (c *Client) paste(ctx context.Context, pane, buffer, text string) error {
+	pasteArgs := []string{"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane}
+	set := append([]string{"set-buffer", "-b", buffer, "--", text, ";"}, pasteArgs...)
+	if ctl := c.controlFor(set); ctl != nil {
+		_, err := ctl.run(ctx, set)
+		return err
+	}
+	_, err := c.commandInput(ctx, text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, pasteArgs...)...)
+	return err
 }
 
 // waitLineLeaves polls the pane's input line until it no longer holds tail.

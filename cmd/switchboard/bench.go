@@ -256,6 +256,12 @@ func printTeamTable(w io.Writer, r *bench.Result) error {
 	row("the same, no agent with hooks (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.HooklessMasterRest, tm.HooklessTmuxRest), bench.RowTeamRestHookless)
 	row("master's memory (resident)", "", fmt.Sprintf("%.1f MiB", float64(tm.MasterRSS)/(1<<20)), "")
 	row("notice to one idle agent (floor: send-keys)", benchMillis(tm.NoticeFloor)+" ms", benchMillis(tm.Notice)+" ms", bench.RowTeamNotice)
+	if ty := tm.Typing; ty != nil {
+		row(fmt.Sprintf("typing at %d msg/s, master and its processes (before: a tmux process per command)", ty.Rate),
+			fmt.Sprintf("%.2f %%", ty.MasterByProcess), fmt.Sprintf("%.2f %%", ty.Master), bench.RowTeamTyping)
+		row("  the tmux server meanwhile", fmt.Sprintf("%.2f %%", ty.TmuxByProcess), fmt.Sprintf("%.2f %%", ty.Tmux), "")
+		row("  notices typed, of messages posted", fmt.Sprintf("%d of %d", ty.TypedByProcess, ty.Posted), fmt.Sprintf("%d of %d", ty.Typed, ty.Posted), "")
+	}
 	return t.write(w)
 }
 

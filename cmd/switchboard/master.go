@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+
 	"github.com/spf13/cobra"
 
 	"switchboard/master"
@@ -10,6 +12,11 @@ type masterOptions struct {
 	root string
 	master.Options
 }
+
+// tmuxCommandsEnv set to "process" makes the master run each tmux command
+// in a process of its own instead of on its control connection to the
+// session: a way back should a tmux misread the connection.
+const tmuxCommandsEnv = "SWITCHBOARD_TMUX_COMMANDS"
 
 func newMasterCmd(io *streams, g *globals) *cobra.Command {
 	opts := &masterOptions{}
@@ -23,7 +30,8 @@ log (mailboxes/log/messages.jsonl). One master runs per workspace; stop it with
 Ctrl-C or SIGTERM. A master killed at any instant and started again delivers
 every message exactly once.`,
 		Example: `  switchboard master
-  switchboard master --poll 1s        # on NFS or other filesystems without inotify`,
+  switchboard master --poll 1s        # on NFS or other filesystems without inotify
+  SWITCHBOARD_TMUX_COMMANDS=process switchboard master   # a tmux process per command, no control connection`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := findWorkspace(g)
@@ -32,6 +40,7 @@ every message exactly once.`,
 			}
 			opts.root = ws.Root
 			opts.Log = io.errOut
+			opts.CommandsByProcess = os.Getenv(tmuxCommandsEnv) == "process"
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},
 	}

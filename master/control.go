@@ -1,0 +1,57 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"switchboard/tmux"
+)
+
+// controlRetry is how long after a failed control connection the master
+// tries again; meanwhile each tmux command is a process of its own.
+const controlRetry = 10 * time.Second
+
+// controlLink is the master's control connection to the session loaded
+// (see tmux.Client.ConnectControl): the notices are typed, and the screens
+// read, with no tmux process started per command. Used by the loop alone.
+type controlLink struct {
+	stop     context.CancelFunc // ends the connection; nil when none was made
+	client   *tmux.Client       // the client connected
+	failedAt time.Time          // the last failure, said once
+	failed   string
+}
+
+// connect makes the session's client run its commands over a control
+// connection, ending the one of any earlier session; a nil client only
+// ends it. A failure is said once, and tried again after controlRetry.
+func (p *panes) connect(ctx context.Context, client *tmux.Client, session string) {
+	l := &p.control
+	if client != nil && client == l.client && client.Controlled() {
+		return
+	}
+	if client != nil && client == l.client && time.Since(l.failedAt) < controlRetry {
+		return
+	}
+	if l.stop != nil {
+		l.stop()
+		l.stop, l.client = nil, nil
+	}
+	if client == nil || !p.eventDriven || p.m.opts.CommandsByProcess {
+		return
+	}
+	ctx, stop := context.WithCancel(ctx)
+	l.client = client
+	if err := client.ConnectControl(ctx, session); err != nil {
+		stop()
+		l.failedAt = time.Now()
+		// No session or server is said by the look that lists the panes.
+		quiet := errors.Is(err, tmux.ErrNoControlMode) || errors.Is(err, tmux.ErrNoSession) || errors.Is(err, tmux.ErrNoServer)
+		if !quiet && err.Error() != l.failed {
+			p.m.logf("cannot keep a control connection to tmux (%v): a tmux process per command until it can", err)
+		}
+		l.failed = err.Error()
+		return
+	}
+	l.stop, l.failed = stop, ""
+}
