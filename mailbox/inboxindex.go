@@ -94,11 +94,9 @@ func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	if err != nil || !ok {
 		return InboxSummary{}, err
 	}
-	names, unverified, ok := readIndex(s.indexPath(agent), stamp)
-	if !ok {
-		if names, unverified, err = s.rebuildIndex(agent, stamp); err != nil {
-			return InboxSummary{}, err
-		}
+	names, unverified, err := s.currentIndex(agent, stamp)
+	if err != nil {
+		return InboxSummary{}, err
 	}
 	sum := summarize(names, unverified)
 	sum.Stamp = trusted(stamp)
@@ -121,11 +119,27 @@ func (s *Store) InboxIndex(agent string) ([]string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	if names, _, ok := readIndex(s.indexPath(agent), stamp); ok {
-		return names, nil
-	}
-	names, _, err := s.rebuildIndex(agent, stamp)
+	names, _, err := s.currentIndex(agent, stamp)
 	return names, err
+}
+
+// currentIndex returns the inbox's names, sorted, and those among them no
+// record vouches for: from the index when it is current; from the index
+// with the files the records written since concern checked again when only
+// those records changed; else from a new listing of the folder.
+func (s *Store) currentIndex(agent, stamp string) (names []string, unverified map[string]bool, err error) {
+	path := s.indexPath(agent)
+	names, verdicts, indexStamp, ok := readIndex(path)
+	if ok && indexStamp == stamp {
+		return names, verdicts, nil
+	}
+	if !ok || folderPart(indexStamp) == "" || folderPart(indexStamp) != folderPart(stamp) {
+		return s.rebuildIndex(agent, stamp, verdicts, indexStamp)
+	}
+	// The same listing: only verdicts may have gone stale.
+	unverified, _ = s.checkNames(agent, names, stamp, verdicts, indexStamp)
+	_ = writeIndex(s.stageFor(agent), path, stamp, names, unverified)
+	return names, unverified, nil
 }
 
 func (s *Store) indexPath(agent string) string {
@@ -164,16 +178,16 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 
 // rebuildIndex lists the inbox (after its stamp was taken, so that a change
 // while listing leaves a stamp that no longer matches), checks the files
-// whose names are new to the index, and keeps the listing unless the stamp
-// is racy.
-func (s *Store) rebuildIndex(agent, stamp string) (names []string, unverified map[string]bool, err error) {
+// whose verdicts are not known from the index before (verdicts, under
+// beforeStamp), and keeps the listing unless the stamp is racy.
+func (s *Store) rebuildIndex(agent, stamp string, verdicts map[string]bool, beforeStamp string) (names []string, unverified map[string]bool, err error) {
 	listed, err := s.UnreadNames(agent)
 	if err != nil {
 		return nil, nil, err
 	}
 	names = slices.DeleteFunc(listed, func(name string) bool { return !isDeliveredName(name) })
 	slices.Sort(names)
-	unverified, checked := s.checkNames(agent, names, stamp)
+	unverified, checked := s.checkNames(agent, names, stamp, verdicts, beforeStamp)
 	if racy, isRacy := strings.CutSuffix(stamp, " racy"); isRacy {
 		if checked == 0 {
 			return names, unverified, nil
@@ -188,20 +202,20 @@ func (s *Store) rebuildIndex(agent, stamp string) (names []string, unverified ma
 }
 
 // checkNames returns the names among names whose files no record vouches
-// for, and how many files it opened to tell: a name the index found vouched
-// for before keeps its verdict while the master found no planted file
-// since, and one it found unverified keeps it while no notice was recorded
-// since either.
-func (s *Store) checkNames(agent string, names []string, stamp string) (unverified map[string]bool, checked int) {
-	before, beforeStamp := readVerdicts(s.indexPath(agent))
-	if stampPart(beforeStamp, plantedMark) != stampPart(stamp, plantedMark) {
-		before = nil
+// for, and how many files it opened to tell. A name the index found vouched
+// for before (verdicts, under beforeStamp) keeps its verdict unless the
+// master found it planted since; one found unverified keeps it unless a
+// notice was recorded since.
+func (s *Store) checkNames(agent string, names []string, stamp string, verdicts map[string]bool, beforeStamp string) (unverified map[string]bool, checked int) {
+	planted, plantedKnown := s.plantedBetween(agent, stampSize(beforeStamp, plantedMark), stampSize(stamp, plantedMark))
+	if !plantedKnown {
+		verdicts = nil
 	}
 	sameNotices := stampPart(beforeStamp, noticesMark) == stampPart(stamp, noticesMark)
 	unverified = make(map[string]bool)
 	var v *Voucher
 	for _, name := range names {
-		if was, known := before[name]; known && (!was || sameNotices) {
+		if was, known := verdicts[name]; known && !planted[name] && (!was || sameNotices) {
 			if was {
 				unverified[name] = true
 			}
@@ -230,6 +244,29 @@ const (
 	plantedMark = "p"
 )
 
+// folderPart is the part of a stamp the inbox folder gives, "" when the
+// listing under it may not be trusted (racy, or kept unsettled).
+func folderPart(stamp string) string {
+	var folder []string
+	for _, f := range strings.Fields(stamp) {
+		switch {
+		case f == "racy" || f == "unsettled":
+			return ""
+		case strings.HasPrefix(f, noticesMark) || strings.HasPrefix(f, plantedMark):
+		default:
+			folder = append(folder, f)
+		}
+	}
+	return strings.Join(folder, " ")
+}
+
+// stampSize is the size of the record a stamp's part marked mark gives, 0
+// when it has none.
+func stampSize(stamp, mark string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimPrefix(stampPart(stamp, mark), mark), 10, 64)
+	return n
+}
+
 // stampPart is the part of a stamp that starts with mark, "" when none.
 func stampPart(stamp, mark string) string {
 	for _, f := range strings.Fields(stamp) {
@@ -240,44 +277,25 @@ func stampPart(stamp, mark string) string {
 	return ""
 }
 
-func readIndex(path, stamp string) (names []string, unverified map[string]bool, ok bool) {
+// readIndex reads an index, its names, the verdict on each (true for
+// those no record vouched for), and its stamp; ok is false when there is none, or it is cut short or out of
+// order.
+func readIndex(path string) (names []string, unverified map[string]bool, stamp string, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, nil, false
-	}
-	head, body, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || string(head) != indexHeader+" "+stamp {
-		return nil, nil, false
-	}
-	names, unverified, ok = parseIndexBody(body)
-	return names, unverified, ok
-}
-
-// readVerdicts reads the verdicts of an index whatever its stamp, and the
-// stamp.
-func readVerdicts(path string) (unverified map[string]bool, stamp string) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, ""
+		return nil, nil, "", false
 	}
 	head, body, ok := bytes.Cut(data, []byte("\n"))
 	stamp, isIndex := strings.CutPrefix(string(head), indexHeader+" ")
 	if !ok || !isIndex {
-		return nil, ""
+		return nil, nil, "", false
 	}
-	names, marks, ok := parseIndexBody(body)
-	if !ok {
-		return nil, ""
-	}
-	verdicts := make(map[string]bool, len(names))
-	for _, name := range names {
-		verdicts[name] = marks[name]
-	}
-	return verdicts, stamp
+	names, unverified, ok = parseIndexBody(body)
+	return names, unverified, stamp, ok
 }
 
 // parseIndexBody reads what follows the header: the names up to the end
-// line. A name out of order, or not a delivered file's, makes the index
+// line, and the verdict on each. A name out of order, or not a delivered file's, makes the index
 // unusable: it is made again from the folder.
 func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok bool) {
 	unverified = make(map[string]bool)
@@ -290,10 +308,9 @@ func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok
 	}
 	names = strings.Split(string(body), "\n")
 	for i, name := range names {
-		if bare, marked := strings.CutPrefix(name, unverifiedMark); marked {
-			names[i] = bare
-			unverified[bare] = true
-		}
+		bare, marked := strings.CutPrefix(name, unverifiedMark)
+		names[i] = bare
+		unverified[bare] = marked
 		if !isDeliveredName(names[i]) || i > 0 && names[i] <= names[i-1] {
 			return nil, nil, false
 		}

@@ -1,7 +1,10 @@
 package mailbox
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 )
@@ -16,9 +19,10 @@ type PlantedMark struct {
 
 // PlantedPath is the master's record of the files it found planted in
 // mailboxes. Inbox indexes stamp themselves with its size and, when it
-// grew, check every file again: a file changed under a name the index had
-// vouched for keeps that name, and when rewritten in place even the
-// folder's times, so nothing else would tell the index to look again.
+// grew, check again the files the lines added name: a file changed under a
+// name the index had vouched for keeps that name, and when rewritten in
+// place even the folder's times, so nothing else would tell the index to
+// look again.
 func (s *Store) PlantedPath() string {
 	return filepath.Join(filepath.Dir(s.LogPath()), "planted.jsonl")
 }
@@ -30,4 +34,49 @@ func (s *Store) NotePlanted(agent string, names []string, at time.Time) error {
 		return fmt.Errorf("record planted files: %w", err)
 	}
 	return nil
+}
+
+// plantedBetween returns the names of agent's mailbox that the record of
+// planted files gained from size from to size to; known is false when that
+// cannot be told (the record was replaced or cut, or ends mid-line), and
+// every file must be checked again.
+func (s *Store) plantedBetween(agent string, from, to int64) (names map[string]bool, known bool) {
+	if from == to {
+		return nil, true
+	}
+	if from > to {
+		return nil, false
+	}
+	f, err := os.Open(s.PlantedPath())
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	start := max(from-1, 0) // the newline before the first line added
+	data := make([]byte, to-start)
+	if _, err := f.ReadAt(data, start); err != nil {
+		return nil, false
+	}
+	if from > 0 {
+		if data[0] != '\n' {
+			return nil, false
+		}
+		data = data[1:]
+	}
+	if len(data) == 0 || data[len(data)-1] != '\n' {
+		return nil, false
+	}
+	names = make(map[string]bool)
+	for line := range bytes.Lines(data) {
+		var mark PlantedMark
+		if err := json.Unmarshal(line, &mark); err != nil {
+			return nil, false
+		}
+		if mark.Agent == agent {
+			for _, name := range mark.Files {
+				names[name] = true
+			}
+		}
+	}
+	return names, true
 }

@@ -1,8 +1,6 @@
 package mailbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -76,38 +74,19 @@ func (s *Store) VouchNotice(agent string, m *Message) error {
 	return nil
 }
 
-// ReadNoticeMarks reads the notices the master recorded, by id and
-// recipient (NoticeKey).
-func (s *Store) ReadNoticeMarks() (map[string]NoticeMark, error) {
-	marks := make(map[string]NoticeMark)
-	data, err := os.ReadFile(s.NoticesPath())
-	if errors.Is(err, fs.ErrNotExist) {
-		return marks, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read notice marks: %w", err)
-	}
-	for line := range bytes.Lines(data) {
-		var n NoticeMark
-		if json.Unmarshal(line, &n) == nil {
-			marks[NoticeKey(n.ID, n.To)] = n
-		}
-	}
-	return marks, nil
-}
-
 // NoticeKey indexes notice marks.
 func NoticeKey(id, to string) string { return id + "/" + to }
 
 // A Voucher tells the files the master delivered from files put in an inbox
 // by anyone else, for readers of inboxes: it finds a message's record in the
-// audit log by seq (a binary search, the log being in seq order), and reads
-// the notice marks once. It is not safe for concurrent use.
+// audit log by seq (a binary search, the log being in seq order), and a
+// notice's mark from the end of the record of notices back. It is not safe
+// for concurrent use.
 type Voucher struct {
 	store   *Store
 	log     *logSeeker
-	notices map[string]NoticeMark
-	err     error // the log or the marks could not be read: nothing is vouched for
+	notices *noticeMarks // opened at the first notice asked about
+	err     error        // the log could not be read: no message is vouched for
 
 	// The line after the last record found: readers list messages in
 	// order, and the next one's record is usually there.
@@ -117,12 +96,16 @@ type Voucher struct {
 // NewVoucher returns a Voucher for the store's inboxes; Close it after use.
 func (s *Store) NewVoucher() *Voucher { return &Voucher{store: s} }
 
-// Close closes the log.
+// Close closes the log and the record of notices.
 func (v *Voucher) Close() error {
+	var err error
 	if v.log != nil {
-		return v.log.Close()
+		err = v.log.Close()
 	}
-	return nil
+	if v.notices != nil {
+		err = errors.Join(err, v.notices.close())
+	}
+	return err
 }
 
 // Vouches reports whether the master delivered the file name, holding m, to
@@ -138,10 +121,10 @@ func (v *Voucher) Vouches(agent, name string, m *Message) bool {
 // empty.
 func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
 	if m.From == System {
-		if v.notices == nil && v.err == nil {
-			v.notices, v.err = v.store.ReadNoticeMarks()
+		if v.notices == nil {
+			v.notices = v.store.openNoticeMarks()
 		}
-		mark, ok := v.notices[NoticeKey(m.ID, agent)]
+		mark, ok := v.notices.find(m.ID, agent)
 		return Record{}, ok && mark.Vouches(agent, name, m)
 	}
 	rec, ok := v.record(m.Seq)
