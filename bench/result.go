@@ -24,6 +24,8 @@ type Result struct {
 	Hooks *HookResult `json:"hooks,omitempty"`
 	// Team is a team at rest in tmux (RunTeam); nil when not measured.
 	Team *TeamResult `json:"team,omitempty"`
+	// Soak is a team worked for a long time (RunSoak); nil when not run.
+	Soak *SoakResult `json:"soak,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

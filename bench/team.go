@@ -451,6 +451,9 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// AddSoak adds the soak's figures to the result.
+func (r *Result) AddSoak(s *SoakResult) { r.Soak = s }
+
 // AddTeam adds the team's figures to the result, and checks them.
 func (r *Result) AddTeam(t *TeamResult) {
 	r.Team = t

@@ -19,7 +19,8 @@ type benchOptions struct {
 	bench.Config
 	hooks bench.HookConfig
 	team  bench.TeamConfig
-	only  string // benchRouting, benchHooks, benchTeam, or empty for all
+	soak  bench.SoakConfig
+	only  string // benchRouting, benchHooks, benchTeam, benchSoak, or empty for all but the soak
 	quick bool
 }
 
@@ -28,6 +29,7 @@ const (
 	benchRouting = "routing"
 	benchHooks   = "hooks"
 	benchTeam    = "team"
+	benchSoak    = "soak"
 )
 
 // quickTeam are the team run's numbers for --quick.
@@ -36,7 +38,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
+		Use:   "bench [--only routing|hooks|team|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -83,6 +85,22 @@ tmux and bash, and is left out, saying so, without them):
   no hooks   the team up again with every agent of kind generic (no hooks:
              the master follows what their panes print), at rest over
              --team-idle
+  typing     the same team, each agent a program that keeps what is typed
+             to it, while 15 messages a second are posted to them over
+             --team-idle: the CPU of the master with the tmux processes it
+             starts, beside the same with a tmux process per command (the
+             master's way before its control connection to the session)
+
+The soak runs only when asked for (--only soak): a team of --soak-agents
+agents without hooks worked for --soak-duration with --soak-rate messages a
+second of 10-100 KB, every 10th to everyone, every 20th along a pair the
+rules forbid, a helper spawned and the last closed or cancelled every 30 s,
+the rules written again in place every minute, and the master killed with
+SIGKILL --soak-kills times. Every --soak-sample it prints the master's
+memory, open files, CPU and routing latency; at the end it checks that every
+message was logged once and every copy delivered once, that none forbidden
+was delivered and nothing was left in an outbox, and exits 1 when one did not
+hold.
 
 Progress goes to standard error; --json prints the numbers for scripts.
 
@@ -94,6 +112,7 @@ workspace lives.`,
   switchboard bench --only team         # 100 agents at rest, about four minutes
   switchboard bench --quick             # a few seconds, small numbers
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
+  switchboard bench --only soak --soak-duration 15m   # a long run, with SIGKILLs
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -115,7 +134,12 @@ workspace lives.`,
 	f.IntVar(&opts.hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
 	f.IntVar(&opts.team.Agents, "team-agents", bench.DefaultTeamAgents, "agents of the team at rest in tmux")
 	f.DurationVar(&opts.team.Idle, "team-idle", bench.DefaultTeamIdle, "how long the team at rest is watched")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks or team (default: all)")
+	f.DurationVar(&opts.soak.Duration, "soak-duration", bench.DefaultSoakDuration, "how long the soak's load runs")
+	f.IntVar(&opts.soak.Agents, "soak-agents", bench.DefaultSoakAgents, "agents of the soak's team")
+	f.IntVar(&opts.soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
+	f.IntVar(&opts.soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
+	f.DurationVar(&opts.soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team or soak (default: all but the soak)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -161,8 +185,12 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--team-agents must be at least 1")
 	case opts.team.Idle <= 0:
 		return usageError("--team-idle must be positive, like 60s")
-	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam:
-		return usageError("--only is routing, hooks or team, not %q", opts.only)
+	case opts.soak.Agents < 3:
+		return usageError("--soak-agents must be at least 3: the soak forbids one pair and lets the others talk")
+	case opts.soak.Rate < 1 || opts.soak.Duration <= 0 || opts.soak.Sample <= 0:
+		return usageError("--soak-rate, --soak-duration and --soak-sample must be positive, like 15, 15m and 30s")
+	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && opts.only != benchSoak:
+		return usageError("--only is routing, hooks, team or soak, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -171,7 +199,7 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if err != nil {
 		return fmt.Errorf("find the switchboard binary to run the master and hooks from: %w", err)
 	}
-	parts := func(part string) bool { return opts.only == "" || opts.only == part }
+	parts := func(part string) bool { return opts.only == "" && part != benchSoak || opts.only == part }
 	res := &bench.Result{}
 	if parts(benchRouting) {
 		cfg.Binary = bin
@@ -202,8 +230,23 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 			res.AddTeam(t)
 		}
 	}
+	if parts(benchSoak) {
+		scfg := opts.soak
+		if scfg.Kills == 0 {
+			scfg.Kills = -1 // bench.SoakConfig: negative is none, zero the default
+		}
+		scfg.Binary, scfg.Dir, scfg.Progress = bin, cfg.Dir, io.errOut
+		s, err := bench.RunSoak(ctx, scfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddSoak(s)
+	}
 	if g.json {
-		return writeJSON(io.out, res)
+		if err := writeJSON(io.out, res); err != nil {
+			return err
+		}
+		return soakBroken(res)
 	}
 	var tables []benchPrinter
 	if res.Master != nil {
@@ -215,6 +258,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if res.Team != nil {
 		tables = append(tables, printTeamTable)
 	}
+	if res.Soak != nil {
+		tables = append(tables, printSoakTable)
+	}
 	for i, table := range tables {
 		if i > 0 {
 			fmt.Fprintln(io.out)
@@ -223,7 +269,49 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 			return err
 		}
 	}
+	return soakBroken(res)
+}
+
+// soakBroken ends the command with exit 1 when the soak found a promise
+// broken; its table or its numbers said which.
+func soakBroken(res *bench.Result) error {
+	if res.Soak != nil && !res.Soak.Kept() {
+		return exitWith(exitError)
+	}
 	return nil
+}
+
+// printSoakTable writes the soak's samples over time, then its checks.
+func printSoakTable(w io.Writer, r *bench.Result) error {
+	s := r.Soak
+	t := &benchTable{rightAligned: []bool{true, true, true, true, true, true, true, true, false}}
+	t.add("at", "logged", "master RSS", "fds", "CPU", "p50", "p99", "max", "")
+	for _, sm := range s.Samples {
+		killed := ""
+		if sm.Killed {
+			killed = "master killed"
+		}
+		t.add(sm.At.String(), fmt.Sprint(sm.Logged), fmt.Sprintf("%.1f MiB", float64(sm.RSS)/(1<<20)), fmt.Sprint(sm.FDs),
+			fmt.Sprintf("%.1f %%", sm.CPU), benchMillis(sm.P50)+" ms", benchMillis(sm.P99)+" ms", benchMillis(sm.Max)+" ms", killed)
+	}
+	if err := t.write(w); err != nil {
+		return err
+	}
+	mark := func(ok bool) string {
+		if ok {
+			return "PASS"
+		}
+		return "MISS"
+	}
+	fmt.Fprintf(w, "\nsoak of %d agents for %s at %d msg/s: %d posted (%d to everyone, %d forbidden), %d helpers, %d rewrites of the rules, %d SIGKILLs\n",
+		s.Agents, s.Duration, s.Rate, s.Posted, s.Broadcasts, s.Forbidden, s.Helpers, s.Rewrites, s.Kills)
+	c := &benchTable{rightAligned: []bool{false, true, false}}
+	c.add("each message logged once", fmt.Sprintf("%d of %d (%d not logged, %d twice)", s.Logged, s.Posted, s.NotLogged, s.LoggedTwice), mark(s.NotLogged == 0 && s.LoggedTwice == 0))
+	c.add("each copy delivered once", fmt.Sprintf("%d (%d missing, %d twice)", s.Copies, s.CopiesMissing, s.CopiesTwice), mark(s.CopiesMissing == 0 && s.CopiesTwice == 0))
+	c.add("none forbidden delivered", fmt.Sprint(s.ForbiddenDelivered), mark(s.ForbiddenDelivered == 0))
+	c.add("nothing left in an outbox", fmt.Sprint(s.LeftInOutbox), mark(s.LeftInOutbox == 0))
+	c.add("longest time without a record", benchMillis(s.LongestGap)+" ms", "")
+	return c.write(w)
 }
 
 // checkOf is a row's target and PASS or MISS, or nothing for a row
