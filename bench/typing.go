@@ -47,6 +47,11 @@ func (t *teamRun) typing(ctx context.Context) (*Typing, error) {
 	res := &Typing{Rate: DefaultTypingRate}
 	for _, byProcess := range []bool{false, true} {
 		t.down()
+		// Each round starts with empty mailboxes: a team brought up is
+		// told of the mail waiting for it, which is not the load measured.
+		if err := os.RemoveAll(mailbox.NewStore(t.root).Dir); err != nil {
+			return nil, err
+		}
 		if err := os.RemoveAll(t.typingDir()); err != nil {
 			return nil, err
 		}

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"switchboard/atomicfile"
 	"switchboard/watch"
@@ -29,18 +28,6 @@ const unverifiedMark = "!"
 
 // indexEnd is the index's last line: an index cut short is not used.
 const indexEnd = ".\n"
-
-// racyWindow is how long after a folder's last change a listing of it is
-// not remembered. A change within the filesystem's timestamp granularity of
-// the listing can leave the folder's time as it was, so such a listing is
-// used once and not trusted later: the "racily clean" entries of git's
-// index, the same problem. Filesystems with nanosecond times tick every few
-// milliseconds at most; one whose times have no fraction may tick every
-// second or two.
-const (
-	racyWindow       = 100 * time.Millisecond
-	coarseRacyWindow = 2 * time.Second
-)
 
 // InboxSummary is what the names of an inbox tell at a glance, and the
 // count of files among them that no record vouches for.
@@ -166,11 +153,7 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 		stamp += " " + plantedMark + strconv.FormatInt(planted.Size(), 10)
 	}
 	// A folder changed within the racy window is listed every time.
-	window := racyWindow
-	if info.ModTime().Nanosecond() == 0 {
-		window = coarseRacyWindow
-	}
-	if time.Since(info.ModTime()) <= window {
+	if watch.Racy(info) {
 		stamp += " racy"
 	}
 	return stamp, true, nil

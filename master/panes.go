@@ -70,6 +70,9 @@ type panes struct {
 	heard heard
 	// control runs the session's tmux commands on one connection.
 	control controlLink
+	// What each look reads of every agent, read again only when changed.
+	stateFiles  watch.Remembered[storedState]
+	inboxCounts watch.Remembered[[2]int]
 	// lookAt is when a printing pane will have been quiet for a tick: the
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
@@ -270,6 +273,7 @@ func (p *panes) look(ctx context.Context) {
 	// The disk is read before the lock is taken: routing, which announces
 	// under the same lock, never waits for it.
 	readAlerts := p.readAlerts(alerts)
+	p.forgetGone(session)
 	hooked := p.hookedStates(session)
 	mail := p.mailCounts(session)
 	// An agent without hooks is heard printing when a follower runs, and
@@ -386,21 +390,51 @@ func (p *panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 func (p *panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
 	hooked := make(map[string]mailbox.AgentState)
 	for name := range session.Agents {
-		if st, ok, _ := p.store.ReadState(name); ok && st.Source == mailbox.SourceHook {
+		if st, ok := p.readState(name); ok && st.Source == mailbox.SourceHook {
 			hooked[name] = st
 		}
 	}
 	return hooked
 }
 
-// mailCounts are each agent's unread and urgent unread messages.
+// storedState is what an agent's state file held.
+type storedState struct {
+	state mailbox.AgentState
+	ok    bool // there was one
+}
+
+// readState reads an agent's state file, unless it is as it was when last
+// read: each look reads every agent's.
+func (p *panes) readState(agent string) (mailbox.AgentState, bool) {
+	got, _ := p.stateFiles.Get(p.store.StatePath(agent), func() (storedState, error) {
+		st, ok, err := p.store.ReadState(agent)
+		return storedState{state: st, ok: ok}, err
+	})
+	return got.state, got.ok
+}
+
+// mailCounts are each agent's unread and urgent unread messages, each
+// inbox listed again only when it changed.
 func (p *panes) mailCounts(session *agents.Session) map[string][2]int {
 	mail := make(map[string][2]int, len(session.Agents))
 	for name := range session.Agents {
-		n, urgent, _ := p.store.Counts(name)
-		mail[name] = [2]int{n, urgent}
+		mail[name], _ = p.inboxCounts.Get(p.store.InboxDir(name), func() ([2]int, error) {
+			n, urgent, err := p.store.Counts(name)
+			return [2]int{n, urgent}, err
+		})
 	}
 	return mail
+}
+
+// forgetGone drops what was read of agents no longer in the session.
+func (p *panes) forgetGone(session *agents.Session) {
+	keep := make(map[string]bool, 2*len(session.Agents))
+	for name := range session.Agents {
+		keep[p.store.StatePath(name)] = true
+		keep[p.store.InboxDir(name)] = true
+	}
+	p.stateFiles.Forget(func(path string) bool { return keep[path] })
+	p.inboxCounts.Forget(func(path string) bool { return keep[path] })
 }
 
 // stateWrite is a state the screen or the pane's death gave an agent, to be
@@ -414,7 +448,7 @@ type stateWrite struct {
 // meanwhile: hooks have the last word, but on a pane that died.
 func (p *panes) writeStates(writes []stateWrite) {
 	for _, w := range writes {
-		if cur, ok, _ := p.store.ReadState(w.agent); ok && cur.Source == mailbox.SourceHook && w.state.State != mailbox.StateExited {
+		if cur, ok := p.readState(w.agent); ok && cur.Source == mailbox.SourceHook && w.state.State != mailbox.StateExited {
 			p.mu.Lock()
 			if v := p.viewOf(w.agent); v.state == w.state {
 				v.state = cur

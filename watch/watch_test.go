@@ -56,3 +56,51 @@ func TestEveryLooksAfterAnIntervalUntilCondHolds(t *testing.T) {
 		t.Error("Every held after ctx ended")
 	}
 }
+
+func TestRememberedReadsAFileAgainOnlyWhenItChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	write := func(text string, age time.Duration) {
+		if err := os.WriteFile(path+".tmp", []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		at := time.Now().Add(-age)
+		if err := os.Chtimes(path+".tmp", at, at); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var r Remembered[string]
+	reads := 0
+	get := func() string {
+		got, err := r.Get(path, func() (string, error) {
+			reads++
+			data, err := os.ReadFile(path)
+			return string(data), err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	write("one", time.Minute)
+	if get() != "one" || get() != "one" || reads != 1 {
+		t.Fatalf("an unchanged file was read %d times; want once", reads)
+	}
+	write("two", time.Minute) // the same size and time: another inode
+	if got := get(); got != "two" || reads != 2 {
+		t.Fatalf("after a change: %q, %d reads; want it read again", got, reads)
+	}
+	write("new", 0) // changed just now: its stamp may not tell the next change
+	get()
+	get()
+	if reads != 4 {
+		t.Errorf("a file changed within the racy window was read %d times in two gets; want every time", reads-2)
+	}
+	r.Forget(func(string) bool { return false })
+	os.Remove(path)
+	if _, err := r.Get(path, func() (string, error) { return "", os.ErrNotExist }); err == nil {
+		t.Error("a file gone gave no error")
+	}
+}
