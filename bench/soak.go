@@ -57,8 +57,8 @@ const (
 
 // The pair of the soak's rules that may never talk.
 const (
-	soakForbiddenFrom = "a01"
-	soakForbiddenTo   = "a02"
+	soakForbiddenFrom = "a001"
+	soakForbiddenTo   = "a002"
 )
 
 // SoakSample is the master over one sample's time: its memory and open
@@ -190,8 +190,6 @@ type soak struct {
 	logged     int
 }
 
-func (s *soak) name(i int) string { return fmt.Sprintf("a%02d", i) }
-
 // writeTeam makes the workspace: the agents typists (as in the typing
 // run), a helper profile, and rules letting everyone talk but one pair.
 func (s *soak) writeTeam() error {
@@ -206,7 +204,7 @@ func (s *soak) writeTeam() error {
 		return fmt.Sprintf("kind: %s\ncommand: [sh, -c, %s]\n", profile.KindGeneric, strconv.Quote("exec cat >> "+filepath.Join(s.team.typingDir(), name)))
 	}
 	for i := 1; i <= s.cfg.Agents; i++ {
-		if err := os.WriteFile(ws.ProfilePath(s.name(i)), []byte(typist(s.name(i))), 0o644); err != nil {
+		if err := os.WriteFile(ws.ProfilePath(s.team.name(i)), []byte(typist(s.team.name(i))), 0o644); err != nil {
 			return err
 		}
 	}
@@ -222,7 +220,7 @@ func (s *soak) writeRules(version int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# version %d\nallowed_interactions:\n", version)
 	for i := 1; i <= s.cfg.Agents; i++ {
-		fmt.Fprintf(&b, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", s.name(i))
+		fmt.Fprintf(&b, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", s.team.name(i))
 	}
 	fmt.Fprintf(&b, "  helper: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n")
 	fmt.Fprintf(&b, "forbidden_interactions:\n  - {from: %s, to: %s, reason: \"the soak's forbidden pair\"}\n", soakForbiddenFrom, soakForbiddenTo)
@@ -297,7 +295,7 @@ func (s *soak) post(store *mailbox.Store) error {
 	if other >= sender {
 		other++
 	}
-	from, to := s.name(sender), []string{s.name(other)}
+	from, to := s.team.name(sender), []string{s.team.name(other)}
 	switch {
 	case n%forbiddenEvery == 0:
 		from, to = soakForbiddenFrom, []string{soakForbiddenTo}
@@ -336,7 +334,7 @@ func (s *soak) workHelpers(ctx context.Context) error {
 	}
 	s.res.Helpers++
 	name := fmt.Sprintf("helper-%d", s.res.Helpers)
-	parent := s.name(s.rng.IntN(s.cfg.Agents) + 1)
+	parent := s.team.name(s.rng.IntN(s.cfg.Agents) + 1)
 	if out, err := s.team.switchboard(ctx, "spawn", "--profile", "helper", "--name", name, "--parent", parent); err != nil {
 		return fmt.Errorf("spawn %s: %w\n%s", name, err, out)
 	}
