@@ -24,6 +24,9 @@ type Result struct {
 	Hooks *HookResult `json:"hooks,omitempty"`
 	// Team is a team at rest in tmux (RunTeam); nil when not measured.
 	Team *TeamResult `json:"team,omitempty"`
+	// History is the master started on a long history (RunHistory); nil
+	// when not measured.
+	History *HistoryResult `json:"history,omitempty"`
 	// Soak is a team worked for a long time (RunSoak); nil when not run.
 	Soak *SoakResult `json:"soak,omitempty"`
 	// Checks are the targets, each met or missed.

@@ -28,6 +28,15 @@ const (
 	TargetTeamTypingPercent = 10.0 // of one core
 )
 
+// The history's targets: a master started on 1,000,000 records and
+// 100,000 unread inbox files.
+const (
+	TargetHistoryRSS      = 64 << 20 // bytes, after the start and at rest
+	TargetHistoryStart    = time.Second
+	TargetHistoryDelivery = 500 * time.Millisecond // a message posted a second after the start
+	TargetHistoryRest     = 0.1                    // percent of one core
+)
+
 // The hooks' targets: the median wall time of the whole process, start-up
 // included, with DefaultHookUnread messages unread. They run before every
 // prompt and after every tool call, and the agent waits for them.
@@ -48,6 +57,10 @@ const (
 	RowTeamRestHookless = "team_rest_hookless"
 	RowTeamNotice       = "team_notice"
 	RowTeamTyping       = "team_typing"
+	// The history's rows: HistoryResult.Long.
+	RowHistoryRSS     = "history_rss"
+	RowHistoryRestart = "history_restart"
+	RowHistoryRest    = "history_rest"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
 	RowStatusLine      = "status_line"
 	RowHookPromptNew   = "hook_prompt_new"
@@ -73,6 +86,30 @@ func (r *Result) check() {
 	if r.Team != nil {
 		r.checkTeam()
 	}
+	if r.History != nil {
+		r.checkHistory()
+	}
+}
+
+// checkHistory checks the master started on a long history.
+func (r *Result) checkHistory() {
+	l := r.History.Long
+	r.Checks = append(r.Checks,
+		Check{
+			Row:    RowHistoryRSS,
+			Target: fmt.Sprintf("≤ %d MiB", TargetHistoryRSS>>20),
+			Pass:   max(l.RSS, l.RestRSS) <= TargetHistoryRSS,
+		},
+		Check{
+			Row:    RowHistoryRestart,
+			Target: fmt.Sprintf("runs ≤ %g s, then delivers ≤ %g ms", TargetHistoryStart.Seconds(), ms(TargetHistoryDelivery)),
+			Pass:   l.Start <= TargetHistoryStart && l.Delivery <= TargetHistoryDelivery,
+		},
+		Check{
+			Row:    RowHistoryRest,
+			Target: fmt.Sprintf("≤ %g %% of a core", TargetHistoryRest),
+			Pass:   l.Rest <= TargetHistoryRest,
+		})
 }
 
 // checkTeam checks the team at rest and its notice.

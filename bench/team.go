@@ -451,6 +451,12 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// AddHistory adds the history's figures to the result, and checks them.
+func (r *Result) AddHistory(h *HistoryResult) {
+	r.History = h
+	r.check()
+}
+
 // AddSoak adds the soak's figures to the result.
 func (r *Result) AddSoak(s *SoakResult) { r.Soak = s }
 

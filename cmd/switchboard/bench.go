@@ -17,11 +17,12 @@ import (
 
 type benchOptions struct {
 	bench.Config
-	hooks bench.HookConfig
-	team  bench.TeamConfig
-	soak  bench.SoakConfig
-	only  string // benchRouting, benchHooks, benchTeam, benchSoak, or empty for all but the soak
-	quick bool
+	hooks   bench.HookConfig
+	team    bench.TeamConfig
+	soak    bench.SoakConfig
+	history bench.HistoryConfig
+	only    string // a part, or empty for all but those only run when asked for
+	quick   bool
 }
 
 // The parts of the bench, for --only.
@@ -30,7 +31,11 @@ const (
 	benchHooks   = "hooks"
 	benchTeam    = "team"
 	benchSoak    = "soak"
+	benchHistory = "history"
 )
+
+// askedFor are the parts run only when --only names them: they take long.
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -38,7 +43,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
+		Use:   "bench [--only routing|hooks|team|history|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -91,6 +96,13 @@ tmux and bash, and is left out, saying so, without them):
              starts, beside the same with a tmux process per command (the
              master's way before its control connection to the session)
 
+The history runs only when asked for (--only history): the master started on
+a workspace of --history-agents whose log holds --history-records records and
+whose inboxes hold --history-inbox-files of them unread, beside the same team
+with an empty log: the time until it runs, a message posted a second later
+until it is delivered, its memory, and its CPU at rest over --history-rest.
+Writing the history takes about a minute.
+
 The soak runs only when asked for (--only soak): a team of --soak-agents
 agents without hooks worked for --soak-duration with --soak-rate messages a
 second of 10-100 KB, every 10th to everyone, every 20th along a pair the
@@ -112,6 +124,7 @@ workspace lives.`,
   switchboard bench --only team         # 100 agents at rest, about four minutes
   switchboard bench --quick             # a few seconds, small numbers
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
+  switchboard bench --only history      # a master started on a million records, about five minutes
   switchboard bench --only soak --soak-duration 15m   # a long run, with SIGKILLs
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
@@ -139,7 +152,11 @@ workspace lives.`,
 	f.IntVar(&opts.soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
 	f.IntVar(&opts.soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
 	f.DurationVar(&opts.soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team or soak (default: all but the soak)")
+	f.IntVar(&opts.history.Records, "history-records", bench.DefaultHistoryRecords, "records in the log of the history run")
+	f.IntVar(&opts.history.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
+	f.IntVar(&opts.history.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
+	f.DurationVar(&opts.history.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, history or soak (default: all but history and soak)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -189,8 +206,10 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--soak-agents must be at least 3: the soak forbids one pair and lets the others talk")
 	case opts.soak.Rate < 1 || opts.soak.Duration <= 0 || opts.soak.Sample <= 0:
 		return usageError("--soak-rate, --soak-duration and --soak-sample must be positive, like 15, 15m and 30s")
-	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && opts.only != benchSoak:
-		return usageError("--only is routing, hooks, team or soak, not %q", opts.only)
+	case opts.history.Records < 1 || opts.history.InboxFiles < 0 || opts.history.Agents < 2 || opts.history.Rest <= 0:
+		return usageError("--history-records and --history-rest must be positive, --history-agents at least 2, --history-inbox-files 0 or more")
+	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
+		return usageError("--only is routing, hooks, team, history or soak, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -199,7 +218,7 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if err != nil {
 		return fmt.Errorf("find the switchboard binary to run the master and hooks from: %w", err)
 	}
-	parts := func(part string) bool { return opts.only == "" && part != benchSoak || opts.only == part }
+	parts := func(part string) bool { return opts.only == "" && !askedFor[part] || opts.only == part }
 	res := &bench.Result{}
 	if parts(benchRouting) {
 		cfg.Binary = bin
@@ -230,6 +249,15 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 			res.AddTeam(t)
 		}
 	}
+	if parts(benchHistory) {
+		hcfg := opts.history
+		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
+		h, err := bench.RunHistory(ctx, hcfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddHistory(h)
+	}
 	if parts(benchSoak) {
 		scfg := opts.soak
 		if scfg.Kills == 0 {
@@ -258,6 +286,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if res.Team != nil {
 		tables = append(tables, printTeamTable)
 	}
+	if res.History != nil {
+		tables = append(tables, printHistoryTable)
+	}
 	if res.Soak != nil {
 		tables = append(tables, printSoakTable)
 	}
@@ -279,6 +310,25 @@ func soakBroken(res *bench.Result) error {
 		return exitWith(exitError)
 	}
 	return nil
+}
+
+// printHistoryTable writes the master on a long history beside the same
+// team with an empty log.
+func printHistoryTable(w io.Writer, r *bench.Result) error {
+	h := r.History
+	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
+	t.add(fmt.Sprintf("a master of %d agents on %d records and %d unread files", h.Agents, h.Records, h.InboxFiles), "empty log", "long history", "target", "")
+	row := func(name, empty, long, checkRow string) {
+		target, mark := checkOf(r, checkRow)
+		t.add(name, empty, long, target, mark)
+	}
+	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+	row("start, until it runs", benchMillis(h.Empty.Start)+" ms", benchMillis(h.Long.Start)+" ms", bench.RowHistoryRestart)
+	row("a message posted a second later, until delivered", benchMillis(h.Empty.Delivery)+" ms", benchMillis(h.Long.Delivery)+" ms", "")
+	row("memory (resident) then", mib(h.Empty.RSS), mib(h.Long.RSS), bench.RowHistoryRSS)
+	row(fmt.Sprintf("memory at rest, after %s more", h.Window.Round(time.Second)), mib(h.Empty.RestRSS), mib(h.Long.RestRSS), "")
+	row("CPU at rest", fmt.Sprintf("%.3f %%", h.Empty.Rest), fmt.Sprintf("%.3f %%", h.Long.Rest), bench.RowHistoryRest)
+	return t.write(w)
 }
 
 // printSoakTable writes the soak's samples over time, then its checks.
