@@ -35,7 +35,7 @@ func (m *Master) startSweep(hurry bool) {
 		return
 	}
 	s.queue, s.hurry = s.queue[:0], hurry
-	listed := make(map[string]bool)
+	listed := make(map[uint64]bool)
 	for _, agent := range slices.Sorted(maps.Keys(m.watched)) {
 		names, err := m.store.UnreadNames(agent)
 		if err != nil {
@@ -46,7 +46,7 @@ func (m *Master) startSweep(hurry bool) {
 			listed[knownKey(agent, name)] = true
 		}
 	}
-	maps.DeleteFunc(m.known, func(key string, _ fileID) bool { return !listed[key] })
+	maps.DeleteFunc(m.known, func(key uint64, _ fileID) bool { return !listed[key] })
 	if len(s.queue) == 0 {
 		s.hurry = false
 	}

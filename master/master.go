@@ -77,7 +77,7 @@ type Master struct {
 	retryMu   sync.Mutex
 	retryWait map[string]time.Duration // the last wait before a retry, by agent
 	pause     pause
-	known     map[string]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
+	known     map[uint64]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
 	sweep     inboxSweep        // the check of every inbox file under way
 }
 
@@ -108,7 +108,7 @@ func New(root string, opts Options) *Master {
 		unsettled: make(map[string]unsettled),
 		work:      newWorkQueue(),
 		retryWait: make(map[string]time.Duration),
-		known:     make(map[string]fileID),
+		known:     make(map[uint64]fileID),
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
 	"maps"
@@ -23,8 +24,19 @@ import (
 const maxKnown = 1 << 17
 
 // knownKey names a file of an agent's mailbox, unread or read alike: a
-// message moving to read/ keeps it.
-func knownKey(agent, name string) string { return agent + "/" + name }
+// message moving to read/ keeps it. It is a hash, 8 bytes for a name of 70:
+// two names that hash alike could only be taken for each other with the
+// same fileID, which two files never have.
+func knownKey(agent, name string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(knownSeed)
+	h.WriteString(agent)
+	h.WriteByte('/')
+	h.WriteString(name)
+	return h.Sum64()
+}
+
+var knownSeed = maphash.MakeSeed()
 
 // fileID tells one version of a file from another: its inode, and the time
 // its inode last changed. A file put in another's place has another inode,
@@ -73,7 +85,7 @@ func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
 
 // noteKnown remembers a file as checked, as it is now: vouched for, or
 // reported to the overseers.
-func (m *Master) noteKnown(key string, id fileID) {
+func (m *Master) noteKnown(key uint64, id fileID) {
 	if len(m.known) >= maxKnown {
 		clear(m.known)
 	}
@@ -83,7 +95,7 @@ func (m *Master) noteKnown(key string, id fileID) {
 // stillKnown reports whether fi is the file the master checked under key
 // (found vouched for, or reported), unchanged. A move to read/ changes the
 // inode's change time too, so a read message is checked once more there.
-func (m *Master) stillKnown(key string, fi os.FileInfo) bool {
+func (m *Master) stillKnown(key uint64, fi os.FileInfo) bool {
 	id, ok := m.known[key]
 	if !ok {
 		return false
