@@ -51,6 +51,9 @@ func Describe(tool, rule string) string {
 	return tool + "(" + rule + ")"
 }
 
+// ShellTool is the name approvals give every client's shell tool.
+const ShellTool = "Bash"
+
 // shellTools are the names the clients give their shell tool.
 var shellTools = []string{"Bash", "run_shell_command", "shell", "local_shell", "exec_command"}
 
@@ -60,7 +63,7 @@ var shellTools = []string{"Bash", "run_shell_command", "shell", "local_shell", "
 func Canonical(tool string) string {
 	for _, s := range shellTools {
 		if strings.EqualFold(tool, s) {
-			return "Bash"
+			return ShellTool
 		}
 	}
 	return tool

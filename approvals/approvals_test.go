@@ -48,13 +48,13 @@ func TestApprovalsMatchRememberAndRevoke(t *testing.T) {
 	if a, _, _ := s.Find("h1", "Bash", "npm test"); a.Decision != Never {
 		t.Errorf("npm test is %s; want never now", a.Decision)
 	}
-	if _, err := s.Revoke(again.ID[:4]); err != nil {
+	if _, err := s.Revoke(again.ID[:4], nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := s.Find("h1", "Bash", "npm test"); ok {
 		t.Error("a revoked approval still answers")
 	}
-	if _, err := s.Revoke("zzzz"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Revoke("zzzz", nil); !errors.Is(err, ErrNotFound) {
 		t.Errorf("Revoke of an unknown id: %v", err)
 	}
 }

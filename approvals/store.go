@@ -72,13 +72,19 @@ func (s *Store) Remember(a Approval) (Approval, error) {
 }
 
 // Revoke removes the approval with the id (or a unique prefix of it) and
-// returns it.
-func (s *Store) Revoke(id string) (Approval, error) {
+// returns it, unless may, when given, returns an error for it: the check
+// and the removal are one step, under the file's lock.
+func (s *Store) Revoke(id string, may func(Approval) error) (Approval, error) {
 	var revoked Approval
 	err := s.update(func(all []Approval) ([]Approval, error) {
 		i := slices.IndexFunc(all, func(a Approval) bool { return id != "" && strings.HasPrefix(a.ID, id) })
 		if i < 0 {
 			return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+		}
+		if may != nil {
+			if err := may(all[i]); err != nil {
+				return nil, err
+			}
 		}
 		revoked = all[i]
 		return slices.Delete(all, i, i+1), nil

@@ -19,8 +19,13 @@ const SafeAnswer = "deny"
 
 // AskRequest is a question to another agent, waited for.
 type AskRequest struct {
-	To       string // "" is the agent's parent, for a spawned agent
-	Title    string
+	To    string // "" is the agent's parent, for a spawned agent
+	Title string // "" is the forwarded request's, when one is
+	// Forward is the id of a request in the agent's inbox to pass up:
+	// the question is its own (title, options and content, saying whose it
+	// is), asked of To (the parent, else the operator), and the request is
+	// answered with what comes back, as its recipient would have.
+	Forward  string
 	Content  string
 	Options  []string // the answers accepted; none for any answer
 	Priority string   // "" is normal
@@ -46,6 +51,8 @@ var (
 	// ErrNoAnswer is a question that got no answer in time: the answer is
 	// SafeAnswer.
 	ErrNoAnswer = errors.New("no answer")
+	// ErrNoQuestion is a question without a title.
+	ErrNoQuestion = errors.New("a question has a title: the question, in one line")
 )
 
 // RefusedAnswerError is an answer outside the question's options: the
@@ -78,11 +85,81 @@ func (d *Desk) Parent() string {
 // is SafeAnswer with a *RefusedAnswerError; a wait cut short by ctx is
 // SafeAnswer with ctx's error.
 func (d *Desk) Ask(ctx context.Context, r AskRequest, started func(Answer)) (Answer, error) {
+	var fwd *forwarded
+	if r.Forward != "" {
+		var err error
+		if fwd, err = d.forward(&r); err != nil {
+			return Answer{}, err
+		}
+	}
+	if r.Title == "" {
+		return Answer{}, ErrNoQuestion
+	}
 	if r.To == "" {
 		if r.To = d.Parent(); r.To == "" {
 			return Answer{}, ErrNoOneToAsk
 		}
 	}
+	res, err := d.ask(ctx, r, started)
+	var refused *RefusedAnswerError
+	if fwd != nil && res.Request != "" && (err == nil || errors.As(err, &refused) || res.TimedOut) {
+		// A wait stopped by ctx decides nothing for the agent below: it
+		// keeps waiting for an answer, or its own deny.
+		if ferr := d.answerForwarded(fwd, res.Answer); ferr != nil {
+			return res, ferr
+		}
+	}
+	return res, err
+}
+
+// forwarded is a request passed up, and where it is in the inbox.
+type forwarded struct {
+	msg   *mailbox.Message
+	entry mailbox.Entry
+}
+
+// forward reads the request r passes up and makes r its question.
+func (d *Desk) forward(r *AskRequest) (*forwarded, error) {
+	entry, err := d.store().Find(d.agent, r.Forward)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := mailbox.Load(entry.Path)
+	if err != nil {
+		return nil, err
+	}
+	if r.Title == "" {
+		r.Title = msg.Title
+	}
+	if r.Options == nil {
+		r.Options = msg.Options()
+	}
+	r.Content = fmt.Sprintf("%s asks, through %s: %s", msg.From, d.agent, msg.Title)
+	if msg.Content != "" {
+		r.Content += "\n\n" + msg.Content
+	}
+	if r.To == "" && d.Parent() == "" {
+		r.To = mailbox.Operator
+	}
+	return &forwarded{msg: msg, entry: entry}, nil
+}
+
+// answerForwarded answers the request passed up with what came back, and
+// marks it read.
+func (d *Desk) answerForwarded(f *forwarded, answer string) error {
+	option := ""
+	if len(f.msg.Options()) > 0 {
+		option = answer
+	}
+	if _, err := d.Send(f.msg.Reply(answer, option)); err != nil {
+		return err
+	}
+	_, err := d.store().MarkRead(d.agent, f.entry)
+	return err
+}
+
+// ask sends r and waits for its answer.
+func (d *Desk) ask(ctx context.Context, r AskRequest, started func(Answer)) (Answer, error) {
 	msg := &mailbox.Message{
 		To: []string{r.To}, Title: r.Title, Priority: r.Priority, Type: mailbox.TypeRequest,
 		RequiresResponse: true, CorrelationID: uuid.NewString(),

@@ -36,15 +36,7 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 		return "", d.noRules()
 	}
 	if !d.rules.MayChangeBulletin(d.agent) {
-		var names []string
-		for _, n := range d.rules.Oversight {
-			names = append(names, n.Value)
-		}
-		who := strings.Join(names, ", ")
-		if who == "" {
-			who = "none named"
-		}
-		return "", &RightError{fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, who)}
+		return "", &RightError{fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, d.rules.OversightNames())}
 	}
 	var said []string
 	err := d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {

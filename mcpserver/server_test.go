@@ -185,6 +185,12 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		{"cancel", map[string]any{"agent": "developer_agent"}, "tester_agent may not cancel developer_agent"},
 		{"spawn", map[string]any{"profile": "nobody"}, `no such profile "nobody"`},
 		{"bulletin_set", map[string]any{"status": "degraded"}, "tester_agent may not change the bulletin's status, phase or warnings: only oversight agents (master_agent) and the operator may"},
+		{"interrupt", map[string]any{"agent": "developer_agent", "reason": "stop"}, "tester_agent may not interrupt developer_agent"},
+		{"interrupt", map[string]any{"agent": "developer_agent"}, "an interrupt says why the agent should stop: give reason"},
+		{"approval_set", map[string]any{"agent": "developer_agent", "decision": "always", "rule": "npm test *"}, "tester_agent may not answer for developer_agent: its ancestors and the overseers may"},
+		{"approval_set", map[string]any{"agent": "developer_agent", "decision": "maybe", "rule": "npm test *"}, `an approval is always or never, not "maybe"`},
+		{"approval_revoke", map[string]any{"id": "zzzz"}, "the approvals tool lists them"},
+		{"ask", map[string]any{"to": "developer_agent"}, "a question has a title"},
 	} {
 		if _, msg := r.call(tester, c.tool, c.args); !strings.Contains(msg, c.want) {
 			t.Errorf("%s %v: %q; want %q", c.tool, c.args, msg, c.want)
@@ -315,5 +321,88 @@ func TestPlantedMailIsUnverifiedThroughTheTools(t *testing.T) {
 	inbox, _ = r.call(rev, "inbox", nil)
 	if odd, _ := inbox["not_messages"].([]any); len(odd) != 1 || !strings.HasPrefix(odd[0].(string), garbage) {
 		t.Errorf("inbox with a file that is no message: %v", inbox)
+	}
+}
+
+// TestRightsThroughTheTools: the rights the commands are refused and given
+// (TestEveryRightIsRefusedAndGivenThroughTheCommands), through the tools:
+// the overseer sets an approval that a sibling may not revoke and it may,
+// and interrupts; a request the developer cannot decide it forwards to the
+// person, and the answer goes back to the one who asked.
+func TestRightsThroughTheTools(t *testing.T) {
+	r := newRig(t)
+	boss, tester, dev := r.session("master_agent"), r.session("tester_agent"), r.session("developer_agent")
+	set, msg := r.call(boss, "approval_set", map[string]any{"agent": "developer_agent", "decision": "always", "rule": "npm test *"})
+	if msg != "" || set["tool"] != "Bash" || set["by"] != "master_agent" {
+		t.Fatalf("approval_set by the overseer: %v %q", set, msg)
+	}
+	id := set["id"].(string)
+	if _, msg := r.call(tester, "approval_revoke", map[string]any{"id": id}); !strings.Contains(msg, "tester_agent may not revoke approval "+id) {
+		t.Errorf("approval_revoke by a sibling: %q", msg)
+	}
+	if out, _ := r.call(tester, "approvals", nil); len(out["approvals"].([]any)) != 1 {
+		t.Errorf("approvals after a refused revoke: %v", out)
+	}
+	if _, msg := r.call(boss, "approval_revoke", map[string]any{"id": id[:4]}); msg != "" {
+		t.Errorf("approval_revoke by the overseer: %q", msg)
+	}
+	if out, _ := r.call(tester, "approvals", nil); len(out["approvals"].([]any)) != 0 {
+		t.Errorf("approvals after the revoke: %v", out)
+	}
+	if _, msg := r.call(boss, "interrupt", map[string]any{"agent": "tester_agent", "reason": "stop: rebase first"}); msg != "" {
+		t.Fatalf("interrupt by the overseer: %q", msg)
+	}
+	r.waitFor("the interrupt in the tester's inbox", func() bool {
+		items, _, _ := desk.New(r.ws, nil, "tester_agent").Inbox(false)
+		return len(items) == 1 && items[0].Type == mailbox.TypeInterrupt
+	})
+
+	// The tester asks the developer, who passes it up to the person.
+	asked := make(chan map[string]any, 1)
+	go func() {
+		out, _ := r.call(tester, "ask", map[string]any{"to": "developer_agent", "title": "May I drop the test database?", "options": []string{"yes", "no"}, "timeout_seconds": 30})
+		asked <- out
+	}()
+	var request string
+	r.waitFor("the request in the developer's inbox", func() bool {
+		items, _, _ := desk.New(r.ws, nil, "developer_agent").Inbox(false)
+		if len(items) == 1 {
+			request = items[0].ID
+		}
+		return request != ""
+	})
+	forwarded := make(chan map[string]any, 1)
+	go func() {
+		out, _ := r.call(dev, "ask", map[string]any{"forward": request, "timeout_seconds": 30})
+		forwarded <- out
+	}()
+	rules, err := r.ws.Rules()
+	if err != nil {
+		t.Fatal(err)
+	}
+	person := desk.New(r.ws, rules, mailbox.Operator)
+	var passed desk.Item
+	r.waitFor("the request passed up to the person", func() bool {
+		items, _, _ := person.Inbox(false)
+		if len(items) == 1 {
+			passed = items[0]
+		}
+		return passed.ID != ""
+	})
+	if passed.Title != "May I drop the test database?" {
+		t.Errorf("the request passed up is titled %q", passed.Title)
+	}
+	if _, err := person.Reply(desk.ReplyRequest{ID: passed.ID, Option: "no"}); err != nil {
+		t.Fatal(err)
+	}
+	for what, ch := range map[string]chan map[string]any{"the developer's forward": forwarded, "the tester's ask": asked} {
+		select {
+		case out := <-ch:
+			if out["answer"] != "no" {
+				t.Errorf("%s: %v; want the person's no", what, out)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s did not return", what)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/hooks"
@@ -64,10 +65,11 @@ type replyIn struct {
 
 type askIn struct {
 	To             string   `json:"to,omitempty" jsonschema:"the agent to ask; left out, a spawned agent asks its parent"`
-	Title          string   `json:"title" jsonschema:"the question, in one line"`
+	Title          string   `json:"title,omitempty" jsonschema:"the question, in one line (left out when forwarding: the request's own)"`
 	Content        string   `json:"content,omitempty" jsonschema:"details"`
 	Options        []string `json:"options,omitempty" jsonschema:"the answers accepted, like [\"yes\", \"no\"]"`
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for the answer (default 300)"`
+	Forward        string   `json:"forward,omitempty" jsonschema:"the id of a request in your inbox you cannot decide: it is asked in turn (of to, else your parent, else the person) and answered with what comes back"`
 }
 
 type logIn struct {
@@ -110,7 +112,22 @@ type waitOut struct {
 
 type agentIn struct {
 	Agent  string `json:"agent" jsonschema:"the agent"`
-	Reason string `json:"reason,omitempty" jsonschema:"why (for cancel): the agents cancelled are told"`
+	Reason string `json:"reason,omitempty" jsonschema:"why (for cancel and interrupt): the agents stopped are told"`
+}
+
+type approvalsOut struct {
+	Approvals []approvals.Approval `json:"approvals"`
+}
+
+type approvalSetIn struct {
+	Agent    string `json:"agent" jsonschema:"the helper whose permission prompts it answers"`
+	Decision string `json:"decision" jsonschema:"always or never"`
+	Rule     string `json:"rule" jsonschema:"the calls it covers, like \"npm test *\" (a trailing * covers what follows)"`
+	Tool     string `json:"tool,omitempty" jsonschema:"the tool the rule is about (default Bash, for a shell command of any client)"`
+}
+
+type approvalRevokeIn struct {
+	ID string `json:"id" jsonschema:"the approval's id, or its first 4 characters or more"`
 }
 
 type agentsListOut struct {
@@ -170,7 +187,7 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "inbox", Description: "List your unread messages (all with all: true), oldest first: id, time, priority, sender, title."}, s.inbox)
 	mcp.AddTool(srv, &mcp.Tool{Name: "read", Description: "Read a message by id, or the next unread one (urgent first), and mark it read."}, s.read)
 	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option."}, s.reply)
-	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no."}, s.ask)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no. With forward, pass up a request of your inbox you cannot decide: it is answered with what comes back."}, s.ask)
 	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
 	mcp.AddTool(srv, &mcp.Tool{Name: "agents", Description: "The team: each agent's name, kind, state (idle, busy, waiting, exited; down when the team is not up), unread mail, and the parent of those spawned."}, s.agents)
@@ -178,6 +195,10 @@ func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "wait", Description: "Wait for the response of a helper you spawned, and mark it read; ends at once when the helper exits or is cancelled."}, s.wait)
 	mcp.AddTool(srv, &mcp.Tool{Name: "close", Description: "Close a helper you spawned (and the helpers under it); its ancestors and the overseers may."}, s.close)
 	mcp.AddTool(srv, &mcp.Tool{Name: "cancel", Description: "Cancel a helper you spawned and everything under it: each gets ESC and a [CANCELLED] notice with the reason."}, s.cancel)
+	mcp.AddTool(srv, &mcp.Tool{Name: "interrupt", Description: "Stop an agent with ESC and tell it why, in reason. The interrupts list of the rules may interrupt anyone, and an agent the agents it spawned."}, s.interrupt)
+	mcp.AddTool(srv, &mcp.Tool{Name: "approvals", Description: "The always and never answers given to helpers' permission prompts: for which agent, which calls, and who gave them."}, s.approvals)
+	mcp.AddTool(srv, &mcp.Tool{Name: "approval_set", Description: "Answer a helper's permission prompts ahead, always or never, for the calls a rule covers. Its ancestors and the overseers may."}, s.approvalSet)
+	mcp.AddTool(srv, &mcp.Tool{Name: "approval_revoke", Description: "Take an always or never back: the next matching prompt asks again. Its giver, the agent's ancestors and the overseers may."}, s.approvalRevoke)
 	mcp.AddTool(srv, &mcp.Tool{Name: "status", Description: "Your unread counts and the team's bulletin: status, phase, warnings, locks, agents."}, s.status)
 	mcp.AddTool(srv, &mcp.Tool{Name: "lock", Description: "Take a shared resource so that no one else works on it; refused, saying who holds it, when someone does."}, s.lock)
 	mcp.AddTool(srv, &mcp.Tool{Name: "unlock", Description: "Release a shared resource you hold."}, s.unlock)
@@ -282,6 +303,45 @@ func (s *server) cancel(_ context.Context, _ *mcp.CallToolRequest, in agentIn) (
 	return nil, agentsListOut{Agents: nonNil(cancelled)}, toolError(err)
 }
 
+func (s *server) interrupt(_ context.Context, _ *mcp.CallToolRequest, in agentIn) (*mcp.CallToolResult, sentOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, sentOut{}, err
+	}
+	sent, err := d.Interrupt(in.Agent, in.Reason)
+	return nil, sentOut{ID: sent.ID, Blocked: sent.Blocked, Queued: sent.Queued}, toolError(err)
+}
+
+func (s *server) approvals(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, approvalsOut, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, approvalsOut{}, err
+	}
+	all, err := d.Approvals()
+	return nil, approvalsOut{Approvals: nonNil(all)}, toolError(err)
+}
+
+func (s *server) approvalSet(_ context.Context, _ *mcp.CallToolRequest, in approvalSetIn) (*mcp.CallToolResult, approvals.Approval, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, approvals.Approval{}, err
+	}
+	if in.Tool == "" {
+		in.Tool = approvals.ShellTool
+	}
+	a, err := d.SetApproval(in.Agent, in.Decision, in.Tool, in.Rule)
+	return nil, a, toolError(err)
+}
+
+func (s *server) approvalRevoke(_ context.Context, _ *mcp.CallToolRequest, in approvalRevokeIn) (*mcp.CallToolResult, approvals.Approval, error) {
+	d, err := s.open()
+	if err != nil {
+		return nil, approvals.Approval{}, err
+	}
+	a, err := d.RevokeApproval(in.ID)
+	return nil, a, toolError(err)
+}
+
 // defaultLogLast is how many records the log tool returns unless told.
 const defaultLogLast = 50
 
@@ -336,7 +396,7 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*mc
 	if in.TimeoutSeconds > 0 {
 		timeout = time.Duration(in.TimeoutSeconds) * time.Second
 	}
-	a, err := d.Ask(ctx, desk.AskRequest{To: in.To, Title: in.Title, Content: in.Content, Options: in.Options, Timeout: timeout}, nil)
+	a, err := d.Ask(ctx, desk.AskRequest{To: in.To, Title: in.Title, Content: in.Content, Options: in.Options, Timeout: timeout, Forward: in.Forward}, nil)
 	var refused *desk.RefusedAnswerError
 	if a.Request != "" && (errors.Is(err, desk.ErrNoAnswer) || errors.As(err, &refused)) {
 		return nil, a, nil // the safe answer, deny, is the answer
@@ -465,6 +525,12 @@ func toolError(err error) error {
 		return fmt.Errorf("%w; state_list lists the keys", err)
 	case errors.Is(err, mailbox.ErrNotFound):
 		return fmt.Errorf("%w; the inbox tool (with all: true) lists your messages", err)
+	case errors.Is(err, approvals.ErrNotFound):
+		return fmt.Errorf("%w; the approvals tool lists them", err)
+	case errors.Is(err, desk.ErrNoReason):
+		return fmt.Errorf("%w: give reason", err)
+	case errors.Is(err, desk.ErrNoQuestion):
+		return fmt.Errorf("%w: give title", err)
 	}
 	return err
 }

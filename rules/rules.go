@@ -3,6 +3,7 @@ package rules
 import (
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 
 	"switchboard/mailbox"
@@ -157,6 +158,19 @@ func findName(names []Name, agent string) (Name, bool) {
 		}
 	}
 	return Name{}, false
+}
+
+// OversightNames is the oversight list as the rules write it, for a
+// sentence: "master_agent, lead", or "none named".
+func (r *Rules) OversightNames() string {
+	var names []string
+	for _, n := range r.Oversight {
+		names = append(names, n.Value)
+	}
+	if len(names) == 0 {
+		return "none named"
+	}
+	return strings.Join(names, ", ")
 }
 
 // Overseers names the agents the rules give oversight, the wildcard left

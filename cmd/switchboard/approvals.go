@@ -3,9 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,28 +44,19 @@ one answer its hooks enforce.`,
 		Args:    args(3, 3),
 		RunE:    func(cmd *cobra.Command, a []string) error { return runSetApproval(io, g, a[0], a[1], a[2], tool) },
 	}
-	set.Flags().StringVar(&tool, "tool", "Bash", "the tool the rule is about; a shell command's rule is Bash for every client")
+	set.Flags().StringVar(&tool, "tool", approvals.ShellTool, "the tool the rule is about; a shell command's rule is Bash for every client")
 	cmd.AddCommand(set)
 	return cmd
 }
 
 func runSetApproval(io *streams, g *globals, agent, decision, rule, tool string) error {
-	if decision != approvals.Always && decision != approvals.Never {
-		return usageError("give always or never, not %q", decision)
-	}
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
 	}
-	if !ws.rules.Knows(agent) {
-		return notAnAgent(ws.rules, agent, "")
-	}
-	if !ws.rules.IsAncestor(ws.agent, agent) && !ws.rules.IsOverseer(ws.agent) {
-		return refusedError(fmt.Errorf("%s may not answer for %s: its ancestors and the overseers may", ws.agent, agent))
-	}
-	a, err := ws.folder.Approvals().Remember(approvals.Approval{Agent: agent, Tool: tool, Rule: rule, Decision: decision, By: ws.agent, At: time.Now().UTC()})
+	a, err := ws.desk().SetApproval(agent, decision, tool, rule)
 	if err != nil {
-		return err
+		return deskError(ws, err)
 	}
 	fmt.Fprintln(io.out, runnable(fmt.Sprintf("%s: %s %s for %s (revoke with `switchboard approvals revoke %s`)", a.ID, a.Decision, approvals.Describe(a.Tool, a.Rule), a.Agent, a.ID), ws.folder.Binary()))
 	return nil
@@ -79,7 +67,7 @@ func runApprovals(io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	all, err := ws.folder.Approvals().List()
+	all, err := ws.desk().Approvals()
 	if err != nil {
 		return err
 	}
@@ -105,23 +93,12 @@ func runRevoke(io *streams, g *globals, id string) error {
 	if err != nil {
 		return err
 	}
-	store := ws.folder.Approvals()
-	all, err := store.List()
-	if err != nil {
-		return err
-	}
-	if i := slices.IndexFunc(all, func(a approvals.Approval) bool { return strings.HasPrefix(a.ID, id) }); i >= 0 {
-		a := all[i]
-		if a.By != ws.agent && !ws.rules.IsAncestor(ws.agent, a.Agent) && !ws.rules.IsOverseer(ws.agent) {
-			return refusedError(fmt.Errorf("%s may not revoke approval %s: its giver (%s), %s's ancestors and the overseers may", ws.agent, a.ID, a.By, a.Agent))
-		}
-	}
-	revoked, err := store.Revoke(id)
+	revoked, err := ws.desk().RevokeApproval(id)
 	if errors.Is(err, approvals.ErrNotFound) {
 		return fmt.Errorf("%w; `switchboard approvals` lists them", err)
 	}
 	if err != nil {
-		return err
+		return deskError(ws, err)
 	}
 	fmt.Fprintf(io.out, "revoked %s: %s %s for %s\n", revoked.ID, revoked.Decision, approvals.Describe(revoked.Tool, revoked.Rule), revoked.Agent)
 	return nil

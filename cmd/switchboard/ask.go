@@ -68,44 +68,21 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	if err != nil {
 		return err
 	}
-	var forwarded *mailbox.Message
-	var forwardedEntry mailbox.Entry
-	if opts.forward != "" {
-		if forwardedEntry, err = ws.store.Find(ws.agent, opts.forward); err != nil {
-			return err
-		}
-		if forwarded, err = mailbox.Load(forwardedEntry.Path); err != nil {
-			return err
-		}
-		if opts.title == "" {
-			opts.title = forwarded.Title
-		}
-		if opts.options == nil {
-			opts.options = forwarded.Options()
-		}
-		body := fmt.Sprintf("%s asks, through %s: %s", forwarded.From, ws.agent, forwarded.Title)
-		if forwarded.Content != "" {
-			body += "\n\n" + forwarded.Content
-		}
-		opts.content, opts.contentGiven = body, true
-	}
-	if opts.title == "" {
+	if opts.title == "" && opts.forward == "" {
 		return usageError("--title is required: the question, in one line")
 	}
-	to := opts.to
-	if to == "" && forwarded != nil {
-		to = defaultAsked(ws)
-	}
-	content, err := readBody(io, opts.content, opts.contentGiven)
-	if err != nil {
-		return err
+	content := ""
+	if opts.forward == "" {
+		if content, err = readBody(io, opts.content, opts.contentGiven); err != nil {
+			return err
+		}
 	}
 	wait := "for as long as it takes"
 	if opts.timeout > 0 {
 		wait = "up to " + opts.timeout.String()
 	}
 	res, err := ws.desk().Ask(ctx, desk.AskRequest{
-		To: to, Title: opts.title, Content: content, Options: opts.options, Priority: opts.priority, Timeout: opts.timeout,
+		To: opts.to, Title: opts.title, Content: content, Options: opts.options, Priority: opts.priority, Timeout: opts.timeout, Forward: opts.forward,
 	}, func(a desk.Answer) {
 		if _, running := ws.masterRunning(); !running {
 			fmt.Fprintln(io.errOut, runnable("master not running, message queued; it is delivered when `switchboard master` starts", ws.folder.Binary()))
@@ -113,9 +90,9 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 		fmt.Fprintf(io.errOut, "asked %s (request %s); waiting %s for the answer\n", a.To, a.Request, wait)
 	})
 	var outcome error
-	var refused *desk.RefusedAnswerError
-	errors.As(err, &refused)
 	switch {
+	case errors.Is(err, desk.ErrNoQuestion):
+		return usageError("--title is required: the question, in one line")
 	case errors.Is(err, desk.ErrNoOneToAsk):
 		return usageError("--to is required: name the agent to ask (only a spawned agent has a parent to ask by default)")
 	case res.Request == "" && err != nil:
@@ -125,13 +102,6 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	case err != nil: // a refused answer, or a wait cut short: deny
 		outcome = err
 	}
-	if forwarded != nil && (err == nil || refused != nil || res.TimedOut) {
-		// A wait stopped by the person (Ctrl-C) decides nothing for the
-		// agent below: it keeps waiting for an answer, or its own deny.
-		if err := answerForwarded(io, ws, forwarded, forwardedEntry, res.Answer); err != nil {
-			return err
-		}
-	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
 			return err
@@ -140,27 +110,4 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 		fmt.Fprintln(io.out, res.Answer)
 	}
 	return outcome
-}
-
-// answerForwarded answers the request that was passed up with what came
-// back, as its recipient would have.
-func answerForwarded(io *streams, ws *caller, orig *mailbox.Message, entry mailbox.Entry, answer string) error {
-	option := ""
-	if len(orig.Options()) > 0 {
-		option = answer
-	}
-	if _, err := post(io, ws, orig.Reply(answer, option)); err != nil {
-		return err
-	}
-	_, err := ws.store.MarkRead(ws.agent, entry)
-	return err
-}
-
-// defaultAsked is whom a request passed up without --to goes to: a spawned
-// agent's parent, else the operator.
-func defaultAsked(ws *caller) string {
-	if parent := ws.desk().Parent(); parent != "" {
-		return parent
-	}
-	return mailbox.Operator
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-
-	"switchboard/desk"
 
 	"github.com/spf13/cobra"
 )
@@ -44,14 +41,8 @@ func runCancel(io *streams, g *globals, opts *cancelOptions) error {
 		return err
 	}
 	cancelled, err := ws.desk().Cancel(opts.agent, opts.reason)
-	var unknown *desk.UnknownAgentError
-	switch {
-	case errors.As(err, &unknown):
-		return notAnAgent(ws.rules, opts.agent, "")
-	case errors.Is(err, desk.ErrNoRight):
-		return refusedError(err)
-	case err != nil:
-		return err
+	if err != nil {
+		return deskError(ws, err)
 	}
 	if g.json {
 		return writeJSON(io.out, map[string]any{"cancelled": cancelled})

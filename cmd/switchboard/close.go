@@ -34,19 +34,14 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 		return err
 	}
 	closed, err := ws.desk().Close(ctx, agent)
-	var unknown *desk.UnknownAgentError
 	var notTold *desk.ParentNotToldError
 	switch {
-	case errors.As(err, &unknown):
-		return notAnAgent(ws.rules, agent, "")
 	case errors.Is(err, desk.ErrNotSpawned):
 		return fmt.Errorf("%w, by an overseer or the person, with `switchboard down`", err)
-	case errors.Is(err, desk.ErrNoRight):
-		return refusedError(err)
 	case errors.As(err, &notTold):
 		fmt.Fprintln(io.errOut, err)
 	case err != nil:
-		return err
+		return deskError(ws, err)
 	}
 	if g.json {
 		return writeJSON(io.out, map[string]any{"closed": closed})

@@ -8,14 +8,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
-	"switchboard/mailbox"
+	"switchboard/desk"
 	"switchboard/master"
-	"switchboard/tmux"
 )
 
 func newDownCmd(io *streams, g *globals) *cobra.Command {
@@ -42,54 +39,34 @@ func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 	// down typed in a pane of the team is hung up on with the rest of the
 	// team; it finishes first.
 	signal.Ignore(syscall.SIGHUP)
-	ws, rulesErr, err := openReading(g)
+	ws, _, err := openReading(g)
 	if err != nil {
 		return err
 	}
 	if _, err := os.Stat(ws.folder.DemoMarker()); purge && err != nil {
 		return usageError("--purge deletes only the folder of a demo (up --demo), and %s is not one: nothing was stopped; its mail is yours to keep or delete", ws.root)
 	}
-	if ws.rules == nil && ws.agent != mailbox.Operator {
-		return refusedError(fmt.Errorf("%w; with rules that do not load, only the person at the keyboard may stop the team: outside the team's panes, run `switchboard down --as operator`", rulesErr))
-	}
-	if ws.agent != mailbox.Operator && !ws.rules.IsOverseer(ws.agent) {
-		reportAttempt(ws.folder, ws.rules, ws.agent, "tried to stop the team")
-		return refusedError(fmt.Errorf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged); outside the team's panes, run `switchboard down --as operator`", ws.agent, overseers(ws)))
-	}
-	stopped := false
-	pid, err := master.Stop(ctx, ws.folder, 10*time.Second)
-	if errors.Is(err, master.ErrStillRunning) {
-		return fmt.Errorf("%w; stop it with `kill -9 %d`", err, pid)
-	}
-	if err != nil {
-		return err
-	}
-	if pid != 0 {
-		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", pid)
-		stopped = true
-	}
-	session, ok, err := agents.LoadSession(ws.folder)
-	if err != nil {
-		return err
-	}
 	doomed := ws.root
-	if purge {
-		doomed = moveAside(ws.root)
-	}
-	if ok {
-		client := tmux.NewClient(session.Socket, nil)
-		if up, _ := client.HasSession(ctx, session.Name); up {
-			if err := agents.StopTeam(ctx, client); err != nil {
-				var runErr *tmux.RunError
-				if !errors.As(err, &runErr) {
-					return err
-				}
-			}
-			fmt.Fprintf(io.out, "stopped tmux session %q\n", session.Name)
-			stopped = true
+	stopped, err := ws.desk().Down(ctx, func() {
+		if purge {
+			doomed = moveAside(ws.root)
 		}
+	})
+	switch {
+	case errors.Is(err, desk.ErrNoRight):
+		return refusedError(fmt.Errorf("%w; outside the team's panes, run `switchboard down --as operator`", err))
+	case errors.Is(err, master.ErrStillRunning):
+		return fmt.Errorf("%w; stop it with `kill -9 %d`", err, stopped.MasterPID)
+	case err != nil:
+		return err
 	}
-	if !stopped {
+	if stopped.MasterPID != 0 {
+		fmt.Fprintf(io.out, "stopped the master (pid %d)\n", stopped.MasterPID)
+	}
+	if stopped.Session != "" {
+		fmt.Fprintf(io.out, "stopped tmux session %q\n", stopped.Session)
+	}
+	if stopped == (desk.Stopped{}) {
 		fmt.Fprintln(io.out, "nothing was running")
 	}
 	if purge {

@@ -1,12 +1,11 @@
 package main
 
 import (
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/spf13/cobra"
 
-	"switchboard/mailbox"
+	"switchboard/desk"
 )
 
 type interruptOptions struct {
@@ -37,26 +36,17 @@ instead: its shell would run typed text.`,
 }
 
 func runInterrupt(io *streams, g *globals, opts *interruptOptions) error {
-	if strings.TrimSpace(opts.reason) == "" {
-		return usageError("--reason is required: say why the agent should stop")
-	}
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
 	}
-	if !ws.rules.Knows(opts.agent) {
-		return notAnAgent(ws.rules, opts.agent, "")
+	sent, err := ws.desk().Interrupt(opts.agent, opts.reason)
+	if errors.Is(err, desk.ErrNoReason) {
+		return usageError("--reason is required: say why the agent should stop")
 	}
-	if !ws.rules.MayInterruptAgent(ws.agent, opts.agent) {
-		return refusedError(fmt.Errorf("%s may not interrupt %s: only the interrupts list of the rules may, and an agent the agents it spawned; send an ordinary message instead", ws.agent, opts.agent))
+	var unknown *desk.UnknownAgentError
+	if errors.Is(err, desk.ErrNoRight) || errors.As(err, &unknown) {
+		return deskError(ws, err)
 	}
-	msg := &mailbox.Message{
-		To:       []string{opts.agent},
-		Title:    mailbox.ClipTitle(opts.reason),
-		Content:  opts.reason,
-		Priority: mailbox.PriorityUrgent,
-		Type:     mailbox.TypeInterrupt,
-	}
-	id, err := post(io, ws, msg)
-	return printPosted(io, g, id, err)
+	return printPosted(io, g, sent.ID, reportSend(io, ws, sent, err))
 }

@@ -86,18 +86,7 @@ func runShow(io *streams, g *globals, selectors []string) error {
 			seqs[i] = strconv.FormatInt(seq, 10)
 		}
 		return refusedError(fmt.Errorf("%s may not read message %s: only its sender, its recipients and oversight agents (%s) may",
-			ws.agent, strings.Join(seqs, ", "), overseers(ws)))
+			ws.agent, strings.Join(seqs, ", "), ws.rules.OversightNames()))
 	}
 	return nil
-}
-
-func overseers(ws *caller) string {
-	var names []string
-	for _, n := range ws.rules.Oversight {
-		names = append(names, n.Value)
-	}
-	if len(names) == 0 {
-		return "none named"
-	}
-	return strings.Join(names, ", ")
 }

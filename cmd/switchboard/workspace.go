@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"switchboard/agents"
 	"switchboard/desk"
@@ -146,7 +144,7 @@ func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (strin
 			claimed = os.Getenv("SWITCHBOARD_AGENT") // up sets it to the pane's own
 		}
 		if claimed != "" && claimed != pane {
-			reportAttempt(folder, r, pane, "tried to act as "+claimed)
+			desk.ReportAttempt(folder.Store, r, pane, "tried to act as "+claimed, "From its own pane, "+pane+" ran: switchboard "+strings.Join(os.Args[1:], " "))
 			return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", pane, claimed))
 		}
 		return pane, nil
@@ -159,29 +157,4 @@ func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (strin
 		agent = mailbox.Operator
 	}
 	return agent, nil
-}
-
-// reportAttempt tells the overseers (the operator when the rules name
-// none) that an agent tried what it may not: "tried to act as X". The
-// message goes out under the agent's own name, through its outbox: the
-// master logs it like any other, and the rules decide whether it reaches
-// them.
-func reportAttempt(folder *workspace.Workspace, r *rules.Rules, agent, tried string) {
-	var to []string
-	if r != nil {
-		to = slices.DeleteFunc(r.Overseers(), func(n string) bool { return n == agent })
-	}
-	if len(to) == 0 {
-		to = []string{mailbox.Operator}
-	}
-	msg := &mailbox.Message{
-		From:     agent,
-		To:       to,
-		Title:    mailbox.ClipTitle(fmt.Sprintf("REFUSED: %s %s", agent, tried)),
-		Type:     mailbox.TypeStatus,
-		Priority: mailbox.PriorityNormal,
-		Content:  "From its own pane, " + agent + " ran: switchboard " + strings.Join(os.Args[1:], " "),
-	}
-	msg.Normalize(time.Now())
-	_, _ = folder.Store.Post(agent, msg) // the refusal stands whether or not the report goes out
 }

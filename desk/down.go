@@ -1,0 +1,66 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+	"switchboard/master"
+	"switchboard/tmux"
+)
+
+// masterStopLimit is how long Down waits for the master to finish.
+const masterStopLimit = 10 * time.Second
+
+// Stopped is what Down stopped.
+type Stopped struct {
+	MasterPID int    `json:"master_pid,omitempty"` // 0 when no master ran
+	Session   string `json:"session,omitempty"`    // "" when no session ran
+}
+
+// Down stops the team: the master, then the team's tmux session and every
+// process its panes started; the mail stays. Oversight agents and the
+// operator may; with rules that do not load, the operator alone. Anyone
+// else gets a *RightError, and the overseers are told of the attempt.
+// beforeSession, when not nil, runs between the two stops.
+func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) {
+	var stopped Stopped
+	if d.agent != mailbox.Operator {
+		if d.rules == nil {
+			return stopped, &RightError{fmt.Sprintf("%v; with rules that do not load, only the person at the keyboard may stop the team", d.noRules())}
+		}
+		if !d.rules.IsOverseer(d.agent) {
+			ReportAttempt(d.ws.Store, d.rules, d.agent, "tried to stop the team", "")
+			return stopped, &RightError{fmt.Sprintf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged)", d.agent, d.rules.OversightNames())}
+		}
+	}
+	pid, err := master.Stop(ctx, d.ws, masterStopLimit)
+	stopped.MasterPID = pid
+	if err != nil {
+		return stopped, err // master.ErrStillRunning, with the pid it could not stop
+	}
+	session, ok, err := agents.LoadSession(d.ws)
+	if err != nil {
+		return stopped, err
+	}
+	if beforeSession != nil {
+		beforeSession()
+	}
+	if !ok {
+		return stopped, nil
+	}
+	client := tmux.NewClient(session.Socket, nil)
+	if up, _ := client.HasSession(ctx, session.Name); up {
+		if err := agents.StopTeam(ctx, client); err != nil {
+			var runErr *tmux.RunError
+			if !errors.As(err, &runErr) { // a server that ends as it is stopped is stopped
+				return stopped, err
+			}
+		}
+		stopped.Session = session.Name
+	}
+	return stopped, nil
+}
