@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/watch"
 	"switchboard/tmux"
-	"switchboard/watch"
 )
 
 // Exited is an agent whose program ended soon after its pane started: a typo

@@ -4,7 +4,7 @@ import (
 	"context"
 	"os"
 
-	"switchboard/proctree"
+	"switchboard/internal/proctree"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )

@@ -10,7 +10,7 @@ import (
 	"os"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/workspace"
 
 	"switchboard/mailbox"

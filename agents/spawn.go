@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/proctree"
 	"switchboard/mailbox"
-	"switchboard/proctree"
 	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"

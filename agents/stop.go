@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"switchboard/proctree"
+	"switchboard/internal/proctree"
 	"switchboard/tmux"
 )
 

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/safetext"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 	"switchboard/workspace"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 )
 

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/workspace"
 
 	"github.com/fsnotify/fsnotify"

@@ -14,8 +14,8 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
-	"switchboard/watch"
 	"switchboard/workspace"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 )
 

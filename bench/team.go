@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
-	"switchboard/watch"
 	"switchboard/workspace"
 )
 

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/proctree"
 	"switchboard/mailbox"
-	"switchboard/proctree"
 	"switchboard/profile"
 	"switchboard/workspace"
 )

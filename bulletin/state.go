@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 )
 

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 
 	"switchboard/mailbox"
 )

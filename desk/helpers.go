@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
-	"switchboard/watch"
 )
 
 // Errors of the helpers' lifecycle: Wait, Close, Cancel.

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 // Item is one message of an inbox, as a listing shows it.

@@ -7,9 +7,9 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
+	"switchboard/internal/safetext"
 	"switchboard/profile"
-	"switchboard/safetext"
 	"switchboard/workspace"
 )
 

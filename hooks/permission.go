@@ -14,10 +14,10 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/approvals"
+	"switchboard/internal/safetext"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/safetext"
-	"switchboard/watch"
 )
 
 // The permission bridge. When a client would ask the person at its pane

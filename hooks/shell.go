@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 // Prompt is `hook prompt`, run by bash's PROMPT_COMMAND or zsh's precmd: it

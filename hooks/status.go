@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"switchboard/bulletin"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 	"switchboard/workspace"
 )
 

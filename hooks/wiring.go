@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/safetext"
 	"switchboard/profile"
-	"switchboard/safetext"
 )
 
 // Kinds of wiring `hooks install` knows.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/smalldisk"
+	"switchboard/internal/testkit/smalldisk"
 )
 
 func record(id string) Record {

@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"switchboard/atomicfile"
-	"switchboard/watch"
+	"switchboard/internal/atomicfile"
+	"switchboard/internal/watch"
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.

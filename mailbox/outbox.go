@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 )
 
 // The life of a file in an agent's outbox: Pending lists it, OpenPending

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 )
 
 // Shown is what an agent's conversation has been shown of its inbox, by

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 )
 
 // Agent states.

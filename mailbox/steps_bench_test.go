@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 )
 
 // BenchmarkDurableSteps times, one at a time, the steps the master takes for

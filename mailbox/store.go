@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 )
 
 // Folder names inside an agent's mailbox.

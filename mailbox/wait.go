@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"time"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // rescanEvery bounds how long a delivery can go unnoticed by WaitFor when

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 // An answer is bound to its question. A response counts as the answer to a

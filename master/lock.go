@@ -7,7 +7,7 @@ import (
 	"syscall"
 	"time"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 	"switchboard/workspace"
 )
 

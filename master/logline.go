@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"switchboard/safetext"
+	"switchboard/internal/safetext"
 )
 
 // lineHandler writes the master's log for a person at its window: one line

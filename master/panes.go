@@ -10,9 +10,9 @@ import (
 
 	"switchboard/agents"
 	"switchboard/bulletin"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/tmux"
-	"switchboard/watch"
 )
 
 // DefaultPaneTick is how often the master looks at the panes while one of

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/internal/watch"
 	"switchboard/rules"
-	"switchboard/watch"
 )
 
 // Rules come only from a whole file. An editor that writes the file in

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
-	"switchboard/watch"
 )
 
 // freshSession is how long before the master's start a session counts as

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // Routing pauses, and never stops, when the disk is full or the audit log

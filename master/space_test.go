@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/internal/testkit/smalldisk"
 	"switchboard/mailbox"
-	"switchboard/smalldisk"
 	"switchboard/workspace"
 )
 

@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
-	"switchboard/watch"
 )
 
 // typing is what is to be typed into one pane.

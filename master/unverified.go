@@ -15,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 // maxKnown bounds the names the master remembers as checked; past it the

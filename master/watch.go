@@ -11,7 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // watcher turns filesystem events into work: an outbox changed, the rules

@@ -8,7 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"switchboard/desk"
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // InboxURI is the resource of the agent's inbox.

@@ -17,8 +17,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"switchboard/internal/yamlsyntax"
 	"switchboard/mailbox"
-	"switchboard/yamlsyntax"
 )
 
 // Kinds of agent: what runs in the pane decides how its hooks are wired and

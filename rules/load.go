@@ -8,8 +8,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"switchboard/internal/yamlsyntax"
 	"switchboard/mailbox"
-	"switchboard/yamlsyntax"
 )
 
 // Error is a problem in a rules file, with where it is.

@@ -3,7 +3,7 @@ package rules
 import (
 	"strings"
 
-	"switchboard/yamlsyntax"
+	"switchboard/internal/yamlsyntax"
 )
 
 // syntaxError turns a YAML syntax error into an Error on the line that is

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/safetext"
+	"switchboard/internal/safetext"
 )
 
 // Client talks to one private tmux server.

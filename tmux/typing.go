@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // ErrNotSubmitted means the text reached the pane but stayed on its input

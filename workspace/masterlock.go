@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"switchboard/watch"
+	"switchboard/internal/watch"
 )
 
 // ErrMasterRunning is returned when another master holds the workspace.

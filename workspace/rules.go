@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"switchboard/atomicfile"
+	"switchboard/internal/atomicfile"
 	"switchboard/rules"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/approvals"
-	"switchboard/safetext"
+	"switchboard/internal/safetext"
 )
 
 func newApprovalsCmd(io *streams, g *globals) *cobra.Command {

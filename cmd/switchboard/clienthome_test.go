@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/realclient"
 )
 
 func TestCodexSettingsFromTheProfilesHome(t *testing.T) {

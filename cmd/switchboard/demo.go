@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/internal/safetext"
 	"switchboard/profile"
-	"switchboard/safetext"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )

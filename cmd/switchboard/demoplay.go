@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/tmux"
-	"switchboard/watch"
 )
 
 // director plays the demo: it narrates in its own pane and types each

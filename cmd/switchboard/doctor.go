@@ -11,12 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/rules"
 	"switchboard/tmux"
-	"switchboard/watch"
 	"switchboard/workspace"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 const timeLayout = "2006-01-02 15:04:05"

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 )
 
 type inboxOptions struct {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"switchboard/safetext"
+	"switchboard/internal/safetext"
 )
 
 // invocation is how the person can run switchboard again from where they

@@ -13,9 +13,9 @@ import (
 	"unicode/utf8"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
+	"switchboard/internal/watch"
 	"switchboard/rules"
-	"switchboard/safetext"
-	"switchboard/watch"
 
 	"github.com/spf13/cobra"
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"switchboard/desk"
+	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/realclient"
 	"switchboard/workspace"
 )
 

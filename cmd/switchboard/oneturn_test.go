@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/realclient"
 )
 
 func TestClaudeCodeActsOnABodyInOneRequest(t *testing.T) { testOneRequest(t, realclient.ClaudeCode) }

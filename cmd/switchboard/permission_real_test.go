@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/realclient"
 )
 
 // The permission bridge with the real clients, in their TUI in tmux, the

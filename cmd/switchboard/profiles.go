@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/safetext"
 )
 
 // profileRow is one line of `switchboard profiles`, and its JSON form.

@@ -15,10 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/proctree"
+	"switchboard/internal/safetext"
+	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/proctree"
-	"switchboard/realclient"
-	"switchboard/safetext"
 )
 
 // The real agent clients, installed from npm and run against loopback

@@ -12,8 +12,8 @@ import (
 
 	"switchboard/agents"
 	"switchboard/desk"
+	"switchboard/internal/proctree"
 	"switchboard/mailbox"
-	"switchboard/proctree"
 	"switchboard/workspace"
 )
 

@@ -12,10 +12,10 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/internal/safetext"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
-	"switchboard/safetext"
 	"switchboard/tmux"
-	"switchboard/watch"
 	"switchboard/workspace"
 )
 

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"switchboard/watch"
+	"switchboard/internal/watch"
 	"syscall"
 	"time"
 )
