@@ -2,6 +2,8 @@
 // watches every agent's outbox with fsnotify (or polls), applies the rules,
 // writes each message into its recipients' inboxes, tells senders of blocked
 // and rejected messages, and numbers every routed message in the audit log.
+// Its side of a team in tmux (states, borders, notices typed into panes) is
+// package panes, which it tells of each delivery.
 //
 // Routing is idempotent, so that a master killed at any instant and started
 // again delivers and logs every message exactly once: a message is logged

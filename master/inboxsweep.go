@@ -2,6 +2,7 @@ package master
 
 import (
 	"maps"
+	"os"
 	"slices"
 )
 
@@ -21,8 +22,14 @@ type inboxSweep struct {
 // sweptFile is a file of an inbox the sweep is to check.
 type sweptFile struct{ agent, name string }
 
-// sweepChunk is how many files a pass of the loop checks.
-const sweepChunk = 1000
+// A pass of the loop looks at up to sweepChunk files of the sweep (a stat
+// each), and reads, to check them, those it has not checked as they are
+// now, up to sweepBytes of them: a restart under a large inbox of large
+// messages makes routing wait no more than that between passes.
+const (
+	sweepChunk = 1000
+	sweepBytes = 1 << 20
+)
 
 // startSweep lists every inbox for a sweep, unless one is under way and
 // this one need not hurry; a hurried sweep (at start, after events were
@@ -52,13 +59,22 @@ func (m *Master) startSweep(hurry bool) {
 	}
 }
 
-// sweepNext adds the sweep's next chunk to arrived, and reports whether a
-// hurried sweep has more to check.
+// sweepNext adds to arrived the files of the sweep's next chunk that were
+// not checked as they are now, and reports whether a hurried sweep has
+// more to check.
 func (m *Master) sweepNext(arrived map[string][]arrival) (more bool) {
 	s := &m.sweep
-	n := min(sweepChunk, len(s.queue))
-	for _, f := range s.queue[:n] {
-		arrived[f.agent] = append(arrived[f.agent], arrival{path: m.store.UnreadPath(f.agent, f.name)})
+	n, size := 0, int64(0)
+	for n < len(s.queue) && n < sweepChunk && size < sweepBytes {
+		f := s.queue[n]
+		n++
+		path := m.store.UnreadPath(f.agent, f.name)
+		fi, err := os.Lstat(path)
+		if err != nil || !fi.Mode().IsRegular() || m.stillKnown(knownKey(f.agent, f.name), fi) {
+			continue // gone (read, or removed), not a file a reader lists, or checked as it is
+		}
+		arrived[f.agent] = append(arrived[f.agent], arrival{path: path})
+		size += fi.Size()
 	}
 	s.queue = slices.Delete(s.queue, 0, n)
 	if len(s.queue) == 0 {

@@ -3,6 +3,7 @@ package master
 import (
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -40,12 +41,41 @@ func TestAnInboxSweepGoesAChunkAPass(t *testing.T) {
 		}
 		m.startSweep(false)
 	}
-	if fmt.Sprint(chunks) != fmt.Sprint([]int{sweepChunk, sweepChunk, len(names) - 2*sweepChunk}) {
-		t.Errorf("chunks of the sweep: %v", chunks)
+	total := 0
+	for _, c := range chunks {
+		total += c
+	}
+	if len(chunks) != 3 || chunks[0] != sweepChunk || total != n {
+		t.Errorf("chunks of the sweep: %v; want %d files in three passes, the first of %d", chunks, n, sweepChunk)
 	}
 	// At rest, a sweep takes a chunk when asked, and asks for no pass.
 	m.startSweep(false)
 	if more := m.sweepNext(make(map[string][]arrival)); more {
 		t.Error("a sweep at rest asked for the next pass at once")
+	}
+}
+
+// A pass reads at most about sweepBytes of the files it has not checked:
+// a restart under an inbox of large messages routes between passes.
+func TestASweepReadsAMegabyteAPass(t *testing.T) {
+	h := newHarness(t)
+	m := New(h.root, Options{Log: io.Discard})
+	m.watched = map[string]bool{"reviewer_agent": true}
+	body := strings.Repeat("x", 100<<10)
+	for i := range 30 {
+		msg := &mailbox.Message{ID: mailbox.NewID(), From: "developer_agent", To: []string{"reviewer_agent"}, Title: fmt.Sprintf("m%d", i), Content: body}
+		msg.Normalize(time.Now())
+		msg.Seq, msg.DeliveredAt = int64(i+1), time.Now()
+		if _, err := h.store.Deliver("reviewer_agent", msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.startSweep(true)
+	arrived := make(map[string][]arrival)
+	if more := m.sweepNext(arrived); !more {
+		t.Fatal("a hurried sweep with files left asked for no next pass")
+	}
+	if got := len(arrived["reviewer_agent"]); got == 0 || got > sweepBytes/(100<<10)+1 {
+		t.Errorf("a pass took %d files of 100 KB; want about a megabyte of them", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/master/panes"
 	"switchboard/rules"
 	"switchboard/tmux"
 	"switchboard/workspace"
@@ -71,7 +72,7 @@ type Master struct {
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
 
 	work  workQueue
-	panes *panes
+	panes *panes.Panes
 	watch *watcher
 
 	retryMu   sync.Mutex
@@ -156,7 +157,10 @@ func (m *Master) Run(ctx context.Context) error {
 		m.logf("%v; a full disk will leave the bulletin as it is", err)
 	}
 
-	m.panes = newPanes(m) // before the watch, whose events wake it
+	m.panes = panes.New(panes.Config{ // before the watch, whose events wake it
+		Workspace: m.ws, Now: m.now, Logf: m.logf, Started: m.started, Tick: m.opts.PaneTick,
+		Typing: m.opts.Typing, Polled: m.opts.Poll > 0, CommandsByProcess: m.opts.CommandsByProcess,
+	})
 	watch, err := m.startWatching(ctx)
 	if err != nil {
 		return err
@@ -165,7 +169,7 @@ func (m *Master) Run(ctx context.Context) error {
 	m.watch = watch
 	panesCtx, stopPanes := context.WithCancel(ctx)
 	panesDone := make(chan struct{})
-	go func() { defer close(panesDone); m.panes.run(panesCtx) }()
+	go func() { defer close(panesDone); m.panes.Run(panesCtx) }()
 	defer func() { stopPanes(); <-panesDone }()
 	if err := m.untilRoom(ctx, func() error { return m.syncAgents(watch) }); err != nil {
 		return err
@@ -277,11 +281,11 @@ func (m *Master) syncAgents(watch *watcher) error {
 			m.logf("%v; files put there by hand are reported when the inboxes are checked next", err)
 		}
 		if err := watch.addHome(agent, m.store.AgentDir(agent)); err != nil {
-			m.logf("%v; its state is looked at every %s", err, restTick)
+			m.logf("%v; its state is looked at every %s", err, panes.RestTick)
 		}
 		m.watched[agent] = true
 	}
-	m.panes.setTeam(m.rules.Agents())
+	m.panes.SetTeam(m.rules.Agents())
 	m.work.markAll()
 	return nil
 }

@@ -308,14 +308,7 @@ func wantsInterrupt(msg *mailbox.Message) bool {
 // interrupt. Low priority is never typed.
 func (m *Master) announce(msg *mailbox.Message, rec mailbox.Record, to []string) {
 	for _, to := range to {
-		interrupt := wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to)
-		if !interrupt && !typedPriority(msg.Priority) {
-			continue
-		}
-		m.panes.announce(to, announcement{
-			seq: rec.Seq, id: msg.ID, from: msg.From, title: msg.Title,
-			file: mailbox.FileName(rec.Time, msg.Priority, msg.ID), interrupt: interrupt,
-		})
+		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
 	}
 }
 

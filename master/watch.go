@@ -88,7 +88,7 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 				}
 				m.work.markAll()
 				m.work.markInboxes()
-				m.panes.wake() // a state file's event may be among those lost
+				m.panes.Wake() // a state file's event may be among those lost
 			}
 		}
 	}()
@@ -103,7 +103,7 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 			m.work.markRules()
 		}
 		if path == m.ws.SessionFile() {
-			m.panes.wake() // a team brought up, or an agent spawned or closed
+			m.panes.Wake() // a team brought up, or an agent spawned or closed
 		}
 		return
 	}
@@ -114,11 +114,11 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	// A hook said how its agent is, or mail came or was read: the panes'
 	// borders, the bulletin and what waits to be typed follow.
 	if isHome && path == m.store.StatePath(homeOf) {
-		m.panes.wake()
+		m.panes.Wake()
 		return
 	}
 	if inInbox {
-		m.panes.wake()
+		m.panes.Wake()
 	}
 	// An outbox or inbox removed (rm -rf) is made again and watched again
 	// at once: the next message into it must not wait for the reconcile

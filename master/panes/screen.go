@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func changed(old, next mailbox.AgentState) bool {
 // screen has been seen, busy while it changes, idle once it has stood still
 // for a tick: looks come as often as events do, and a program that pauses
 // between two of them is not done.
-func (p *panes) screenState(v *view, screen uint64, now time.Time) mailbox.AgentState {
+func (p *Panes) screenState(v *view, screen uint64, now time.Time) mailbox.AgentState {
 	st := mailbox.AgentState{Source: mailbox.SourcePane, Since: v.state.Since}
 	if !v.seen || screen != v.screen {
 		v.screenSince = now
@@ -64,7 +64,7 @@ const readyAfter = time.Second
 const readyAtLatest = 10 * time.Second
 
 // settle marks a pane ready once its screen has stood still long enough.
-func (p *panes) settle(v *view, sc screen, now time.Time) {
+func (p *Panes) settle(v *view, sc screen, now time.Time) {
 	if v.firstLook.IsZero() {
 		v.firstLook = now
 	}
@@ -88,7 +88,7 @@ type screen struct {
 
 // captureScreens reads several panes' text in one tmux call and keeps a
 // hash of each.
-func (p *panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]screen {
+func (p *Panes) captureScreens(ctx context.Context, c *tmux.Client, ids []string) map[string]screen {
 	texts, err := c.Screens(ctx, ids)
 	screens := make(map[string]screen, len(texts))
 	if err != nil {

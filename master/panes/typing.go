@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type typing struct {
 // takeTyping takes what waits for an agent when it may be typed now: an
 // interrupt at once, notices when it is idle and its pane is ready. Each
 // pane has one typist at a time. Called with p.mu held; it does no I/O.
-func (p *panes) takeTyping(name string, v *view) *typing {
+func (p *Panes) takeTyping(name string, v *view) *typing {
 	if v.typing || len(v.pending) == 0 || v.state.State == mailbox.StateExited {
 		return nil
 	}
@@ -42,7 +42,7 @@ func (p *panes) takeTyping(name string, v *view) *typing {
 
 // startTyping types a job in a goroutine of its own, the pane's typist until
 // it is done.
-func (p *panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
+func (p *Panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
 	p.typingWG.Add(1)
 	go func() {
 		defer p.typingWG.Done()
@@ -52,13 +52,13 @@ func (p *panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
 		p.mu.Lock()
 		job.view.typing = false
 		p.mu.Unlock()
-		p.wake() // what came for it while it was typed
+		p.Wake() // what came for it while it was typed
 	}()
 }
 
 // stillUnread drops announcements of messages the agent has read meanwhile:
 // nobody is told of mail they already have.
-func (p *panes) stillUnread(agent string, items []announcement) []announcement {
+func (p *Panes) stillUnread(agent string, items []announcement) []announcement {
 	var out []announcement
 	for _, a := range items {
 		if p.store.IsUnread(agent, a.file) {
@@ -69,7 +69,7 @@ func (p *panes) stillUnread(agent string, items []announcement) []announcement {
 }
 
 // deliverToPane types (or, for a shell, displays) the announcements.
-func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items []announcement) {
+func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items []announcement) {
 	var interrupts, notices []announcement
 	for _, a := range items {
 		if a.interrupt {
@@ -89,26 +89,26 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 			p.viewOf(agent).alert = &alert{file: a.file, text: text}
 			p.mu.Unlock()
 			p.display(ctx, c, seat.Pane, line)
-			p.m.logf("#%d interrupt for %s shown on its screen and border (a shell is never typed at)", a.seq, agent)
-			p.wake()
+			p.logf("#%d interrupt for %s shown on its screen and border (a shell is never typed at)", a.seq, agent)
+			p.Wake()
 			continue
 		}
 		if err := c.Interrupt(ctx, seat.Pane); err != nil {
-			p.m.logf("#%d cannot interrupt %s: %v", a.seq, agent, err)
+			p.logf("#%d cannot interrupt %s: %v", a.seq, agent, err)
 			continue
 		}
 		// Claude Code runs no hook when its turn is cut short by ESC, so
 		// what its hooks said last (busy) is over: until its next hook
 		// speaks, the agent is interrupted, and then its screen decides.
-		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: p.m.now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
+		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: p.now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
 		if err := p.store.WriteState(agent, st); err != nil {
-			p.m.logf("cannot write the state of %s: %v", agent, err)
+			p.logf("cannot write the state of %s: %v", agent, err)
 		}
 		p.mu.Lock()
 		p.viewOf(agent).state = st
 		p.mu.Unlock()
 		// Typed even when a hook showed it: it says why the turn stopped.
-		p.report(agent, []announcement{a}, p.claim(agent, []announcement{a}), "interrupted with ESC, then", line, c, ctx, seat)
+		p.report(ctx, c, agent, seat, []announcement{a}, p.claim(agent, []announcement{a}), "interrupted with ESC, then", line)
 	}
 	if len(notices) == 0 {
 		return
@@ -117,22 +117,22 @@ func (p *panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		// A person reads the display for a few seconds; the prompt hook
 		// lists the message too, so it is not claimed as shown.
 		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
-		p.m.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
+		p.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
 		return
 	}
 	if notices = p.claim(agent, notices); len(notices) == 0 {
 		return // its hooks showed them already
 	}
-	p.report(agent, notices, notices, "", noticeLine(notices, p.displayName), c, ctx, seat)
+	p.report(ctx, c, agent, seat, notices, notices, "", noticeLine(notices, p.displayName))
 }
 
 // claim records announcements as shown to the agent before they are typed,
 // so that its hooks do not show them again, and drops those its hooks have
 // shown already: a message enters the conversation once.
-func (p *panes) claim(agent string, items []announcement) []announcement {
+func (p *Panes) claim(agent string, items []announcement) []announcement {
 	taken, err := p.store.ClaimTyped(agent, files(items))
 	if err != nil {
-		p.m.logf("cannot record what %s was shown: %v", agent, err)
+		p.logf("cannot record what %s was shown: %v", agent, err)
 		return items
 	}
 	return slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(taken, a.file) })
@@ -163,8 +163,8 @@ func announcedSeqs(items []announcement) []string {
 // report types the line that announces items and logs what became of it;
 // when it was not submitted, the messages claimed for it are given back to
 // the hooks.
-func (p *panes) report(agent string, items, claimed []announcement, prefix, line string, c *tmux.Client, ctx context.Context, seat *agents.Seat) {
-	began := p.m.now().UTC()
+func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items, claimed []announcement, prefix, line string) {
+	began := p.now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
 	if err == nil && (!typed.Verified || cursorAway[seat.Kind]) && hookedKinds[seat.Kind] {
@@ -172,20 +172,20 @@ func (p *panes) report(agent string, items, claimed []announcement, prefix, line
 	}
 	if err != nil && len(claimed) > 0 {
 		if ferr := p.store.ForgetShown(agent, files(claimed)); ferr != nil {
-			p.m.logf("cannot record what %s was shown: %v", agent, ferr)
+			p.logf("cannot record what %s was shown: %v", agent, ferr)
 		}
 	}
 	seqs := announcedSeqs(items)
 	what := strings.TrimSpace(prefix + " notice")
 	switch {
 	case err != nil:
-		p.m.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
+		p.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
 	case typed.Verified:
-		p.m.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
+		p.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
 	case confirmed:
-		p.m.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
+		p.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
 	default:
-		p.m.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
+		p.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
 	}
 }
 
@@ -207,7 +207,7 @@ var hookedKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: t
 // it was taken, but the agent's prompt hook can, by writing its state. When
 // no hook speaks in time the line is submitted again, twice at most: a
 // client that ran its start-up hook may not read its input yet.
-func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
+func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
 	for try := 0; ; try++ {
 		if p.heardSince(ctx, agent, since) {
 			return true, typed, nil
@@ -226,20 +226,20 @@ func (p *panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 // after since, that a prompt was taken: it marks the agent busy. Another
 // hook that ran meanwhile (a start-up hook running late marks it idle)
 // says nothing of the line.
-func (p *panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
+func (p *Panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
 	return watch.Until(ctx, 50*time.Millisecond, hookConfirm, func() bool {
 		st, ok, _ := p.store.ReadState(agent)
 		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State == mailbox.StateBusy
 	})
 }
 
-func (p *panes) display(ctx context.Context, c *tmux.Client, pane, line string) {
+func (p *Panes) display(ctx context.Context, c *tmux.Client, pane, line string) {
 	if err := c.Display(ctx, pane, line, 8*time.Second); err != nil {
-		p.m.logf("cannot show a notice on %s: %v", pane, err)
+		p.logf("cannot show a notice on %s: %v", pane, err)
 	}
 }
 
-func (p *panes) displayName(agent string) string {
+func (p *Panes) displayName(agent string) string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.session != nil {

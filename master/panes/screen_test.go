@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"testing"
@@ -35,7 +35,7 @@ func TestChangedIsNewsOnly(t *testing.T) {
 // An agent without hooks is read from its screen: starting until it is
 // seen, busy while it moves, idle once it has stood still for a tick.
 func TestScreenStateFollowsTheScreen(t *testing.T) {
-	p := &panes{tick: time.Second}
+	p := &Panes{tick: time.Second}
 	v := &view{}
 	start := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	for i, step := range []struct {
@@ -71,7 +71,7 @@ func TestScreenStateFollowsTheScreen(t *testing.T) {
 // client's screen to be drawn at all; a screen that never stands still is
 // ready after readyAtLatest.
 func TestSettleWaitsForAStillDrawnScreen(t *testing.T) {
-	p := &panes{tick: time.Second}
+	p := &Panes{tick: time.Second}
 	start := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	look := func(v *view, after time.Duration, sc screen) bool {
 		p.settle(v, sc, start.Add(after))

@@ -1,9 +1,9 @@
-package master
+package panes
 
 import (
 	"context"
 	"fmt"
-	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -109,13 +109,12 @@ type paneRig struct {
 	t     *testing.T
 	ws    *workspace.Workspace
 	tmux  *fakeTmux
-	panes *panes
+	panes *Panes
 	clock time.Time
 }
 
 func newPaneRig(t *testing.T) *paneRig {
-	h := newHarness(t)
-	ws := workspace.New(h.root)
+	ws := workspace.New(t.TempDir())
 	ws.Store.Durable = false
 	for _, a := range []string{"developer_agent", "tester_agent", "reviewer_agent"} {
 		if err := ws.Store.Ensure(a); err != nil {
@@ -134,10 +133,11 @@ func newPaneRig(t *testing.T) *paneRig {
 	if err := agents.SaveSession(ws, session); err != nil {
 		t.Fatal(err)
 	}
-	m := New(h.root, Options{Log: io.Discard, Typing: tmux.TypeOptions{Pause: time.Millisecond, Check: 20 * time.Millisecond}})
-	m.now = func() time.Time { return r.clock }
-	m.started = r.clock.Add(-time.Hour) // a master older than the session: no catching up
-	r.panes = newPanes(m)
+	r.panes = New(Config{
+		Workspace: ws, Now: func() time.Time { return r.clock }, Logf: func(string, ...any) {},
+		Started: r.clock.Add(-time.Hour), // a master older than the session: no catching up
+		Typing:  tmux.TypeOptions{Pause: time.Millisecond, Check: 20 * time.Millisecond},
+	})
 	r.panes.newTmux = func(socket string) *tmux.Client { return tmux.NewClient(socket, r.tmux) }
 	return r
 }
@@ -310,7 +310,9 @@ func TestPlantedMailIsNeverAnnounced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(r.ws.Store.InboxDir("developer_agent"), mailbox.FileName(forged.DeliveredAt, forged.Priority, forged.ID)), string(data))
+	if err := os.WriteFile(filepath.Join(r.ws.Store.InboxDir("developer_agent"), mailbox.FileName(forged.DeliveredAt, forged.Priority, forged.ID)), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	r.state("developer_agent", mailbox.StateIdle)
 	r.look()

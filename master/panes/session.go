@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"slices"
@@ -18,8 +18,8 @@ const freshSession = 30 * time.Second
 // Only the panes' loop calls it, so it reads the disk without the lock and
 // takes the lock to swap what it found in. It reports whether a session is
 // loaded, and whether it is another than before (or none, where one was).
-func (p *panes) loadSession() (loaded, other bool) {
-	stamp := watch.FileStamp(p.m.ws.SessionFile())
+func (p *Panes) loadSession() (loaded, other bool) {
+	stamp := watch.FileStamp(p.ws.SessionFile())
 	p.mu.Lock()
 	old, known := p.session, stamp == p.stamp
 	p.stamp = stamp
@@ -27,9 +27,9 @@ func (p *panes) loadSession() (loaded, other bool) {
 	if known {
 		return old != nil, false
 	}
-	s, ok, err := agents.LoadSession(p.m.ws)
+	s, ok, err := agents.LoadSession(p.ws)
 	if err != nil {
-		p.m.logf("%v", err)
+		p.logf("%v", err)
 	}
 	if !ok || err != nil {
 		p.mu.Lock()
@@ -48,14 +48,14 @@ func (p *panes) loadSession() (loaded, other bool) {
 			}
 		}
 		p.mu.Unlock()
-		p.m.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
+		p.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
 		return true, false
 	}
 	// A team just brought up is told of the mail waiting for it. A master
 	// restarted under a running team is not: it would repeat what the
 	// agents were told already.
 	waiting := make(map[string][]announcement)
-	if s.Started.After(p.m.started.Add(-freshSession)) {
+	if s.Started.After(p.started.Add(-freshSession)) {
 		for name := range s.Agents {
 			waiting[name] = p.unreadAnnouncements(name)
 		}
@@ -78,14 +78,14 @@ func (p *panes) loadSession() (loaded, other bool) {
 		p.viewOf(name).pending = pending
 	}
 	p.mu.Unlock()
-	p.m.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
+	p.logf("team in tmux session %q (socket %s): %d panes", s.Name, s.Socket, len(s.Agents))
 	return true, true
 }
 
 // unreadAnnouncements lists an agent's unread mail that is announced by
 // typing, so that a team brought up again hears of what waits for it. A
 // file the master did not deliver is never announced.
-func (p *panes) unreadAnnouncements(agent string) []announcement {
+func (p *Panes) unreadAnnouncements(agent string) []announcement {
 	entries, err := p.store.List(agent, mailbox.Unread)
 	if err != nil {
 		return nil

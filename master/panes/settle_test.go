@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 // once its screen has stood still a second, and for an agent client, once
 // it has drawn anything at all.
 func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
-	p := &panes{}
+	p := &Panes{}
 	t0 := time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		kind  string

@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"context"
@@ -30,7 +30,7 @@ type heard struct {
 // followOutput starts following the output of the session loaded, ending
 // any earlier follower; a nil client only ends it. On a client that cannot
 // follow, the screens are read instead.
-func (p *panes) followOutput(ctx context.Context, client *tmux.Client, session string) {
+func (p *Panes) followOutput(ctx context.Context, client *tmux.Client, session string) {
 	h := &p.heard
 	h.mu.Lock()
 	if h.stop != nil {
@@ -62,12 +62,12 @@ func (p *panes) followOutput(ctx context.Context, client *tmux.Client, session s
 		if err != nil {
 			p.followFailed(err)
 		}
-		p.wake() // the screens are read until a follower runs again
+		p.Wake() // the screens are read until a follower runs again
 	}()
 }
 
 // followFailed says once why the output cannot be followed.
-func (p *panes) followFailed(err error) {
+func (p *Panes) followFailed(err error) {
 	if errors.Is(err, tmux.ErrNoControlMode) {
 		return // a stand-in of tmux: its screens are all there is
 	}
@@ -77,12 +77,12 @@ func (p *panes) followFailed(err error) {
 	h.failed = err.Error()
 	h.mu.Unlock()
 	if !said {
-		p.m.logf("cannot follow what the panes print (%v): reading their screens every %s until it can", err, p.tick)
+		p.logf("cannot follow what the panes print (%v): reading their screens every %s until it can", err, p.tick)
 	}
 }
 
 // following reports whether a follower hears the session's panes.
-func (p *panes) following() bool {
+func (p *Panes) following() bool {
 	p.heard.mu.Lock()
 	defer p.heard.mu.Unlock()
 	return p.heard.follower != nil
@@ -90,7 +90,7 @@ func (p *panes) following() bool {
 
 // printed is the follower's word that pane printed: a listened pane that
 // was quiet wakes the loop.
-func (p *panes) printed(pane string) {
+func (p *Panes) printed(pane string) {
 	h := &p.heard
 	h.mu.Lock()
 	if !h.listened[pane] {
@@ -101,7 +101,7 @@ func (p *panes) printed(pane string) {
 	h.printing[pane] = time.Now()
 	h.mu.Unlock()
 	if !already {
-		p.wake()
+		p.Wake()
 	}
 }
 
@@ -109,7 +109,7 @@ func (p *panes) printed(pane string) {
 // whose hooks speak) is passed over. They are not muted in tmux: a pane
 // every control client has turned off is no longer read by the server, and
 // its program stops when its terminal fills.
-func (p *panes) listen(listen map[string]bool) {
+func (p *Panes) listen(listen map[string]bool) {
 	h := &p.heard
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -125,7 +125,7 @@ func (p *panes) listen(listen map[string]bool) {
 // with when each last did; the others are forgotten, so that their next
 // printing wakes the loop. soonest is when the first of them will have
 // been quiet for a tick (zero when none prints).
-func (p *panes) stillPrinting(now time.Time) (printing map[string]time.Time, soonest time.Time) {
+func (p *Panes) stillPrinting(now time.Time) (printing map[string]time.Time, soonest time.Time) {
 	h := &p.heard
 	h.mu.Lock()
 	defer h.mu.Unlock()

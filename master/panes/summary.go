@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"maps"
@@ -8,9 +8,9 @@ import (
 	"switchboard/mailbox"
 )
 
-// setTeam tells the panes side which agents the rules name, for the
+// SetTeam tells the panes side which agents the rules name, for the
 // bulletin's summary when no team runs in tmux.
-func (p *panes) setTeam(names []string) {
+func (p *Panes) SetTeam(names []string) {
 	team := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == mailbox.Operator })
 	p.mu.Lock()
 	p.team = team
@@ -19,7 +19,7 @@ func (p *panes) setTeam(names []string) {
 
 // summarizeTeam reads the state each agent's hooks wrote and its unread
 // counts: the bulletin's view of a team whose agents were started by hand.
-func (p *panes) summarizeTeam() map[string]bulletin.AgentSummary {
+func (p *Panes) summarizeTeam() map[string]bulletin.AgentSummary {
 	p.mu.Lock()
 	team := p.team
 	p.mu.Unlock()
@@ -35,7 +35,7 @@ func (p *panes) summarizeTeam() map[string]bulletin.AgentSummary {
 // publishSummary writes the agents' states and counts, and the list of
 // those not exited, into the bulletin when they differ from what it last
 // wrote: a quiet team costs no writes.
-func (p *panes) publishSummary(agents map[string]bulletin.AgentSummary) {
+func (p *Panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 	if maps.Equal(agents, p.published) {
 		return
 	}
@@ -45,20 +45,20 @@ func (p *panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 			active = append(active, name)
 		}
 	}
-	err := p.m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err := p.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
 		b.Agents = agents
 		b.ActiveAgents = active
 		return nil
 	})
 	if err != nil {
 		if !p.bulletinFailing {
-			p.m.logf("cannot update the bulletin: %v; trying again as the team changes", err)
+			p.logf("cannot update the bulletin: %v; trying again as the team changes", err)
 			p.bulletinFailing = true
 		}
 		return
 	}
 	if p.bulletinFailing {
-		p.m.logf("the bulletin is updated again")
+		p.logf("the bulletin is updated again")
 		p.bulletinFailing = false
 	}
 	p.published = agents

@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"context"
@@ -25,7 +25,7 @@ type controlLink struct {
 // connect makes the session's client run its commands over a control
 // connection, ending the one of any earlier session; a nil client only
 // ends it. A failure is said once, and tried again after controlRetry.
-func (p *panes) connect(ctx context.Context, client *tmux.Client, session string) {
+func (p *Panes) connect(ctx context.Context, client *tmux.Client, session string) {
 	l := &p.control
 	if client != nil && client == l.client && client.Controlled() {
 		return
@@ -37,7 +37,7 @@ func (p *panes) connect(ctx context.Context, client *tmux.Client, session string
 		l.stop()
 		l.stop, l.client = nil, nil
 	}
-	if client == nil || !p.eventDriven || p.m.opts.CommandsByProcess {
+	if client == nil || !p.eventDriven || p.byProcess {
 		return
 	}
 	ctx, stop := context.WithCancel(ctx)
@@ -48,7 +48,7 @@ func (p *panes) connect(ctx context.Context, client *tmux.Client, session string
 		// No session or server is said by the look that lists the panes.
 		quiet := errors.Is(err, tmux.ErrNoControlMode) || errors.Is(err, tmux.ErrNoSession) || errors.Is(err, tmux.ErrNoServer)
 		if !quiet && err.Error() != l.failed {
-			p.m.logf("cannot keep a control connection to tmux (%v): a tmux process per command until it can", err)
+			p.logf("cannot keep a control connection to tmux (%v): a tmux process per command until it can", err)
 		}
 		l.failed = err.Error()
 		return

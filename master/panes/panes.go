@@ -1,4 +1,4 @@
-package master
+package panes
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // DefaultPaneTick is how often the master looks at the panes while one of
@@ -20,10 +21,10 @@ import (
 // notice being typed): one batched tmux call for the whole team each time.
 const DefaultPaneTick = time.Second
 
-// restTick is how often the master looks at a team that needs no watching:
+// RestTick is how often the master looks at a team that needs no watching:
 // events wake it (a hook's state, mail delivered or read, a pane's death,
 // the session changed); this look is the safety net.
-const restTick = 30 * time.Second
+const RestTick = 30 * time.Second
 
 // lookGap is the least time between two looks: a burst of events (a
 // thousand messages delivered) makes a look every lookGap, not one each.
@@ -34,14 +35,18 @@ const (
 	summaryGap = time.Second
 )
 
-// panes is the master's side of the tmux session: it follows each agent's
+// Panes is the master's side of the tmux session: it follows each agent's
 // state, keeps the pane borders current, and announces delivered messages in
 // idle panes, each pane typed into by one goroutine at a time.
-type panes struct {
-	m     *Master
-	store *mailbox.Store
-	tick  time.Duration
-	typer tmux.TypeOptions
+type Panes struct {
+	ws        *workspace.Workspace
+	store     *mailbox.Store
+	now       func() time.Time
+	logf      func(format string, args ...any)
+	started   time.Time // the master's start: a team brought up after it is told of the mail waiting
+	tick      time.Duration
+	typer     tmux.TypeOptions
+	byProcess bool // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
 	session  *agents.Session
@@ -109,36 +114,72 @@ type alert struct {
 	text string
 }
 
-func newPanes(m *Master) *panes {
-	tick := m.opts.PaneTick
+// Config is what the panes need of the master.
+type Config struct {
+	Workspace *workspace.Workspace
+	Now       func() time.Time                  // the master's clock
+	Logf      func(format string, args ...any) // the master's log
+	Started   time.Time                         // when the master started
+	// Tick is how often the panes are looked at while something is to be
+	// followed by looking (DefaultPaneTick when 0).
+	Tick time.Duration
+	// Typing tunes how notices are typed.
+	Typing tmux.TypeOptions
+	// Polled: the master hears of no change from events, so the panes are
+	// looked at every tick, and no output is followed.
+	Polled bool
+	// CommandsByProcess runs each tmux command in a process of its own,
+	// with no control connection to the session.
+	CommandsByProcess bool
+}
+
+// New returns the panes side of the master configured by cfg; Run runs it.
+func New(cfg Config) *Panes {
+	tick := cfg.Tick
 	if tick <= 0 {
 		tick = DefaultPaneTick
 	}
-	return &panes{
-		m: m, store: m.store, tick: tick, typer: m.opts.Typing, eventDriven: m.opts.Poll <= 0,
+	return &Panes{
+		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
+		tick: tick, typer: cfg.Typing, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1),
 		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 	}
 }
 
-// announce queues a delivered message for its recipient's pane.
-func (p *panes) announce(agent string, a announcement) {
+// Announce queues a message delivered to agent under rec for its pane:
+// typed when the agent is idle, or at once with ESC first when interrupt
+// (its sender may interrupt the agent). Low priority is typed only as an
+// interrupt.
+func (p *Panes) Announce(agent string, rec mailbox.Record, interrupt bool) {
+	msg := rec.Message
+	if !interrupt && !typedPriority(msg.Priority) {
+		return
+	}
+	p.announce(agent, announcement{
+		seq: rec.Seq, id: msg.ID, from: msg.From, title: msg.Title,
+		file: mailbox.FileName(rec.Time, msg.Priority, msg.ID), interrupt: interrupt,
+	})
+}
+
+// announce queues an announcement for agent's pane.
+func (p *Panes) announce(agent string, a announcement) {
 	p.mu.Lock()
 	v := p.viewOf(agent)
 	v.pending = append(v.pending, a)
 	p.mu.Unlock()
-	p.wake()
+	p.Wake()
 }
 
-// wake makes the panes' loop look again now, not at its next tick.
-func (p *panes) wake() {
+// Wake makes the panes' loop look again now, not at its next tick.
+func (p *Panes) Wake() {
 	select {
 	case p.kick <- struct{}{}:
 	default:
 	}
 }
 
-func (p *panes) viewOf(agent string) *view {
+func (p *Panes) viewOf(agent string) *view {
 	v, ok := p.views[agent]
 	if !ok {
 		v = &view{}
@@ -147,10 +188,10 @@ func (p *panes) viewOf(agent string) *view {
 	return v
 }
 
-// run looks at the panes when woken (see wake), and every tick while the
+// Run looks at the panes when woken (see wake), and every tick while the
 // last look found something to watch, until ctx is done. A team at rest
-// costs a look every restTick.
-func (p *panes) run(ctx context.Context) {
+// costs a look every RestTick.
+func (p *Panes) Run(ctx context.Context) {
 	t := time.NewTimer(0)
 	defer t.Stop()
 	defer p.watchServer(ctx, nil)
@@ -176,7 +217,7 @@ func (p *panes) run(ctx context.Context) {
 		}
 		last = time.Now()
 		p.look(ctx)
-		next := restTick
+		next := RestTick
 		if p.watching || !p.eventDriven {
 			next = p.tick
 		}
@@ -191,7 +232,7 @@ func (p *panes) run(ctx context.Context) {
 // that died or closed) without asking it anything: its hooks signal a
 // channel, on which one waiting tmux client sleeps; each signal wakes the
 // loop. A nil client ends the watch.
-func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
+func (p *Panes) watchServer(ctx context.Context, client *tmux.Client) {
 	if p.stopServerWatch != nil {
 		p.stopServerWatch()
 		p.stopServerWatch = nil
@@ -203,7 +244,7 @@ func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
 	channel := fmt.Sprintf("switchboard-panes-%d", os.Getpid())
 	if err := client.SignalOnPaneEvents(ctx, channel); err != nil {
 		if !p.serverWatchFailed {
-			p.m.logf("cannot follow the panes' events (%v): looking at them every %s until it can", err, p.tick)
+			p.logf("cannot follow the panes' events (%v): looking at them every %s until it can", err, p.tick)
 		}
 		p.serverWatchFailed = true
 		p.stopServerWatch()
@@ -213,16 +254,61 @@ func (p *panes) watchServer(ctx context.Context, client *tmux.Client) {
 	p.serverWatchFailed = false
 	go func() {
 		for client.WaitFor(ctx, channel) == nil {
-			p.wake()
+			p.Wake()
 		}
-		p.wake() // the server is gone, or the watch ended: look once more
+		p.Wake() // the server is gone, or the watch ended: look once more
 	}()
 }
 
 // look is one pass: reload the session if it changed, read the panes in one
-// call, work out states, update borders, and announce to idle agents.
-func (p *panes) look(ctx context.Context) {
+// call, work out states, update borders, and announce to idle agents. Each
+// step is a method of its own; what they find is kept in a pass.
+func (p *Panes) look(ctx context.Context) {
 	p.watching, p.lookAt = false, time.Time{}
+	ps, ok := p.follow(ctx)
+	if !ok {
+		return
+	}
+	if !p.listPanes(ctx, ps) {
+		return
+	}
+	p.readDisk(ps)
+	p.readScreens(ctx, ps)
+	labels, summary, writes, jobs := p.decide(ps)
+	p.writeStates(writes)
+	for _, job := range jobs {
+		p.startTyping(ctx, ps.client, job)
+	}
+	if err := ps.client.SetLabels(ctx, labels); err != nil && !errors.Is(err, tmux.ErrNoPane) {
+		p.logf("cannot update pane borders: %v", err)
+	}
+	p.publishSummary(summary)
+}
+
+// pass is what one look found, step by step.
+type pass struct {
+	client  *tmux.Client
+	session *agents.Session
+	// listPanes: the panes of the server, by id.
+	alive map[string]tmux.Pane
+	// readDisk: the agents whose pane is not ready yet, the alerts whose
+	// interrupt was read, what the hooks said, the unread counts.
+	notReady   map[string]bool
+	readAlerts map[string]*alert
+	hooked     map[string]mailbox.AgentState
+	mail       map[string][2]int
+	// readScreens: the panes whose output is followed, whether a follower
+	// runs, the screens read, the panes heard printing.
+	listen   map[string]bool
+	followed bool
+	screens  map[string]screen
+	printing map[string]time.Time
+}
+
+// follow loads the session when it changed, and keeps the watches of its
+// server, its output and its control connection running; false when no
+// team runs in tmux (the bulletin's summary is then made from the disk).
+func (p *Panes) follow(ctx context.Context) (*pass, bool) {
 	loaded, fresh := p.loadSession()
 	if !loaded {
 		if fresh {
@@ -231,106 +317,103 @@ func (p *panes) look(ctx context.Context) {
 			p.connect(ctx, nil, "")
 		}
 		p.publishSummary(p.summarizeTeam())
-		return
+		return nil, false
 	}
 	p.mu.Lock()
-	client, session := p.client, p.session
+	ps := &pass{client: p.client, session: p.session}
 	p.mu.Unlock()
 	if fresh || p.serverWatchFailed {
-		p.watchServer(ctx, client)
+		p.watchServer(ctx, ps.client)
 	}
 	if p.eventDriven && (fresh || !p.following()) {
-		p.followOutput(ctx, client, session.Name)
+		p.followOutput(ctx, ps.client, ps.session.Name)
 	}
-	p.connect(ctx, client, session.Name)
-	list, err := client.ListPanes(ctx)
+	p.connect(ctx, ps.client, ps.session.Name)
+	return ps, true
+}
+
+// listPanes reads the server's panes in one call; false when it cannot
+// (the server is down, or answers oddly), which is said once, and the next
+// tick looks again.
+func (p *Panes) listPanes(ctx context.Context, ps *pass) bool {
+	list, err := ps.client.ListPanes(ctx)
 	if err != nil {
-		// The server is down, or answers oddly: nothing to show or type
-		// into. Said once, not every second.
 		if msg := err.Error(); msg != p.lastErr {
 			p.lastErr = msg
-			p.m.logf("cannot list the team's panes: %v", err)
+			p.logf("cannot list the team's panes: %v", err)
 		}
-		p.watching = true // looked at again each tick, as it may come back
-		return
+		p.watching = true
+		return false
 	}
 	p.lastErr = ""
-	alive := make(map[string]tmux.Pane, len(list))
+	ps.alive = make(map[string]tmux.Pane, len(list))
 	for _, pane := range list {
-		alive[pane.ID] = pane
+		ps.alive[pane.ID] = pane
 	}
+	return true
+}
+
+// readDisk reads what the files say of each agent. The disk is read
+// outside the lock: routing, which announces under the same lock, never
+// waits for it.
+func (p *Panes) readDisk(ps *pass) {
 	p.mu.Lock()
-	notReady := make(map[string]bool)
+	ps.notReady = make(map[string]bool)
 	alerts := make(map[string]*alert)
-	for name := range session.Agents {
+	for name := range ps.session.Agents {
 		v := p.viewOf(name)
-		notReady[name] = !v.ready
+		ps.notReady[name] = !v.ready
 		if v.alert != nil {
 			alerts[name] = v.alert
 		}
 	}
 	p.mu.Unlock()
-	// The disk is read before the lock is taken: routing, which announces
-	// under the same lock, never waits for it.
-	readAlerts := p.readAlerts(alerts)
-	p.forgetGone(session)
-	hooked := p.hookedStates(session)
-	mail := p.mailCounts(session)
-	// An agent without hooks is heard printing when a follower runs, and
-	// its screen read each tick when none does; a pane not ready yet is
-	// read each tick until it is.
-	followed := p.following()
-	var watchScreens []string
-	listen := make(map[string]bool)
-	for name, seat := range session.Agents {
-		pane, ok := alive[seat.Pane]
+	ps.readAlerts = p.readAlerts(alerts)
+	p.forgetGone(ps.session)
+	ps.hooked = p.hookedStates(ps.session)
+	ps.mail = p.mailCounts(ps.session)
+}
+
+// readScreens reads the screens that must be read: an agent without hooks
+// is heard printing when a follower runs, and its screen read each tick
+// when none does; a pane not ready yet is read each tick until it is.
+func (p *Panes) readScreens(ctx context.Context, ps *pass) {
+	ps.followed = p.following()
+	var toRead []string
+	ps.listen = make(map[string]bool)
+	for name, seat := range ps.session.Agents {
+		pane, ok := ps.alive[seat.Pane]
 		if !ok || pane.Dead {
 			continue
 		}
-		hookless := hooked[name].State == ""
-		listen[seat.Pane] = hookless
-		if notReady[name] || (hookless && !followed) {
-			watchScreens = append(watchScreens, seat.Pane)
+		hookless := ps.hooked[name].State == ""
+		ps.listen[seat.Pane] = hookless
+		if ps.notReady[name] || (hookless && !ps.followed) {
+			toRead = append(toRead, seat.Pane)
 		}
 	}
-	p.listen(listen)
-	p.watching = len(watchScreens) > 0 || p.serverWatchFailed
-	screens := p.captureScreens(ctx, client, watchScreens)
-	printing, soonest := p.stillPrinting(time.Now())
-	p.lookAt = soonest
+	p.listen(ps.listen)
+	p.watching = len(toRead) > 0 || p.serverWatchFailed
+	ps.screens = p.captureScreens(ctx, ps.client, toRead)
+	ps.printing, p.lookAt = p.stillPrinting(time.Now())
 	// A hook that spoke while the screens were read has the last word.
-	hooked = p.hookedStates(session)
+	ps.hooked = p.hookedStates(ps.session)
+}
 
-	now := p.m.now().UTC()
-	labels := tmux.Labels{Title: map[string]string{}}
+// decide works out, under the lock, each agent's state, border and summary,
+// the states to write, and the notices to type now.
+func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing) {
+	now := p.now().UTC()
+	labels = tmux.Labels{Title: map[string]string{}}
+	summary = make(map[string]bulletin.AgentSummary, len(ps.session.Agents))
 	idle, unread := 0, 0
-	summary := make(map[string]bulletin.AgentSummary, len(session.Agents))
-	var writes []stateWrite
-	var jobs []*typing
 	p.mu.Lock()
-	for name, seat := range session.Agents {
+	defer p.mu.Unlock()
+	for name, seat := range ps.session.Agents {
 		v := p.viewOf(name)
 		v.seat = seat
-		pane, present := alive[seat.Pane]
-		next := v.state
-		switch {
-		case !present || pane.Dead:
-			next = mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: pane.DeadStatus}
-			if !present {
-				next.Detail = "pane gone"
-			}
-		case hooked[name].State != "":
-			next = hooked[name]
-		case v.typing:
-			// The screen shows the master's own typing: it says nothing of
-			// the agent until the line is in, when typing wakes the loop.
-		case followed && v.ready && listen[seat.Pane]:
-			_, busy := printing[seat.Pane]
-			next = heardState(v, busy)
-		default:
-			next = p.screenState(v, screens[seat.Pane].hash, now)
-		}
-		if sc, ok := screens[seat.Pane]; ok && !v.ready {
+		next := p.nextState(name, seat, v, ps, now)
+		if sc, ok := ps.screens[seat.Pane]; ok && !v.ready {
 			p.settle(v, sc, now)
 		}
 		if changed(v.state, next) {
@@ -345,10 +428,10 @@ func (p *panes) look(ctx context.Context) {
 		if v.state.State == mailbox.StateIdle {
 			idle++
 		}
-		n, urgent := mail[name][0], mail[name][1]
+		n, urgent := ps.mail[name][0], ps.mail[name][1]
 		unread += n
 		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
-		if a, read := readAlerts[name]; read && v.alert == a {
+		if a, read := ps.readAlerts[name]; read && v.alert == a {
 			v.alert = nil // unless a newer interrupt came meanwhile
 		}
 		if border := borderOf(v, n, urgent); border != v.border {
@@ -359,24 +442,40 @@ func (p *panes) look(ctx context.Context) {
 			jobs = append(jobs, job)
 		}
 	}
-	if status := fmt.Sprintf("%d agents · %d idle · %d unread", len(session.Agents), idle, unread); status != p.status {
+	if status := fmt.Sprintf("%d agents · %d idle · %d unread", len(ps.session.Agents), idle, unread); status != p.status {
 		p.status = status
 		labels.Status = status
 	}
-	p.mu.Unlock()
-	p.writeStates(writes)
-	for _, job := range jobs {
-		p.startTyping(ctx, client, job)
+	return labels, summary, writes, jobs
+}
+
+// nextState is what the pass says of an agent's state: exited with its
+// pane, else what its hook said, else what its pane printed or shows.
+func (p *Panes) nextState(name string, seat *agents.Seat, v *view, ps *pass, now time.Time) mailbox.AgentState {
+	pane, present := ps.alive[seat.Pane]
+	switch {
+	case !present || pane.Dead:
+		next := mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: pane.DeadStatus}
+		if !present {
+			next.Detail = "pane gone"
+		}
+		return next
+	case ps.hooked[name].State != "":
+		return ps.hooked[name]
+	case v.typing:
+		// The screen shows the master's own typing: it says nothing of the
+		// agent until the line is in, when typing wakes the loop.
+		return v.state
+	case ps.followed && v.ready && ps.listen[seat.Pane]:
+		_, busy := ps.printing[seat.Pane]
+		return heardState(v, busy)
 	}
-	if err := client.SetLabels(ctx, labels); err != nil && !errors.Is(err, tmux.ErrNoPane) {
-		p.m.logf("cannot update pane borders: %v", err)
-	}
-	p.publishSummary(summary)
+	return p.screenState(v, ps.screens[seat.Pane].hash, now)
 }
 
 // readAlerts are the alerts whose interrupt has been read: the border may
 // forget them.
-func (p *panes) readAlerts(alerts map[string]*alert) map[string]*alert {
+func (p *Panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 	read := make(map[string]*alert)
 	for name, a := range alerts {
 		if !p.store.IsUnread(name, a.file) {
@@ -387,7 +486,7 @@ func (p *panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 }
 
 // hookedStates are the states the agents' hooks last wrote, by agent.
-func (p *panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
+func (p *Panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
 	hooked := make(map[string]mailbox.AgentState)
 	for name := range session.Agents {
 		if st, ok := p.readState(name); ok && st.Source == mailbox.SourceHook {
@@ -405,7 +504,7 @@ type storedState struct {
 
 // readState reads an agent's state file, unless it is as it was when last
 // read: each look reads every agent's.
-func (p *panes) readState(agent string) (mailbox.AgentState, bool) {
+func (p *Panes) readState(agent string) (mailbox.AgentState, bool) {
 	got, _ := p.stateFiles.Get(p.store.StatePath(agent), func() (storedState, error) {
 		st, ok, err := p.store.ReadState(agent)
 		return storedState{state: st, ok: ok}, err
@@ -415,7 +514,7 @@ func (p *panes) readState(agent string) (mailbox.AgentState, bool) {
 
 // mailCounts are each agent's unread and urgent unread messages, each
 // inbox listed again only when it changed.
-func (p *panes) mailCounts(session *agents.Session) map[string][2]int {
+func (p *Panes) mailCounts(session *agents.Session) map[string][2]int {
 	mail := make(map[string][2]int, len(session.Agents))
 	for name := range session.Agents {
 		mail[name], _ = p.inboxCounts.Get(p.store.InboxDir(name), func() ([2]int, error) {
@@ -427,7 +526,7 @@ func (p *panes) mailCounts(session *agents.Session) map[string][2]int {
 }
 
 // forgetGone drops what was read of agents no longer in the session.
-func (p *panes) forgetGone(session *agents.Session) {
+func (p *Panes) forgetGone(session *agents.Session) {
 	keep := make(map[string]bool, 2*len(session.Agents))
 	for name := range session.Agents {
 		keep[p.store.StatePath(name)] = true
@@ -446,7 +545,7 @@ type stateWrite struct {
 
 // writeStates writes what the screens said, unless a hook of the agent spoke
 // meanwhile: hooks have the last word, but on a pane that died.
-func (p *panes) writeStates(writes []stateWrite) {
+func (p *Panes) writeStates(writes []stateWrite) {
 	for _, w := range writes {
 		if cur, ok := p.readState(w.agent); ok && cur.Source == mailbox.SourceHook && w.state.State != mailbox.StateExited {
 			p.mu.Lock()
@@ -457,7 +556,7 @@ func (p *panes) writeStates(writes []stateWrite) {
 			continue
 		}
 		if err := p.store.WriteState(w.agent, w.state); err != nil {
-			p.m.logf("cannot write the state of %s: %v", w.agent, err)
+			p.logf("cannot write the state of %s: %v", w.agent, err)
 		}
 	}
 }
