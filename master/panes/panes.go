@@ -117,9 +117,9 @@ type alert struct {
 // Config is what the panes need of the master.
 type Config struct {
 	Workspace *workspace.Workspace
-	Now       func() time.Time                  // the master's clock
+	Now       func() time.Time                 // the master's clock
 	Logf      func(format string, args ...any) // the master's log
-	Started   time.Time                         // when the master started
+	Started   time.Time                        // when the master started
 	// Tick is how often the panes are looked at while something is to be
 	// followed by looking (DefaultPaneTick when 0).
 	Tick time.Duration
