@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
 )
@@ -155,12 +156,8 @@ func (h *harness) records() []mailbox.Record {
 // loaded by other work.
 func (h *harness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s; master log:\n%s", what, h.log.String())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !watch.Until(context.Background(), 5*time.Millisecond, 30*time.Second, cond) {
+		h.t.Fatalf("timed out waiting for %s; master log:\n%s", what, h.log.String())
 	}
 }
 

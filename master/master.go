@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"switchboard/mailbox"
@@ -73,10 +72,9 @@ type Master struct {
 
 	work  workQueue
 	panes *panes.Panes
-	watch *watcher
+	watch *watcher // the filesystem's events; set once Run starts watching
 
-	retryMu   sync.Mutex
-	retryWait map[string]time.Duration // the last wait before a retry, by agent
+	retryWait map[string]time.Duration // the last wait before a retry, by agent; used by the loop alone
 	pause     pause
 	known     map[uint64]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
 	sweep     inboxSweep        // the check of every inbox file under way
@@ -161,17 +159,15 @@ func (m *Master) Run(ctx context.Context) error {
 		Workspace: m.ws, Now: m.now, Logf: m.logf, Started: m.started, Tick: m.opts.PaneTick,
 		Typing: m.opts.Typing, Polled: m.opts.Poll > 0, CommandsByProcess: m.opts.CommandsByProcess,
 	})
-	watch, err := m.startWatching(ctx)
-	if err != nil {
+	if m.watch, err = m.startWatching(ctx); err != nil {
 		return err
 	}
-	defer watch.close()
-	m.watch = watch
+	defer m.watch.close()
 	panesCtx, stopPanes := context.WithCancel(ctx)
 	panesDone := make(chan struct{})
 	go func() { defer close(panesDone); m.panes.Run(panesCtx) }()
 	defer func() { stopPanes(); <-panesDone }()
-	if err := m.untilRoom(ctx, func() error { return m.syncAgents(watch) }); err != nil {
+	if err := m.untilRoom(ctx, m.syncAgents); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -181,10 +177,10 @@ func (m *Master) Run(ctx context.Context) error {
 	m.adoptOldNotices()
 	m.work.markInboxes()
 	m.logf("master running for %d agents and the operator in %s (pid %d)", m.rules.AgentCount(), m.root, os.Getpid())
-	return m.loop(ctx, watch)
+	return m.loop(ctx)
 }
 
-func (m *Master) loop(ctx context.Context, watch *watcher) error {
+func (m *Master) loop(ctx context.Context) error {
 	reconcile := time.NewTicker(m.opts.Reconcile)
 	defer reconcile.Stop()
 	settle := time.NewTimer(time.Hour)
@@ -261,7 +257,7 @@ func (m *Master) loop(ctx context.Context, watch *watcher) error {
 
 // syncAgents makes mailboxes for every agent of the rules and watches their
 // outboxes; it is run at start and after each reload.
-func (m *Master) syncAgents(watch *watcher) error {
+func (m *Master) syncAgents() error {
 	for _, agent := range m.rules.Agents() {
 		if m.watched[agent] {
 			continue
@@ -274,13 +270,13 @@ func (m *Master) syncAgents(watch *watcher) error {
 		if err := m.store.Ensure(agent); err != nil {
 			return err
 		}
-		if err := watch.add(m.store.OutboxDir(agent), agent); err != nil {
+		if err := m.watch.add(m.store.OutboxDir(agent), agent); err != nil {
 			return err
 		}
-		if err := watch.addInbox(agent, m.store.InboxDir(agent), m.store.ReadDir(agent)); err != nil {
+		if err := m.watch.addInbox(agent, m.store.InboxDir(agent), m.store.ReadDir(agent)); err != nil {
 			m.logf("%v; files put there by hand are reported when the inboxes are checked next", err)
 		}
-		if err := watch.addHome(agent, m.store.AgentDir(agent)); err != nil {
+		if err := m.watch.addHome(agent, m.store.AgentDir(agent)); err != nil {
 			m.logf("%v; its state is looked at every %s", err, panes.RestTick)
 		}
 		m.watched[agent] = true

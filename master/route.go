@@ -378,8 +378,6 @@ const (
 // retryLater has the agent's outbox scanned again after a wait that doubles
 // with each failure in a row.
 func (m *Master) retryLater(agent string) {
-	m.retryMu.Lock()
-	defer m.retryMu.Unlock()
 	wait := min(max(2*m.retryWait[agent], retryFirst), retryMost)
 	m.retryWait[agent] = wait
 	time.AfterFunc(wait, func() { m.work.mark(agent) })
@@ -388,8 +386,6 @@ func (m *Master) retryLater(agent string) {
 // waitingToRetry reports whether the agent's outbox waits to be tried again
 // after a failure.
 func (m *Master) waitingToRetry(agent string) bool {
-	m.retryMu.Lock()
-	defer m.retryMu.Unlock()
 	_, failed := m.retryWait[agent]
 	return failed
 }
@@ -397,8 +393,6 @@ func (m *Master) waitingToRetry(agent string) bool {
 // retried forgets the failures of an outbox that went through, reporting
 // whether there were any.
 func (m *Master) retried(agent string) bool {
-	m.retryMu.Lock()
-	defer m.retryMu.Unlock()
 	_, failed := m.retryWait[agent]
 	delete(m.retryWait, agent)
 	return failed

@@ -177,7 +177,7 @@ func (m *Master) applyRules(data []byte, spawned string, fileChanged bool) {
 		m.keepLoadedRules()
 		m.rulesAccepted()
 	}
-	if err := m.syncAgents(m.watch); err != nil {
+	if err := m.syncAgents(); err != nil {
 		m.logf("rules reloaded, but a new mailbox failed: %v", err)
 		return
 	}

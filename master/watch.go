@@ -107,9 +107,12 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 		}
 		return
 	}
+	clean := filepath.Clean(ev.Name)
 	w.mu.Lock()
 	homeOf, isHome := w.home[dir]
 	_, inInbox := w.inbox[dir]
+	agent, isOutbox := w.outbox[clean]
+	inboxAgent, isInbox := w.inbox[clean]
 	w.mu.Unlock()
 	// A hook said how its agent is, or mail came or was read: the panes'
 	// borders, the bulletin and what waits to be typed follow.
@@ -123,15 +126,11 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	// An outbox or inbox removed (rm -rf) is made again and watched again
 	// at once: the next message into it must not wait for the reconcile
 	// scan, nor a file put there by hand go unseen.
-	w.mu.Lock()
-	agent, isOutbox := w.outbox[filepath.Clean(ev.Name)]
-	inboxAgent, isInbox := w.inbox[filepath.Clean(ev.Name)]
-	w.mu.Unlock()
 	if (isOutbox || isInbox) && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)) {
 		if isInbox {
 			agent = inboxAgent
 		}
-		m.rewatch(w, agent, filepath.Clean(ev.Name), 0)
+		m.rewatch(w, agent, clean, 0)
 		return
 	}
 	// Files leaving the outbox (routed, rejected) need no work, nor do

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"switchboard/desk"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
@@ -97,12 +98,8 @@ func (r *rig) call(cs *mcp.ClientSession, tool string, args map[string]any) (map
 
 func (r *rig) waitFor(what string, cond func() bool) {
 	r.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !watch.Until(context.Background(), 10*time.Millisecond, 10*time.Second, cond) {
+		r.t.Fatalf("timed out waiting for %s", what)
 	}
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
 
 	"switchboard/agents"
@@ -55,12 +54,6 @@ func exitCode(err error) int {
 	var coded *codedError
 	if errors.As(err, &coded) {
 		return coded.code
-	}
-	// cobra reports these without a type of their own.
-	msg := err.Error()
-	if strings.HasPrefix(msg, "unknown command") || strings.HasPrefix(msg, "unknown flag") ||
-		strings.HasPrefix(msg, "unknown shorthand flag") || strings.Contains(msg, "flag needs an argument") {
-		return exitUsage
 	}
 	return exitError
 }

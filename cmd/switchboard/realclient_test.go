@@ -18,6 +18,7 @@ import (
 	"switchboard/internal/proctree"
 	"switchboard/internal/safetext"
 	"switchboard/internal/testkit/realclient"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -322,12 +323,8 @@ func (tm *team) diagnose() string {
 // it was waiting for and what explain says.
 func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool, explain func() string) {
 	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s\n%s", d, what, explain())
-		}
-		time.Sleep(50 * time.Millisecond)
+	if !watch.Until(context.Background(), 50*time.Millisecond, d, cond) {
+		t.Fatalf("timed out after %v waiting for %s\n%s", d, what, explain())
 	}
 }
 

@@ -60,6 +60,20 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return usageError("%v (see --help)", err)
 	})
+	// A word that is no command reaches the root, which says so as a usage
+	// error of its own: no cobra message is matched by its words.
+	root.Args = cobra.ArbitraryArgs
+	root.SuggestionsMinimumDistance = 2
+	root.RunE = func(cmd *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return cmd.Help()
+		}
+		msg := fmt.Sprintf("unknown command %q for %q (see --help)", args[0], cmd.CommandPath())
+		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
+			msg += "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t")
+		}
+		return usageError("%s", msg)
+	}
 	flags := root.PersistentFlags()
 	flags.StringVar(&g.root, "root", "", "the workspace folder (default: $SWITCHBOARD_ROOT, else the nearest folder up holding communication_rules.yaml)")
 	flags.StringVar(&g.as, "as", "", "act as this agent (default: $SWITCHBOARD_AGENT, else operator)")

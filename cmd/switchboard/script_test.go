@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -48,14 +50,7 @@ func TestScripts(t *testing.T) {
 
 // waitFor polls cond until it holds or ten seconds pass.
 func waitFor(cond func() bool) bool {
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return true
+	return watch.Until(context.Background(), 10*time.Millisecond, 10*time.Second, cond)
 }
 
 // waitlog N: wait until the audit log of the workspace in $WORK holds N

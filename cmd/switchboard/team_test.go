@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -116,15 +118,11 @@ func (tm *team) must(args ...string) string {
 
 func (tm *team) waitFor(what string, cond func() bool) {
 	tm.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-3000", "-t", "=switchboard:master").CombinedOutput()
-			panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command}").CombinedOutput()
-			session, _ := os.ReadFile(workspace.New(tm.root).SessionFile())
-			tm.t.Fatalf("timed out waiting for %s\npanes:\n%s\nsession: %s\nmaster window:\n%s", what, panes, session, out)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !watch.Until(context.Background(), 20*time.Millisecond, 30*time.Second, cond) {
+		out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-S", "-3000", "-t", "=switchboard:master").CombinedOutput()
+		panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} cmd=#{pane_current_command}").CombinedOutput()
+		session, _ := os.ReadFile(workspace.New(tm.root).SessionFile())
+		tm.t.Fatalf("timed out waiting for %s\npanes:\n%s\nsession: %s\nmaster window:\n%s", what, panes, session, out)
 	}
 }
 
