@@ -128,6 +128,12 @@ func writeHistory(team *teamRun, records, inboxFiles int) error {
 	if err := os.MkdirAll(filepath.Dir(store.LogPath()), 0o755); err != nil {
 		return err
 	}
+	// A master's workspace has its record of notices from the first start:
+	// without it, a master takes the workspace for one of an older version
+	// and looks through every inbox for notices to record, once.
+	if _, err := store.StartNoticeMarks(); err != nil {
+		return err
+	}
 	w, err := mailbox.OpenLogWriter(store.LogPath(), false)
 	if err != nil {
 		return err

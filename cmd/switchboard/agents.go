@@ -80,44 +80,20 @@ func parentLoopError(ws *workspace.Workspace, loops []string) string {
 		"give one a parent of the team in that file, or close them with `switchboard close %s`", ws.SpawnedFile(), strings.Join(loops, ", "), loops[0]), ws.Binary())
 }
 
-// asTree orders rows so that each spawned agent follows its parent, depth
-// first; the order among siblings is kept. Agents whose parents loop are
-// roots.
+// asTree orders the rows as the team's tree, each with the branch drawn
+// before its name; an agent in a loop of parents is listed at the top.
 func asTree(rows []agentRow, loops []string) []agentRow {
-	byName := make(map[string]bool, len(rows))
-	for _, r := range rows {
-		byName[r.Name] = true
-	}
-	children := make(map[string][]agentRow)
-	var roots []agentRow
-	for _, r := range rows {
-		if r.Parent != "" && byName[r.Parent] && !slices.Contains(loops, r.Name) {
-			children[r.Parent] = append(children[r.Parent], r)
-		} else {
-			roots = append(roots, r)
+	parentOf := func(r agentRow) string {
+		if slices.Contains(loops, r.Name) {
+			return ""
 		}
+		return r.Parent
 	}
 	out := make([]agentRow, 0, len(rows))
-	// Each child gets ├─ or, the last, └─; what lies below a child that is
-	// not the last hangs on its │.
-	var add func(r agentRow, depth int, lead string)
-	add = func(r agentRow, depth int, lead string) {
-		if depth > len(rows) {
-			return // parents that loop
-		}
+	for _, p := range desk.Tree(rows, func(r agentRow) string { return r.Name }, parentOf, nil) {
+		r := rows[p.Index]
+		r.branch = p.Branch
 		out = append(out, r)
-		kids := children[r.Name]
-		for i, c := range kids {
-			branch, below := "├─ ", "│  "
-			if i == len(kids)-1 {
-				branch, below = "└─ ", "   "
-			}
-			c.branch = lead + branch
-			add(c, depth+1, lead+below)
-		}
-	}
-	for _, r := range roots {
-		add(r, 0, "")
 	}
 	return out
 }

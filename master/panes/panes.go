@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -369,7 +371,7 @@ func (p *Panes) readDisk(ps *pass) {
 	}
 	p.mu.Unlock()
 	ps.readAlerts = p.readAlerts(alerts)
-	p.forgetGone(ps.session)
+	p.forgetGone(maps.Keys(ps.session.Agents))
 	ps.hooked = p.hookedStates(ps.session)
 	ps.mail = p.mailCounts(ps.session)
 }
@@ -517,18 +519,25 @@ func (p *Panes) readState(agent string) (mailbox.AgentState, bool) {
 func (p *Panes) mailCounts(session *agents.Session) map[string][2]int {
 	mail := make(map[string][2]int, len(session.Agents))
 	for name := range session.Agents {
-		mail[name], _ = p.inboxCounts.Get(p.store.InboxDir(name), func() ([2]int, error) {
-			n, urgent, err := p.store.Counts(name)
-			return [2]int{n, urgent}, err
-		})
+		mail[name] = p.inboxCount(name)
 	}
 	return mail
 }
 
-// forgetGone drops what was read of agents no longer in the session.
-func (p *Panes) forgetGone(session *agents.Session) {
-	keep := make(map[string]bool, 2*len(session.Agents))
-	for name := range session.Agents {
+// inboxCount is an agent's unread and urgent unread messages, its inbox
+// listed again only when it changed.
+func (p *Panes) inboxCount(agent string) [2]int {
+	mail, _ := p.inboxCounts.Get(p.store.InboxDir(agent), func() ([2]int, error) {
+		n, urgent, err := p.store.Counts(agent)
+		return [2]int{n, urgent}, err
+	})
+	return mail
+}
+
+// forgetGone drops what was read of agents no longer among those named.
+func (p *Panes) forgetGone(names iter.Seq[string]) {
+	keep := make(map[string]bool)
+	for name := range names {
 		keep[p.store.StatePath(name)] = true
 		keep[p.store.InboxDir(name)] = true
 	}

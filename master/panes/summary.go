@@ -23,11 +23,12 @@ func (p *Panes) summarizeTeam() map[string]bulletin.AgentSummary {
 	p.mu.Lock()
 	team := p.team
 	p.mu.Unlock()
+	p.forgetGone(slices.Values(team))
 	out := make(map[string]bulletin.AgentSummary, len(team))
 	for _, name := range team {
-		st, _, _ := p.store.ReadState(name)
-		n, urgent, _ := p.store.Counts(name)
-		out[name] = bulletin.AgentSummary{State: st.State, Unread: n, Urgent: urgent}
+		st, _ := p.readState(name)
+		mail := p.inboxCount(name)
+		out[name] = bulletin.AgentSummary{State: st.State, Unread: mail[0], Urgent: mail[1]}
 	}
 	return out
 }
