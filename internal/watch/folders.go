@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"slices"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -58,6 +59,20 @@ func (f *Folders) forward(c chan<- struct{}) {
 		select {
 		case c <- struct{}{}:
 		default:
+		}
+	}
+}
+
+// Add watches more folders; one already watched, or one that cannot be
+// watched, is left to what watches it, or to the tick.
+func (f *Folders) Add(dirs ...string) {
+	if f.fs == nil {
+		return
+	}
+	watched := f.fs.WatchList()
+	for _, dir := range dirs {
+		if !slices.Contains(watched, dir) {
+			_ = f.fs.Add(dir)
 		}
 	}
 }

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/spf13/cobra"
+
+	"switchboard/console"
+	"switchboard/desk"
+	"switchboard/internal/watch"
+	"switchboard/mailbox"
+)
+
+type topOptions struct {
+	noNotify bool
+	once     bool
+	width    int
+}
+
+// topTick is how often the console looks again when no folder it watches
+// told it of a change.
+const topTick = 30 * time.Second
+
+func newTopCmd(io *streams, g *globals) *cobra.Command {
+	opts := &topOptions{}
+	cmd := &cobra.Command{
+		Use:   "top [--no-notify] [--once [--width N]]",
+		Short: "The team at a glance, live: who needs you, the questions waiting, the log; act from there",
+		Long: `A full-screen view of the team that follows it as it changes: each agent in
+the tree under its parent, those that need you first (? asks you a permission
+question, ! at a prompt or idle with urgent mail, ● busy, ○ idle, ‖ interrupted,
+✗ exited), its unread and urgent mail, its task, its last message in and out,
+the locks it holds; the questions waiting for an answer; and the log.
+
+Keys: tab moves between the panels, ↑↓ within one, enter opens a message
+whole. On the agent under the cursor: i interrupts, c cancels (it and its
+helpers), x closes a spawned agent, s sends it a message; on a question for
+you: a allows, d denies, A always, N never (r answers a question that is not
+a permission prompt). In the log: b shows the blocked alone, f the agent's
+alone. q quits. Each action is the command's: the rules decide it alike.
+
+When an agent comes to need you, the console rings: the terminal's bell, and
+a desktop notification where notify-send is installed (--no-notify: neither).
+--once prints one frame and exits, for a script or a glance.`,
+		Example: `  switchboard top
+  switchboard top --once --width 100
+  switchboard top --no-notify`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runTop(cmd.Context(), io, g, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.noNotify, "no-notify", false, "ring no bell and send no desktop notification")
+	f.BoolVar(&opts.once, "once", false, "print one frame and exit")
+	f.IntVar(&opts.width, "width", 0, "the frame's width with --once (default: the terminal's, else 120)")
+	return cmd
+}
+
+func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) error {
+	ws, rulesErr, err := openReading(g)
+	if err != nil {
+		return err
+	}
+	warnBrokenRules(io, ws, rulesErr)
+	// Each look and each action opens the desk anew: the rules change as
+	// helpers are spawned and closed.
+	open := func() (*desk.Desk, error) {
+		c, _, err := openReading(g)
+		if err != nil {
+			return nil, err
+		}
+		return c.desk(), nil
+	}
+	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
+	defer folders.Close()
+	read := func(ctx context.Context) (*console.Snapshot, error) {
+		d, err := open()
+		if err != nil {
+			return nil, err
+		}
+		s, err := console.Read(ctx, d, console.DefaultLogTail)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range s.Agents {
+			folders.Add(ws.store.AgentDir(a.Name), ws.store.InboxDir(a.Name))
+		}
+		return s, nil
+	}
+	cfg := console.Config{Read: read, Act: deskActions{open: open}, Changes: folders.C}
+	if !opts.noNotify {
+		cfg.Ring = ring(io)
+	}
+	m := console.New(cfg)
+	if opts.once {
+		width := opts.width
+		if width <= 0 {
+			width = io.width
+		}
+		if width <= 0 {
+			width = 120
+		}
+		frame, err := m.Frame(ctx, width, 40)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(io.out, frame)
+		return nil
+	}
+	if !io.terminal {
+		return usageError("top needs a terminal; for a script, `switchboard top --once` prints one frame, and `switchboard agents --json` the team")
+	}
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(io.out)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// ring tells the person that an agent needs them: the terminal's bell,
+// and a desktop notification where notify-send is installed.
+func ring(io *streams) func(text string) {
+	notifySend, _ := exec.LookPath("notify-send")
+	return func(text string) {
+		fmt.Fprint(io.out, "\a")
+		if notifySend != "" {
+			_ = exec.Command(notifySend, "switchboard", text).Run()
+		}
+	}
+}
+
+// deskActions are the console's actions, each a desk verb as the one who
+// runs the console.
+type deskActions struct {
+	open func() (*desk.Desk, error)
+}
+
+func (a deskActions) Answer(id, option string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Reply(desk.ReplyRequest{ID: id, Option: option, Content: option})
+	return err
+}
+
+func (a deskActions) Interrupt(agent, reason string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Interrupt(agent, reason)
+	return err
+}
+
+func (a deskActions) Cancel(agent, reason string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Cancel(agent, reason)
+	return err
+}
+
+func (a deskActions) Close(agent string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Close(context.Background(), agent)
+	return err
+}
+
+func (a deskActions) Send(to, title string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title})
+	return err
+}
+

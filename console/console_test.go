@@ -1,0 +1,256 @@
+package console
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"switchboard/desk"
+	"switchboard/mailbox"
+)
+
+var update = flag.Bool("update", false, "write the golden frames anew")
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC // the log's times, as the golden frames have them
+	os.Exit(m.Run())
+}
+
+var at = time.Date(2026, 11, 25, 9, 30, 0, 0, time.UTC)
+
+func record(seq int64, from string, to []string, title, typ string, ago time.Duration) mailbox.Record {
+	m := &mailbox.Message{ID: "01a2000" + string(rune('0'+seq)), From: from, To: to, Title: title, Type: typ, Priority: mailbox.PriorityNormal}
+	if typ == mailbox.TypeRequest {
+		m.RequiresResponse = true
+	}
+	return mailbox.Record{Seq: seq, Time: at.Add(-ago), Status: mailbox.StatusDelivered, Delivered: to, Message: m}
+}
+
+// team is a snapshot of a team at work: the developer busy with a helper
+// that asks it a permission question sent up to the person, the tester
+// idle with urgent mail, a message the rules blocked.
+func team() *Snapshot {
+	exited := 2
+	log := []mailbox.Record{
+		record(1, "master_agent", []string{"developer_agent"}, "Implement the login form", mailbox.TypeRequest, 20*time.Minute),
+		record(2, "developer_agent", []string{"reviewer_agent-1"}, "Review auth.go", mailbox.TypeRequest, 9*time.Minute),
+		record(3, "tester_agent", nil, "Found a bug", mailbox.TypeNotification, 5*time.Minute),
+		record(4, "reviewer_agent-1", []string{mailbox.Operator}, "[PERMISSION] Bash: npm test", mailbox.TypeRequest, 30*time.Second),
+		record(5, "master_agent", []string{"tester_agent"}, "Stop: the API changed", mailbox.TypeNotification, 10*time.Second),
+	}
+	log[2].Status, log[2].Blocked = mailbox.StatusBlocked, []mailbox.Block{{To: "reviewer_agent", Reason: "Should go through developer first"}}
+	log[3].Message.SetOptions([]string{"allow", "deny", "always", "never"})
+	members := []desk.Member{
+		{Name: "master_agent", State: mailbox.StateIdle},
+		{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2},
+		{Name: "reviewer_agent", State: mailbox.StateExited, ExitStatus: &exited},
+		{Name: "tester_agent", State: mailbox.StateIdle, Unread: 1, Urgent: 1},
+		{Name: "reviewer_agent-1", State: mailbox.StateWaiting, Parent: "developer_agent"},
+	}
+	s := &Snapshot{At: at, Log: log, Requests: openRequests(log), Status: "normal", Phase: "build"}
+	s.Agents = agentsOf(members, log, s.Requests, nil)
+	return s
+}
+
+// fakeActions records what the console asked for.
+type fakeActions struct{ done []string }
+
+func (f *fakeActions) Answer(id, option string) error {
+	f.done = append(f.done, "answer "+id+" "+option)
+	return nil
+}
+func (f *fakeActions) Interrupt(agent, reason string) error {
+	f.done = append(f.done, "interrupt "+agent+": "+reason)
+	return nil
+}
+func (f *fakeActions) Cancel(agent, reason string) error {
+	f.done = append(f.done, "cancel "+agent+": "+reason)
+	return nil
+}
+func (f *fakeActions) Close(agent string) error {
+	f.done = append(f.done, "close "+agent)
+	return nil
+}
+func (f *fakeActions) Send(to, title string) error {
+	f.done = append(f.done, "send "+to+": "+title)
+	return nil
+}
+
+// console is a console over snapshots the test gives, in a window of
+// width by height.
+func console(t *testing.T, width, height int, snaps ...*Snapshot) (*Model, *fakeActions, *[]string) {
+	t.Helper()
+	acts := &fakeActions{}
+	var rings []string
+	next := 0
+	m := New(Config{
+		Read: func(context.Context) (*Snapshot, error) {
+			s := snaps[min(next, len(snaps)-1)]
+			next++
+			return s, nil
+		},
+		Act:  acts,
+		Ring: func(text string) { rings = append(rings, text) },
+	})
+	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
+	run(m, m.read())
+	return m, acts, &rings
+}
+
+// run runs a command's message through the console, and the commands that
+// follow from it, as the program would.
+func run(m *Model, cmd tea.Cmd) {
+	for cmd != nil {
+		msg := cmd()
+		if msg == nil {
+			return
+		}
+		if batch, ok := msg.(tea.BatchMsg); ok {
+			for _, c := range batch {
+				run(m, c)
+			}
+			return
+		}
+		_, cmd = m.Update(msg)
+	}
+}
+
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyMsg
+		switch k {
+		case "tab":
+			msg = tea.KeyMsg{Type: tea.KeyTab}
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		_, cmd := m.Update(msg)
+		run(m, cmd)
+	}
+}
+
+// golden compares a frame with testdata/name.golden (written anew with
+// -update).
+func golden(t *testing.T, name, frame string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(frame), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./console -update to write it)", err)
+	}
+	if frame != string(want) {
+		t.Errorf("frame %s differs from %s:\n%s", name, path, frame)
+	}
+}
+
+func TestTheFrameShowsWhoNeedsYouFirst(t *testing.T) {
+	m, _, _ := console(t, 140, 30, team())
+	frame := m.View()
+	golden(t, "team-140", frame)
+	lines := strings.Split(frame, "\n")
+	// The developer's helper asks the person: it and its parent lead.
+	if !strings.Contains(lines[2], "developer_agent") || !strings.Contains(lines[3], "└ ? reviewer_agent-1") || !strings.Contains(lines[3], "asks you") {
+		t.Errorf("the tree does not lead with who needs you:\n%s", frame)
+	}
+	if !strings.Contains(frame, "! tester_agent") || !strings.Contains(frame, "✗ reviewer_agent") || !strings.Contains(frame, "exited 2") {
+		t.Errorf("states are not told apart:\n%s", frame)
+	}
+}
+
+func TestANarrowFrameHidesColumns(t *testing.T) {
+	m, _, _ := console(t, 72, 24, team())
+	frame := m.View()
+	golden(t, "team-72", frame)
+	for _, line := range strings.Split(frame, "\n") {
+		if w := len([]rune(line)); w > 72 {
+			t.Errorf("a line of %d columns in a frame of 72: %q", w, line)
+		}
+	}
+	if !strings.Contains(frame, "+4 hidden") {
+		t.Errorf("the frame does not say what it hides:\n%s", frame)
+	}
+}
+
+func TestAPermissionQuestionIsAnsweredFromTheKeyboard(t *testing.T) {
+	m, acts, _ := console(t, 140, 30, team())
+	press(m, "tab", "a")
+	if len(acts.done) != 1 || acts.done[0] != "answer 01a20004 allow" {
+		t.Fatalf("actions after tab, a: %q", acts.done)
+	}
+	if !strings.Contains(m.View(), "answered #4: allow") {
+		t.Errorf("the console does not say what it did:\n%s", m.View())
+	}
+}
+
+func TestAQuestionForAnotherIsNotAnswered(t *testing.T) {
+	s := team()
+	s.Requests[0].To = []string{"developer_agent"}
+	m, acts, _ := console(t, 140, 30, s)
+	press(m, "tab", "d")
+	if len(acts.done) != 0 || !strings.Contains(m.View(), "waits on developer_agent") {
+		t.Errorf("a question for developer_agent answered by the person: %q\n%s", acts.done, m.View())
+	}
+}
+
+func TestAnAgentIsInterruptedWithAReason(t *testing.T) {
+	m, acts, _ := console(t, 140, 30, team())
+	press(m, "down", "down", "i", "s", "t", "o", "p", "enter")
+	if len(acts.done) != 1 || acts.done[0] != "interrupt tester_agent: stop" {
+		t.Errorf("actions: %q", acts.done)
+	}
+	press(m, "x", "n", "o", "enter")
+	if len(acts.done) != 1 {
+		t.Errorf("close without yes: %q", acts.done)
+	}
+}
+
+func TestAMessageOpensWhole(t *testing.T) {
+	s := team()
+	s.Log[4].Message.Content = "The v2 API is out.\nRebase on main before you go on."
+	m, _, _ := console(t, 100, 30, s)
+	press(m, "tab", "tab", "enter")
+	if v := m.View(); !strings.Contains(v, "#5  Stop: the API changed") || !strings.Contains(v, "Rebase on main before you go on.") {
+		t.Errorf("the message opened:\n%s", v)
+	}
+	press(m, "esc")
+	if strings.Contains(m.View(), "Rebase on main") {
+		t.Error("esc did not close the message")
+	}
+}
+
+func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
+	calm := team()
+	calm.Requests = nil
+	for i := range calm.Agents {
+		calm.Agents[i].Asking, calm.Agents[i].Urgent = 0, 0
+		if calm.Agents[i].State == mailbox.StateWaiting {
+			calm.Agents[i].State = mailbox.StateBusy
+		}
+	}
+	m, _, rings := console(t, 140, 30, calm, team())
+	if len(*rings) != 0 {
+		t.Fatalf("rang at the first look: %q", *rings)
+	}
+	_, cmd := m.Update(changedMsg{})
+	run(m, cmd)
+	if len(*rings) != 1 || !strings.Contains((*rings)[0], "reviewer_agent-1 asks you") || !strings.Contains((*rings)[0], "tester_agent idle, urgent") {
+		t.Errorf("rings: %q", *rings)
+	}
+}

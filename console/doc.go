@@ -1,0 +1,8 @@
+// Package console is the overseer's view of a team, for the terminal
+// (switchboard top): a Snapshot of the team read through the desk (the
+// agents as a tree, those that need the person first; the questions
+// waiting; the log), and a Model that draws it with lipgloss and acts on
+// it through the desk's verbs as the one who runs it, so the rules decide
+// as they do for the commands and the MCP tools. It is fed by events: it
+// looks again when a folder of the workspace changes, not on a timer.
+package console

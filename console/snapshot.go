@@ -1,0 +1,167 @@
+package console
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"switchboard/bulletin"
+	"switchboard/desk"
+	"switchboard/mailbox"
+)
+
+// DefaultLogTail is how many of the last log records a snapshot reads: the
+// log shown, and where last messages, tasks and open requests are found.
+const DefaultLogTail = 500
+
+// Snapshot is the team as the console shows it at one moment.
+type Snapshot struct {
+	At       time.Time
+	Agents   []Agent          // as a tree under their parents, those that need you first
+	Log      []mailbox.Record // the last records, oldest first
+	Requests []Request        // the person's questions not answered yet, oldest first
+	Status   string           // the bulletin's system status
+	Phase    string
+	Warnings []string
+}
+
+// Agent is one agent of the team, with what the log tells of it.
+type Agent struct {
+	desk.Member
+	Depth   int      // 0 for an agent of the rules, 1 for its helpers, ...
+	Task    string   // the title of the last request it was given
+	LastIn  *Line    // the last message it received
+	LastOut *Line    // the last message it sent
+	Locks   []string // the shared resources it holds
+	// Asking is how many of its permission requests wait for an answer.
+	Asking int
+}
+
+// Line is a message in a word: who, what, when.
+type Line struct {
+	Seq   int64
+	Who   string // the sender, or the recipients
+	Title string
+	Time  time.Time
+}
+
+// Request is a question that waits for its answer: a permission prompt of
+// a helper sent up, or an ask.
+type Request struct {
+	Seq        int64
+	ID         string
+	From       string
+	To         []string
+	Title      string
+	Options    []string
+	Time       time.Time
+	Permission bool
+}
+
+// ForOperator reports whether the person at the console may answer it.
+func (r Request) ForOperator() bool { return slices.Contains(r.To, mailbox.Operator) }
+
+// NeedsYou reports whether the agent waits for someone: at a permission
+// prompt, with a permission request unanswered, or idle with urgent mail.
+func (a Agent) NeedsYou() bool {
+	return a.State == mailbox.StateWaiting || a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
+}
+
+// permissionPrefix starts the title of a permission request sent up.
+const permissionPrefix = "[PERMISSION]"
+
+// Read takes a snapshot of the team through d, reading the last logTail
+// records of the log.
+func Read(ctx context.Context, d *desk.Desk, logTail int) (*Snapshot, error) {
+	members, err := d.Team(ctx)
+	if err != nil {
+		return nil, err
+	}
+	log, _, err := d.Log(desk.LogFilter{Last: logTail})
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{At: time.Now(), Log: log, Requests: openRequests(log)}
+	if b, err := d.Workspace().Bulletin().Read(); err == nil {
+		s.Status, s.Phase = b.SystemStatus, b.CurrentPhase
+		for _, w := range b.Warnings {
+			s.Warnings = append(s.Warnings, w.Text)
+		}
+		s.Agents = agentsOf(members, log, s.Requests, b.SharedResources)
+	} else {
+		s.Agents = agentsOf(members, log, s.Requests, nil)
+	}
+	return s, nil
+}
+
+// openRequests are the questions among records that no later record
+// answers and that are the person's to see: permission questions sent up,
+// and any question asked of the operator.
+func openRequests(log []mailbox.Record) []Request {
+	answered := make(map[string]bool)
+	for _, rec := range log {
+		if rec.Answers != "" {
+			answered[rec.Answers] = true
+		}
+	}
+	var out []Request
+	for _, rec := range log {
+		m := rec.Message
+		if m.Type != mailbox.TypeRequest || !m.RequiresResponse || answered[m.ID] || len(rec.Delivered) == 0 {
+			continue
+		}
+		r := Request{
+			Seq: rec.Seq, ID: m.ID, From: m.From, To: rec.Delivered, Title: m.Title, Options: m.Options(),
+			Time: rec.Time, Permission: strings.HasPrefix(m.Title, permissionPrefix),
+		}
+		if r.Permission || r.ForOperator() {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// agentsOf adds to the members what the log and the locks tell of each,
+// and orders them as a tree.
+func agentsOf(members []desk.Member, log []mailbox.Record, open []Request, locks map[string]bulletin.Lock) []Agent {
+	byName := make(map[string]*Agent, len(members))
+	agents := make([]Agent, len(members))
+	for i, m := range members {
+		agents[i] = Agent{Member: m}
+		byName[m.Name] = &agents[i]
+	}
+	for _, rec := range log {
+		m := rec.Message
+		line := &Line{Seq: rec.Seq, Title: m.Title, Time: rec.Time}
+		if a, ok := byName[m.From]; ok && m.From != mailbox.System {
+			out := *line
+			out.Who = strings.Join(rec.Delivered, ", ")
+			a.LastOut = &out
+		}
+		for _, to := range rec.Delivered {
+			if a, ok := byName[to]; ok {
+				in := *line
+				in.Who = m.From
+				a.LastIn = &in
+				if m.Type == mailbox.TypeRequest && !strings.HasPrefix(m.Title, permissionPrefix) {
+					a.Task = m.Title
+				}
+			}
+		}
+	}
+	for _, r := range open {
+		if a, ok := byName[r.From]; ok && r.Permission {
+			a.Asking++
+		}
+	}
+	for resource, l := range locks {
+		if a, ok := byName[l.Holder]; ok {
+			a.Locks = append(a.Locks, resource)
+		}
+	}
+	for i := range agents {
+		slices.Sort(agents[i].Locks)
+	}
+	return asTree(agents)
+}

@@ -1,0 +1,214 @@
+package console
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
+)
+
+// The looks of the console: a state's symbol and colour tell it at a glance.
+var (
+	styleTitle    = lipgloss.NewStyle().Bold(true)
+	styleHeader   = lipgloss.NewStyle().Faint(true)
+	styleSelected = lipgloss.NewStyle().Reverse(true)
+	styleWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("3"))
+	styleBad      = lipgloss.NewStyle().Foreground(lipgloss.Color("1"))
+	styleGood     = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))
+	styleQuiet    = lipgloss.NewStyle().Faint(true)
+)
+
+// stateOf is how an agent's state reads: a symbol, a word, and its style.
+func stateOf(a Agent) (symbol, word string, style lipgloss.Style) {
+	switch {
+	case a.Asking > 0:
+		return "?", "asks you", styleWarn
+	case a.State == mailbox.StateWaiting:
+		return "!", "at a prompt", styleWarn
+	case a.State == mailbox.StateIdle && a.Urgent > 0:
+		return "!", "idle, urgent", styleWarn
+	case a.State == mailbox.StateBusy:
+		return "●", "busy", styleGood
+	case a.State == mailbox.StateIdle:
+		return "○", "idle", lipgloss.NewStyle()
+	case a.State == mailbox.StateInterrupted:
+		return "‖", "interrupted", styleWarn
+	case a.State == mailbox.StateExited && a.ExitStatus != nil:
+		return "✗", fmt.Sprintf("exited %d", *a.ExitStatus), styleBad
+	case a.State == mailbox.StateExited:
+		return "✗", "exited", styleBad
+	case a.State == mailbox.StateStarting:
+		return "…", "starting", styleQuiet
+	}
+	return "·", a.State, styleQuiet
+}
+
+// column is one column of the agents' table: its heading, width, and cell.
+type column struct {
+	head  string
+	width int
+	cell  func(a Agent, now time.Time) string
+}
+
+// agentColumns are the columns after the agent's name and state, in the
+// order they are dropped last: a narrow terminal hides the last first.
+var agentColumns = []column{
+	{"NEW", 4, func(a Agent, _ time.Time) string { return count(a.Unread) }},
+	{"URG", 4, func(a Agent, _ time.Time) string { return count(a.Urgent) }},
+	{"TASK", 28, func(a Agent, _ time.Time) string { return a.Task }},
+	{"LAST IN", 30, func(a Agent, now time.Time) string { return lineOf(a.LastIn, now) }},
+	{"LAST OUT", 30, func(a Agent, now time.Time) string { return lineOf(a.LastOut, now) }},
+	{"LOCKS", 16, func(a Agent, _ time.Time) string { return strings.Join(a.Locks, ",") }},
+}
+
+// The fixed columns: the name (with its place in the tree) and the state.
+const (
+	nameWidth  = 26
+	stateWidth = 16
+)
+
+func count(n int) string {
+	if n == 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+// lineOf is a message in a cell: "#12 title (from) 3m".
+func lineOf(l *Line, now time.Time) string {
+	if l == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s %s", age(now.Sub(l.Time)), l.Title)
+}
+
+// age is a duration in its largest unit: 4s, 3m, 2h, 5d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// fit cuts s to width cells, with … when cut, and pads it to width.
+func fit(s string, width int) string {
+	s = safetext.Line(s)
+	if lipgloss.Width(s) > width {
+		r := []rune(s)
+		for len(r) > 0 && lipgloss.Width(string(r))+1 > width {
+			r = r[:len(r)-1]
+		}
+		s = string(r) + "…"
+	}
+	return s + strings.Repeat(" ", max(0, width-lipgloss.Width(s)))
+}
+
+// shownColumns are the columns that fit in width, and how many do not.
+func shownColumns(width int) (shown []column, hidden int) {
+	used := 2 + nameWidth + 1 + stateWidth
+	for i, c := range agentColumns {
+		if used+1+c.width > width {
+			return agentColumns[:i], len(agentColumns) - i
+		}
+		used += 1 + c.width
+	}
+	return agentColumns, 0
+}
+
+// renderAgents draws the agents' table, the cursor's row marked.
+func renderAgents(s *Snapshot, cursor, width int, focused bool) []string {
+	cols, hidden := shownColumns(width)
+	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
+	for _, c := range cols {
+		head += " " + fit(c.head, c.width)
+	}
+	if hidden > 0 {
+		head += fmt.Sprintf(" +%d hidden", hidden)
+	}
+	lines := []string{styleHeader.Render(head)}
+	for i, a := range s.Agents {
+		symbol, word, style := stateOf(a)
+		name := strings.Repeat("  ", a.Depth)
+		if a.Depth > 0 {
+			name = strings.Repeat("  ", a.Depth-1) + "└ "
+		}
+		row := fit(name+symbol+" "+a.Name, nameWidth) + " " + style.Render(fit(word, stateWidth))
+		for _, c := range cols {
+			row += " " + fit(c.cell(a, s.At), c.width)
+		}
+		mark := "  "
+		if i == cursor {
+			mark = "▸ "
+			if focused {
+				row = styleSelected.Render(row)
+			}
+		}
+		lines = append(lines, mark+row)
+	}
+	return lines
+}
+
+// renderRequests draws the questions that wait for an answer.
+func renderRequests(s *Snapshot, cursor, width int, focused bool) []string {
+	lines := []string{styleHeader.Render(fmt.Sprintf("  QUESTIONS WAITING (%d)", len(s.Requests)))}
+	for i, r := range s.Requests {
+		who := fmt.Sprintf("#%d %s → %s", r.Seq, r.From, strings.Join(r.To, ", "))
+		how := "a allow · d deny · A always · N never"
+		if !r.Permission {
+			how = "r answer"
+		}
+		if !r.ForOperator() {
+			how = "waits on " + strings.Join(r.To, ", ")
+		}
+		row := fit(fmt.Sprintf("%s %s: %s", age(s.At.Sub(r.Time)), who, r.Title), max(20, width-lipgloss.Width(how)-5)) + "  " + styleQuiet.Render(how)
+		mark := "  "
+		if i == cursor {
+			mark = "▸ "
+			if focused {
+				row = styleSelected.Render(row)
+			}
+		}
+		lines = append(lines, mark+row)
+	}
+	return lines
+}
+
+// renderLog draws the last records that fit in height, the cursor's shown.
+func renderLog(records []mailbox.Record, cursor, width, height int, focused bool, filter string) []string {
+	head := "  LOG"
+	if filter != "" {
+		head += " (" + filter + ")"
+	}
+	lines := []string{styleHeader.Render(head)}
+	start := max(0, min(cursor-height/2, len(records)-height))
+	for i := start; i < len(records) && i < start+height; i++ {
+		rec := records[i]
+		to := slices.Clone(rec.Delivered)
+		for _, b := range rec.Blocked {
+			to = append(to, "✗"+b.To)
+		}
+		row := fit(fmt.Sprintf("#%-5d %s %s → %s: %s", rec.Seq, rec.Time.Local().Format("15:04:05"), rec.Message.From, strings.Join(to, ", "), rec.Message.Title), width-2)
+		if rec.Status == mailbox.StatusBlocked {
+			row = styleBad.Render(row)
+		}
+		mark := "  "
+		if i == cursor {
+			mark = "▸ "
+			if focused {
+				row = styleSelected.Render(row)
+			}
+		}
+		lines = append(lines, mark+row)
+	}
+	return lines
+}
