@@ -186,4 +186,3 @@ func (a deskActions) Send(to, title string) error {
 	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title})
 	return err
 }
-
