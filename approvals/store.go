@@ -19,6 +19,10 @@ import (
 // ErrNotFound is returned for an id no approval has.
 var ErrNotFound = errors.New("no such approval")
 
+// ErrAmbiguous is returned by Revoke for an id that starts more than one
+// approval's.
+var ErrAmbiguous = errors.New("more than one approval's id starts so: give more of it")
+
 // Store is the approvals of one workspace, in one file.
 type Store struct {
 	path string
@@ -77,9 +81,13 @@ func (s *Store) Remember(a Approval) (Approval, error) {
 func (s *Store) Revoke(id string, may func(Approval) error) (Approval, error) {
 	var revoked Approval
 	err := s.update(func(all []Approval) ([]Approval, error) {
-		i := slices.IndexFunc(all, func(a Approval) bool { return id != "" && strings.HasPrefix(a.ID, id) })
+		match := func(a Approval) bool { return id != "" && strings.HasPrefix(a.ID, id) }
+		i := slices.IndexFunc(all, match)
 		if i < 0 {
 			return nil, fmt.Errorf("%w %q", ErrNotFound, id)
+		}
+		if slices.IndexFunc(all[i+1:], match) >= 0 {
+			return nil, fmt.Errorf("%w: %q", ErrAmbiguous, id)
 		}
 		if may != nil {
 			if err := may(all[i]); err != nil {

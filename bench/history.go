@@ -23,7 +23,7 @@ import (
 type HistoryConfig struct {
 	Binary     string        // the switchboard binary
 	Records    int           // records in the log (DefaultHistoryRecords when 0)
-	InboxFiles int           // unread copies in the inboxes (DefaultHistoryInboxFiles when 0)
+	InboxFiles int           // unread copies in the inboxes (DefaultHistoryInboxFiles when 0, none when negative)
 	Agents     int           // the team (DefaultHistoryAgents when 0)
 	Rest       time.Duration // how long the master at rest is watched (DefaultHistoryRest when 0)
 	Dir        string        // where the workspaces are made (the system's temporary folder when "")
@@ -103,8 +103,11 @@ func (cfg HistoryConfig) withDefaults() HistoryConfig {
 	if cfg.Records <= 0 {
 		cfg.Records = DefaultHistoryRecords
 	}
-	if cfg.InboxFiles <= 0 {
+	switch {
+	case cfg.InboxFiles == 0:
 		cfg.InboxFiles = DefaultHistoryInboxFiles
+	case cfg.InboxFiles < 0:
+		cfg.InboxFiles = 0
 	}
 	cfg.InboxFiles = min(cfg.InboxFiles, cfg.Records)
 	if cfg.Agents <= 1 {

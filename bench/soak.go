@@ -69,7 +69,7 @@ type SoakSample struct {
 	Logged int           `json:"logged"` // records logged by then
 	RSS    int64         `json:"rss_bytes"`
 	FDs    int           `json:"fds"`
-	CPU    float64       `json:"cpu_percent"`
+	CPU    float64       `json:"cpu_percent"` // negative when the master was started again in the sample
 	P50    time.Duration `json:"p50_ns"`
 	P99    time.Duration `json:"p99_ns"`
 	Max    time.Duration `json:"max_ns"`
@@ -83,6 +83,7 @@ type SoakResult struct {
 	Duration   time.Duration `json:"duration_ns"`
 	Agents     int           `json:"agents"`
 	Rate       int           `json:"rate"`
+	Achieved   float64       `json:"achieved_rate"` // messages a second actually posted
 	Posted     int           `json:"posted"`
 	Broadcasts int           `json:"broadcasts"`
 	Forbidden  int           `json:"forbidden"`
@@ -119,6 +120,9 @@ func (r *SoakResult) Kept() bool {
 // once, none forbidden delivered, and nothing left in an outbox.
 func RunSoak(ctx context.Context, cfg SoakConfig) (*SoakResult, error) {
 	cfg = cfg.withDefaults()
+	if cfg.Agents < 3 {
+		return nil, fmt.Errorf("a soak needs at least 3 agents, not %d: one pair is forbidden to talk, and the others talk", cfg.Agents)
+	}
 	if !tmux.Installed() {
 		return nil, fmt.Errorf("%w: tmux is not installed", ErrNoTmux)
 	}
@@ -283,6 +287,7 @@ func (s *soak) load(ctx context.Context) error {
 		}
 	}
 	s.endSample(sample, start)
+	s.res.Achieved = float64(s.res.Posted) / time.Since(start).Seconds()
 	return nil
 }
 
@@ -388,6 +393,7 @@ func (s *soak) endSample(sample *soakSample, start time.Time) {
 		if fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 			out.FDs = len(fds)
 		}
+		out.CPU = -1
 		if cpu, err := familyCPUTime(pid); err == nil && pid == sample.pid {
 			out.CPU = 100 * float64(cpu-sample.cpu) / float64(time.Since(sample.at))
 		}
@@ -410,8 +416,17 @@ func (s *soak) endSample(sample *soakSample, start time.Time) {
 		out.P50, out.P99, out.Max = took[len(took)/2], took[len(took)*99/100], took[len(took)-1]
 	}
 	s.res.Samples = append(s.res.Samples, out)
-	fmt.Fprintf(s.cfg.Progress, "soak %6s: %6d logged  rss %5.1f MiB  fds %3d  cpu %5.1f %%  latency p50 %s p99 %s max %s%s\n",
-		out.At, out.Logged, float64(out.RSS)/(1<<20), out.FDs, out.CPU, ms3(out.P50), ms3(out.P99), ms3(out.Max), map[bool]string{true: "  (master killed)"}[out.Killed])
+	fmt.Fprintf(s.cfg.Progress, "soak %6s: %6d logged  rss %5.1f MiB  fds %3d  cpu %s  latency p50 %s p99 %s max %s%s\n",
+		out.At, out.Logged, float64(out.RSS)/(1<<20), out.FDs, CPUText(out.CPU), ms3(out.P50), ms3(out.P99), ms3(out.Max), map[bool]string{true: "  (master killed)"}[out.Killed])
+}
+
+// CPUText is a sample's CPU for a person: "—" when the master was started
+// again in it.
+func CPUText(percent float64) string {
+	if percent < 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.1f %%", percent)
 }
 
 func ms3(d time.Duration) string { return fmt.Sprintf("%.1fms", float64(d)/float64(time.Millisecond)) }

@@ -11,6 +11,7 @@ import (
 
 	"switchboard/internal/proctree"
 	"switchboard/mailbox"
+	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/workspace"
 )
@@ -18,10 +19,6 @@ import (
 // DefaultTypingRate is the messages a second posted to the team without
 // hooks while the typing of their notices is measured.
 const DefaultTypingRate = 15
-
-// typingEnv makes the master run a tmux process per command: the way
-// notices were typed before its control connection to the session.
-const typingEnv = "SWITCHBOARD_TMUX_COMMANDS=process"
 
 // Typing is the CPU the notices cost: each agent without hooks, its
 // program a typist that keeps what is typed to it, messages posted to them
@@ -63,7 +60,9 @@ func (t *teamRun) typing(ctx context.Context) (*Typing, error) {
 		}
 		t.env = nil
 		if byProcess {
-			t.env = []string{typingEnv}
+			// A tmux process per command: the way notices were typed
+			// before the master's control connection to the session.
+			t.env = []string{master.CommandsByProcessEnv + "=process"}
 		}
 		if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
 			return nil, fmt.Errorf("up of the typists: %w\n%s", err, out)

@@ -3,13 +3,20 @@ package desk
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"switchboard/approvals"
 )
 
-// ErrDecision is an approval that is neither always nor never.
-var ErrDecision = errors.New("an approval is always or never")
+// Errors of an approval asked for: ErrDecision one neither always nor
+// never, ErrNoRule one that names no calls, ErrShortID an id too short to
+// tell one approval from another.
+var (
+	ErrDecision = errors.New("an approval is always or never")
+	ErrNoRule   = errors.New("an approval names the calls it covers (\"*\" for every call of the tool)")
+	ErrShortID  = errors.New("an approval is named by at least 4 characters of its id")
+)
 
 // Approvals lists the always and never answers given to permission
 // prompts.
@@ -24,6 +31,9 @@ func (d *Desk) SetApproval(agent, decision, tool, rule string) (approvals.Approv
 	if decision != approvals.Always && decision != approvals.Never {
 		return approvals.Approval{}, fmt.Errorf("%w, not %q", ErrDecision, decision)
 	}
+	if strings.TrimSpace(rule) == "" {
+		return approvals.Approval{}, ErrNoRule
+	}
 	if d.rules == nil {
 		return approvals.Approval{}, d.noRules()
 	}
@@ -31,7 +41,7 @@ func (d *Desk) SetApproval(agent, decision, tool, rule string) (approvals.Approv
 		return approvals.Approval{}, NotAnAgent(d.rules, agent)
 	}
 	if !d.rules.IsAncestor(d.agent, agent) && !d.rules.IsOverseer(d.agent) {
-		return approvals.Approval{}, &RightError{fmt.Sprintf("%s may not answer for %s: its ancestors and the overseers may", d.agent, agent)}
+		return approvals.Approval{}, &RightError{Msg: fmt.Sprintf("%s may not answer for %s: its ancestors and the overseers may", d.agent, agent)}
 	}
 	return d.ws.Approvals().Remember(approvals.Approval{Agent: agent, Tool: tool, Rule: rule, Decision: decision, By: d.agent, At: time.Now().UTC()})
 }
@@ -40,12 +50,15 @@ func (d *Desk) SetApproval(agent, decision, tool, rule string) (approvals.Approv
 // giver, the agent's ancestors and the overseers may (a *RightError for
 // the others). approvals.ErrNotFound when none matches.
 func (d *Desk) RevokeApproval(id string) (approvals.Approval, error) {
+	if len(id) < 4 {
+		return approvals.Approval{}, ErrShortID
+	}
 	if d.rules == nil {
 		return approvals.Approval{}, d.noRules()
 	}
 	return d.ws.Approvals().Revoke(id, func(a approvals.Approval) error {
 		if a.By != d.agent && !d.rules.IsAncestor(d.agent, a.Agent) && !d.rules.IsOverseer(d.agent) {
-			return &RightError{fmt.Sprintf("%s may not revoke approval %s: its giver (%s), %s's ancestors and the overseers may", d.agent, a.ID, a.By, a.Agent)}
+			return &RightError{Msg: fmt.Sprintf("%s may not revoke approval %s: its giver (%s), %s's ancestors and the overseers may", d.agent, a.ID, a.By, a.Agent)}
 		}
 		return nil
 	})

@@ -134,9 +134,13 @@ func (d *Desk) forward(r *AskRequest) (*forwarded, error) {
 	if r.Options == nil {
 		r.Options = msg.Options()
 	}
+	note := r.Content // the forwarder's own word, after the request's
 	r.Content = fmt.Sprintf("%s asks, through %s: %s", msg.From, d.agent, msg.Title)
 	if msg.Content != "" {
 		r.Content += "\n\n" + msg.Content
+	}
+	if note != "" {
+		r.Content += "\n\n" + d.agent + " adds: " + note
 	}
 	if r.To == "" && d.Parent() == "" {
 		r.To = mailbox.Operator

@@ -36,7 +36,7 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 		return "", d.noRules()
 	}
 	if !d.rules.MayChangeBulletin(d.agent) {
-		return "", &RightError{fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, d.rules.OversightNames())}
+		return "", &RightError{Msg: fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, d.rules.OversightNames())}
 	}
 	var said []string
 	err := d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {

@@ -30,11 +30,11 @@ func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) 
 	var stopped Stopped
 	if d.agent != mailbox.Operator {
 		if d.rules == nil {
-			return stopped, &RightError{fmt.Sprintf("%v; with rules that do not load, only the person at the keyboard may stop the team", d.noRules())}
+			return stopped, &RightError{Msg: fmt.Sprintf("%v; with rules that do not load, only the person at the keyboard may stop the team", d.noRules()), Err: d.noRules()}
 		}
 		if !d.rules.IsOverseer(d.agent) {
 			ReportAttempt(d.ws.Store, d.rules, d.agent, "tried to stop the team", "")
-			return stopped, &RightError{fmt.Sprintf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged)", d.agent, d.rules.OversightNames())}
+			return stopped, &RightError{Msg: fmt.Sprintf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged)", d.agent, d.rules.OversightNames())}
 		}
 	}
 	pid, err := master.Stop(ctx, d.ws, masterStopLimit)

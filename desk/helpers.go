@@ -28,11 +28,16 @@ var (
 	ErrHelperExited = errors.New("exited without sending you a response")
 )
 
-// RightError is an action the rules do not give the agent, saying who may.
-type RightError struct{ Msg string }
+// RightError is an action the rules do not give the agent, saying who may;
+// Err, when set, is why (the rules did not load).
+type RightError struct {
+	Msg string
+	Err error
+}
 
 func (e *RightError) Error() string        { return e.Msg }
 func (e *RightError) Is(target error) bool { return target == ErrNoRight }
+func (e *RightError) Unwrap() error        { return e.Err }
 
 // CancelledError is a helper cancelled before it answered.
 type CancelledError struct{ By, Reason string }
@@ -146,7 +151,7 @@ func (d *Desk) Close(ctx context.Context, agent string) ([]string, error) {
 	case !spawned:
 		return nil, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
 	case !d.rules.MayClose(d.agent, agent):
-		return nil, &RightError{fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
+		return nil, &RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
 	}
 	closed, err := agents.Close(ctx, d.ws, agent)
 	if err != nil {
@@ -191,7 +196,7 @@ func (d *Desk) Cancel(agent, reason string) ([]string, error) {
 		return nil, NotAnAgent(d.rules, agent)
 	}
 	if !d.rules.MayInterruptAgent(d.agent, agent) {
-		return nil, &RightError{fmt.Sprintf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", d.agent, agent)}
+		return nil, &RightError{Msg: fmt.Sprintf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", d.agent, agent)}
 	}
 	return agents.Cancel(d.ws, d.agent, agent, strings.TrimSpace(reason))
 }

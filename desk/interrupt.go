@@ -26,7 +26,7 @@ func (d *Desk) Interrupt(agent, reason string) (Sent, error) {
 		return Sent{}, NotAnAgent(d.rules, agent)
 	}
 	if !d.rules.MayInterruptAgent(d.agent, agent) {
-		return Sent{}, &RightError{fmt.Sprintf("%s may not interrupt %s: only the interrupts list of the rules may, and an agent the agents it spawned; send an ordinary message instead", d.agent, agent)}
+		return Sent{}, &RightError{Msg: fmt.Sprintf("%s may not interrupt %s: only the interrupts list of the rules may, and an agent the agents it spawned; send an ordinary message instead", d.agent, agent)}
 	}
 	return d.Send(&mailbox.Message{
 		To:       []string{agent},

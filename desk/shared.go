@@ -47,14 +47,14 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 	store := d.ws.Bulletin()
 	if force {
 		if d.agent != mailbox.Operator {
-			return bulletin.Lock{}, &RightError{"only the operator may force a lock"}
+			return bulletin.Lock{}, &RightError{Msg: "only the operator may force a lock"}
 		}
 		b, err := store.Read()
 		if err != nil {
 			return bulletin.Lock{}, err
 		}
 		if l, ok := b.SharedResources[resource]; ok && !d.exited(l.Holder) {
-			return bulletin.Lock{}, &RightError{fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, l.Holder)}
+			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, l.Holder)}
 		}
 	}
 	return store.Release(resource, d.agent, force)

@@ -18,14 +18,14 @@ const noticeChunk = 64 << 10
 // It sees the record as it was when first asked.
 type noticeMarks struct {
 	f     *os.File
-	pos   int64  // what is before pos is not read yet
-	carry []byte // the end of a line whose start is before pos
-	marks map[string]NoticeMark
-	err   error // the record could not be read: no mark is found
+	pos   int64                   // what is before pos is not read yet
+	carry []byte                  // the end of a line whose start is before pos
+	marks map[string][]NoticeMark // every mark of a key: a notice sent again has its id
+	err   error                   // the record could not be read: no mark is found
 }
 
 func (s *Store) openNoticeMarks() *noticeMarks {
-	n := &noticeMarks{marks: make(map[string]NoticeMark)}
+	n := &noticeMarks{marks: make(map[string][]NoticeMark)}
 	f, err := os.Open(s.NoticesPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return n
@@ -42,15 +42,21 @@ func (s *Store) openNoticeMarks() *noticeMarks {
 	return n
 }
 
-// find returns the mark of the notice id to agent.
-func (n *noticeMarks) find(id, agent string) (NoticeMark, bool) {
-	key := NoticeKey(id, agent)
+// vouches reports whether a mark of the notice id to agent vouches for
+// the file name holding m: the record is read back until one does, or to
+// its start.
+func (n *noticeMarks) vouches(agent, name string, m *Message) bool {
+	key := NoticeKey(m.ID, agent)
+	seen := 0
 	for {
-		if mark, ok := n.marks[key]; ok {
-			return mark, true
+		for _, mark := range n.marks[key][seen:] {
+			if mark.Vouches(agent, name, m) {
+				return true
+			}
 		}
+		seen = len(n.marks[key])
 		if n.f == nil || n.err != nil || !n.readBack() {
-			return NoticeMark{}, false
+			return false
 		}
 	}
 }
@@ -79,11 +85,9 @@ func (n *noticeMarks) readBack() bool {
 	}
 	for line := range bytes.Lines(data) {
 		var mark NoticeMark
-		// Lines read from the end back: a later mark of a key stays.
 		if json.Unmarshal(line, &mark) == nil {
-			if _, later := n.marks[NoticeKey(mark.ID, mark.To)]; !later {
-				n.marks[NoticeKey(mark.ID, mark.To)] = mark
-			}
+			key := NoticeKey(mark.ID, mark.To)
+			n.marks[key] = append(n.marks[key], mark)
 		}
 	}
 	return true

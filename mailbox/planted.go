@@ -36,6 +36,10 @@ func (s *Store) NotePlanted(agent string, names []string, at time.Time) error {
 	return nil
 }
 
+// maxPlantedRead bounds what plantedBetween reads: more than that added
+// since is read as "check every file again".
+const maxPlantedRead = 1 << 20
+
 // plantedBetween returns the names of agent's mailbox that the record of
 // planted files gained from size from to size to; known is false when that
 // cannot be told (the record was replaced or cut, or ends mid-line), and
@@ -44,7 +48,7 @@ func (s *Store) plantedBetween(agent string, from, to int64) (names map[string]b
 	if from == to {
 		return nil, true
 	}
-	if from > to {
+	if from > to || to-from > maxPlantedRead {
 		return nil, false
 	}
 	f, err := os.Open(s.PlantedPath())

@@ -124,8 +124,7 @@ func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
 		if v.notices == nil {
 			v.notices = v.store.openNoticeMarks()
 		}
-		mark, ok := v.notices.find(m.ID, agent)
-		return Record{}, ok && mark.Vouches(agent, name, m)
+		return Record{}, v.notices.vouches(agent, name, m)
 	}
 	rec, ok := v.record(m.Seq)
 	if !ok || !rec.Vouches(agent, name, m) {

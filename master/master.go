@@ -40,9 +40,16 @@ type Options struct {
 	// Typing tunes how notices are typed into panes.
 	Typing tmux.TypeOptions
 	// CommandsByProcess runs each tmux command in a process of its own,
-	// as before the master kept a control connection to the session.
+	// as before the master kept a control connection to the session: what
+	// the environment variable CommandsByProcessEnv set to "process" asks
+	// of the master command.
 	CommandsByProcess bool
 }
+
+// CommandsByProcessEnv is the environment variable that, set to "process",
+// asks the master command for CommandsByProcess: a way back should a tmux
+// misread the control connection.
+const CommandsByProcessEnv = "SWITCHBOARD_TMUX_COMMANDS"
 
 // Defaults for Options.
 const (

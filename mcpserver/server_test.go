@@ -187,6 +187,8 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		{"approval_set", map[string]any{"agent": "developer_agent", "decision": "always", "rule": "npm test *"}, "tester_agent may not answer for developer_agent: its ancestors and the overseers may"},
 		{"approval_set", map[string]any{"agent": "developer_agent", "decision": "maybe", "rule": "npm test *"}, `an approval is always or never, not "maybe"`},
 		{"approval_revoke", map[string]any{"id": "zzzz"}, "the approvals tool lists them"},
+		{"approval_revoke", map[string]any{"id": "zz"}, "at least 4 characters of its id"},
+		{"approval_set", map[string]any{"agent": "developer_agent", "decision": "always", "rule": " "}, "names the calls it covers"},
 		{"ask", map[string]any{"to": "developer_agent"}, "a question has a title"},
 	} {
 		if _, msg := r.call(tester, c.tool, c.args); !strings.Contains(msg, c.want) {

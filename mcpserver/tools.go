@@ -525,7 +525,7 @@ func toolError(err error) error {
 		return fmt.Errorf("%w; state_list lists the keys", err)
 	case errors.Is(err, mailbox.ErrNotFound):
 		return fmt.Errorf("%w; the inbox tool (with all: true) lists your messages", err)
-	case errors.Is(err, approvals.ErrNotFound):
+	case errors.Is(err, approvals.ErrNotFound), errors.Is(err, approvals.ErrAmbiguous):
 		return fmt.Errorf("%w; the approvals tool lists them", err)
 	case errors.Is(err, desk.ErrNoReason):
 		return fmt.Errorf("%w: give reason", err)

@@ -51,7 +51,9 @@ func (c *Client) command(ctx context.Context, args ...string) (string, error) {
 func (c *Client) commandInput(ctx context.Context, stdin string, args ...string) (string, error) {
 	if stdin == "" {
 		if ctl := c.controlFor(args); ctl != nil {
-			return ctl.run(ctx, args)
+			if out, err := ctl.run(ctx, args); !errors.Is(err, errNotSent) {
+				return out, err
+			}
 		}
 	}
 	full := append([]string{"-L", c.socket, "-f", "/dev/null"}, args...)

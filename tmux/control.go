@@ -18,6 +18,10 @@ import (
 // that ended before tmux answered it.
 var errControlEnded = errors.New("the control connection to tmux ended before tmux answered")
 
+// errNotSent is the error of a command a control connection did not send,
+// having ended: it runs in a process of its own instead.
+var errNotSent = errors.New("the control connection to tmux has ended")
+
 // controlCommands are the commands a control connection runs: those that
 // neither wait nor act on the client that runs them. Any other goes to a
 // process of its own: a display-message without -p would show on the
@@ -79,7 +83,7 @@ func (c *Client) controlFor(args []string) *control {
 	c.mu.Lock()
 	ctl := c.control
 	c.mu.Unlock()
-	if ctl == nil || !controlRuns(args) {
+	if ctl == nil || ctl.ended() || !controlRuns(args) {
 		return nil
 	}
 	return ctl
@@ -149,6 +153,8 @@ type controlCall struct {
 	failed   error // set before answered is closed when tmux never answered
 }
 
+// dialControl starts a control client attached to session (taking no part
+// in its windows' size, sent no output) and waits until it is attached.
 func dialControl(ctx context.Context, runner ExecRunner, socket, session string) (*control, error) {
 	path := runner.Path
 	if path == "" {
@@ -184,6 +190,13 @@ func dialControl(ctx context.Context, runner ExecRunner, socket, session string)
 	return ctl, nil
 }
 
+// ended reports whether the connection takes no more commands.
+func (ctl *control) ended() bool {
+	ctl.mu.Lock()
+	defer ctl.mu.Unlock()
+	return ctl.closed
+}
+
 // close ends the connection; calls waiting fail.
 func (ctl *control) close() {
 	ctl.mu.Lock()
@@ -208,7 +221,7 @@ func (ctl *control) run(ctx context.Context, args []string) (string, error) {
 	ctl.mu.Lock()
 	if ctl.closed {
 		ctl.mu.Unlock()
-		return "", &RunError{Args: args, Err: errControlEnded}
+		return "", errNotSent
 	}
 	ctl.seq++
 	call.marker = "switchboard-answered-" + strconv.FormatUint(ctl.seq, 10)
@@ -217,10 +230,14 @@ func (ctl *control) run(ctx context.Context, args []string) (string, error) {
 	fmt.Fprintf(&line, "\ndisplay-message -p %s\n", call.marker)
 	ctl.queue = append(ctl.queue, call)
 	_, err := io.WriteString(ctl.stdin, line.String())
+	if err != nil {
+		ctl.queue = ctl.queue[:len(ctl.queue)-1] // nothing of it reached tmux
+		ctl.closed = true
+	}
 	ctl.mu.Unlock()
 	if err != nil {
 		ctl.stdin.Close() // the reader fails the calls queued
-		return "", &RunError{Args: args, Err: fmt.Errorf("%w: %w", errControlEnded, err)}
+		return "", errNotSent
 	}
 	select {
 	case <-call.answered:

@@ -118,8 +118,9 @@ func (c *Client) paste(ctx context.Context, pane, buffer, text string) error {
 	pasteArgs := []string{"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane}
 	set := append([]string{"set-buffer", "-b", buffer, "--", text, ";"}, pasteArgs...)
 	if ctl := c.controlFor(set); ctl != nil {
-		_, err := ctl.run(ctx, set)
-		return err
+		if _, err := ctl.run(ctx, set); !errors.Is(err, errNotSent) {
+			return err
+		}
 	}
 	_, err := c.commandInput(ctx, text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, pasteArgs...)...)
 	return err

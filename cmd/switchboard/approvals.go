@@ -94,7 +94,7 @@ func runRevoke(io *streams, g *globals, id string) error {
 		return err
 	}
 	revoked, err := ws.desk().RevokeApproval(id)
-	if errors.Is(err, approvals.ErrNotFound) {
+	if errors.Is(err, approvals.ErrNotFound) || errors.Is(err, approvals.ErrAmbiguous) {
 		return fmt.Errorf("%w; `switchboard approvals` lists them", err)
 	}
 	if err != nil {

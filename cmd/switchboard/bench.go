@@ -43,7 +43,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|history|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--quick]",
+		Use:   "bench [--only routing|hooks|team|history|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -251,6 +251,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	}
 	if parts(benchHistory) {
 		hcfg := opts.history
+		if hcfg.InboxFiles == 0 {
+			hcfg.InboxFiles = -1 // bench.HistoryConfig: negative is none, zero the default
+		}
 		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
 		h, err := bench.RunHistory(ctx, hcfg)
 		if err != nil {
@@ -342,7 +345,7 @@ func printSoakTable(w io.Writer, r *bench.Result) error {
 			killed = "master killed"
 		}
 		t.add(sm.At.String(), fmt.Sprint(sm.Logged), fmt.Sprintf("%.1f MiB", float64(sm.RSS)/(1<<20)), fmt.Sprint(sm.FDs),
-			fmt.Sprintf("%.1f %%", sm.CPU), benchMillis(sm.P50)+" ms", benchMillis(sm.P99)+" ms", benchMillis(sm.Max)+" ms", killed)
+			bench.CPUText(sm.CPU), benchMillis(sm.P50)+" ms", benchMillis(sm.P99)+" ms", benchMillis(sm.Max)+" ms", killed)
 	}
 	if err := t.write(w); err != nil {
 		return err
@@ -353,8 +356,8 @@ func printSoakTable(w io.Writer, r *bench.Result) error {
 		}
 		return "MISS"
 	}
-	fmt.Fprintf(w, "\nsoak of %d agents for %s at %d msg/s: %d posted (%d to everyone, %d forbidden), %d helpers, %d rewrites of the rules, %d SIGKILLs\n",
-		s.Agents, s.Duration, s.Rate, s.Posted, s.Broadcasts, s.Forbidden, s.Helpers, s.Rewrites, s.Kills)
+	fmt.Fprintf(w, "\nsoak of %d agents for %s at %d msg/s (%.1f achieved): %d posted (%d to everyone, %d forbidden), %d helpers, %d rewrites of the rules, %d SIGKILLs\n",
+		s.Agents, s.Duration, s.Rate, s.Achieved, s.Posted, s.Broadcasts, s.Forbidden, s.Helpers, s.Rewrites, s.Kills)
 	c := &benchTable{rightAligned: []bool{false, true, false}}
 	c.add("each message logged once", fmt.Sprintf("%d of %d (%d not logged, %d twice)", s.Logged, s.Posted, s.NotLogged, s.LoggedTwice), mark(s.NotLogged == 0 && s.LoggedTwice == 0))
 	c.add("each copy delivered once", fmt.Sprintf("%d (%d missing, %d twice)", s.Copies, s.CopiesMissing, s.CopiesTwice), mark(s.CopiesMissing == 0 && s.CopiesTwice == 0))

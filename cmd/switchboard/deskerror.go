@@ -17,7 +17,7 @@ func deskError(ws *caller, err error) error {
 		return nil
 	case errors.As(err, &unknown):
 		return notAnAgent(ws.rules, unknown.Name, "")
-	case errors.Is(err, desk.ErrDecision):
+	case errors.Is(err, desk.ErrDecision), errors.Is(err, desk.ErrNoRule), errors.Is(err, desk.ErrShortID):
 		return usageError("%w", err)
 	case errors.Is(err, desk.ErrNoRight):
 		return refusedError(err)

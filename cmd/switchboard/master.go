@@ -13,11 +13,6 @@ type masterOptions struct {
 	master.Options
 }
 
-// tmuxCommandsEnv set to "process" makes the master run each tmux command
-// in a process of its own instead of on its control connection to the
-// session: a way back should a tmux misread the connection.
-const tmuxCommandsEnv = "SWITCHBOARD_TMUX_COMMANDS"
-
 func newMasterCmd(io *streams, g *globals) *cobra.Command {
 	opts := &masterOptions{}
 	cmd := &cobra.Command{
@@ -40,7 +35,7 @@ every message exactly once.`,
 			}
 			opts.root = ws.Root
 			opts.Log = io.errOut
-			opts.CommandsByProcess = os.Getenv(tmuxCommandsEnv) == "process"
+			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},
 	}

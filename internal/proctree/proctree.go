@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"switchboard/internal/watch"
 	"syscall"
 	"time"
+
+	"switchboard/internal/watch"
 )
 
 // Session returns the processes of the session led by leader, the leader

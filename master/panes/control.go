@@ -27,10 +27,17 @@ type controlLink struct {
 // ends it. A failure is said once, and tried again after controlRetry.
 func (p *Panes) connect(ctx context.Context, client *tmux.Client, session string) {
 	l := &p.control
-	if client != nil && client == l.client && client.Controlled() {
+	same := client != nil && client == l.client
+	if same && client.Controlled() {
 		return
 	}
-	if client != nil && client == l.client && time.Since(l.failedAt) < controlRetry {
+	if same && l.stop != nil {
+		// The connection made ended (its session did, or tmux dropped it):
+		// a process per command until the retry.
+		l.stop()
+		l.stop, l.failedAt = nil, time.Now()
+	}
+	if same && time.Since(l.failedAt) < controlRetry {
 		return
 	}
 	if l.stop != nil {
