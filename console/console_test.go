@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -252,5 +253,24 @@ func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
 	run(m, cmd)
 	if len(*rings) != 1 || !strings.Contains((*rings)[0], "reviewer_agent-1 asks you") || !strings.Contains((*rings)[0], "tester_agent idle, urgent") {
 		t.Errorf("rings: %q", *rings)
+	}
+}
+
+// BenchmarkFrameOf100Agents draws the frame of a team of 100 agents with
+// a full log, as each change redraws it (target: ≤ 50 ms).
+func BenchmarkFrameOf100Agents(b *testing.B) {
+	s := team()
+	for i := range 95 {
+		s.Agents = append(s.Agents, Agent{Member: desk.Member{Name: fmt.Sprintf("helper-%03d", i), State: mailbox.StateBusy, Parent: "developer_agent", Unread: i % 7}})
+	}
+	for i := range DefaultLogTail {
+		s.Log = append(s.Log, record(int64(6+i), "developer_agent", []string{"tester_agent"}, fmt.Sprintf("message %d", i), mailbox.TypeNotification, time.Duration(i)*time.Second))
+	}
+	m := New(Config{Read: func(context.Context) (*Snapshot, error) { return s, nil }})
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
+	run(m, m.read())
+	b.ResetTimer()
+	for b.Loop() {
+		_ = m.View()
 	}
 }

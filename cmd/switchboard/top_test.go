@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/internal/watch"
+	"switchboard/profile"
+	"switchboard/tmux"
+)
+
+// TestTopInARealTerminal: switchboard top, in a real terminal (a tmux
+// pane), shows the team and the question the master agent asked the
+// person; the person answers it from the keyboard, and the asker gets the
+// answer.
+func TestTopInARealTerminal(t *testing.T) {
+	if !tmux.Installed() {
+		t.Skip("tmux is not installed: install it (apt-get install -y tmux) to run the console in a terminal")
+	}
+	if testing.Short() {
+		t.Skip("runs the console in tmux; skipped with -short")
+	}
+	t.Parallel()
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	m := startMaster(t, root)
+	defer m.stop(t)
+	env := append(os.Environ(), "SWITCHBOARD_ROOT="+root, "SWITCHBOARD_AGENT=", "TMUX=")
+	ask := exec.Command("switchboard", "ask", "--as", "master_agent", "--to", "operator", "--title", "May I deploy?", "--options", "yes,no", "--timeout", "90s")
+	ask.Env = env
+	var answer, said bytes.Buffer
+	ask.Stdout, ask.Stderr = &answer, &said
+	if err := ask.Start(); err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan error, 1)
+	go func() { asked <- ask.Wait() }()
+
+	socket := fmt.Sprintf("sbtop-%d", os.Getpid())
+	c := tmux.NewClient(socket, nil)
+	ctx := context.Background()
+	pane, err := c.NewSession(ctx, "top", "top", 120, 40, tmux.PaneSpec{Dir: root, Command: []string{"switchboard", "top", "--no-notify"},
+		Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "", "TERM": "xterm-256color"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.KillServer(context.Background())
+	var screen string
+	shows := func(want ...string) bool {
+		return watch.Until(ctx, 50*time.Millisecond, 30*time.Second, func() bool {
+			screen, _ = c.History(ctx, pane)
+			for _, w := range want {
+				if !strings.Contains(screen, w) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	if !shows("4 agents", "developer_agent", "QUESTIONS WAITING (1)", "May I deploy?") {
+		t.Fatalf("the console does not show the team and the question:\n%s", screen)
+	}
+	keys := func(keys ...string) {
+		args := append([]string{"-L", socket, "-f", "/dev/null", "send-keys", "-t", pane}, keys...)
+		if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+			t.Fatalf("send-keys %v: %v %s", keys, err, out)
+		}
+	}
+	keys("Tab", "r")
+	if !shows("answer #") {
+		t.Fatalf("r on the question asks for no answer:\n%s", screen)
+	}
+	keys("-l", "yes")
+	keys("Enter")
+	select {
+	case err := <-asked:
+		if err != nil || strings.TrimSpace(answer.String()) != "yes" {
+			t.Errorf("the asker got %q (%v, %s); want yes", answer.String(), err, said.String())
+		}
+	case <-time.After(30 * time.Second):
+		screen, _ = c.History(ctx, pane)
+		t.Fatalf("the answer did not reach the asker:\n%s", screen)
+	}
+	if !watch.Until(ctx, 50*time.Millisecond, 30*time.Second, func() bool {
+		screen, _ = c.History(ctx, pane)
+		return strings.Contains(screen, "May I deploy?") && !strings.Contains(screen, "QUESTIONS WAITING")
+	}) {
+		t.Errorf("the question answered is still shown as waiting:\n%s", screen)
+	}
+	keys("q")
+}
