@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"maps"
 	"slices"
 	"time"
 
@@ -48,7 +49,9 @@ func (p *Panes) loadSession() (loaded, other bool) {
 			}
 		}
 		p.mu.Unlock()
-		p.logf("team in tmux session %q changed: %d panes", s.Name, len(s.Agents))
+		for _, line := range seatChanges(old, s) {
+			p.logf("%s", line)
+		}
 		return true, false
 	}
 	// A team just brought up is told of the mail waiting for it. A master
@@ -104,4 +107,28 @@ func (p *Panes) unreadAnnouncements(agent string) []announcement {
 		out = append(out, announcement{seq: msg.Seq, id: msg.ID, from: msg.From, title: msg.Title, file: e.Name})
 	}
 	return out
+}
+
+// seatChanges says in words who joined the session and who left it:
+// "tester_agent-1 joined under reviewer_agent (pane %7)", "tester_agent-1
+// left".
+func seatChanges(old, now *agents.Session) []string {
+	var lines []string
+	for _, name := range slices.Sorted(maps.Keys(now.Agents)) {
+		if _, was := old.Agents[name]; was {
+			continue
+		}
+		seat := now.Agents[name]
+		line := name + " joined"
+		if seat.Parent != "" {
+			line += " under " + seat.Parent
+		}
+		lines = append(lines, line+" (pane "+seat.Pane+")")
+	}
+	for _, name := range slices.Sorted(maps.Keys(old.Agents)) {
+		if _, is := now.Agents[name]; !is {
+			lines = append(lines, name+" left")
+		}
+	}
+	return lines
 }

@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -46,5 +47,14 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 	p.settle(v, screen{7, false}, t0.Add(300*time.Millisecond))
 	if v.ready {
 		t.Error("ready after 300 ms of a still screen; want a second")
+	}
+}
+
+func TestTheMasterSaysWhoJoinedAndWhoLeft(t *testing.T) {
+	old := &agents.Session{Agents: map[string]*agents.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-1": {Pane: "%5", Parent: "reviewer_agent"}}}
+	now := &agents.Session{Agents: map[string]*agents.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-2": {Pane: "%7", Parent: "reviewer_agent"}}}
+	got := strings.Join(seatChanges(old, now), "; ")
+	if want := "tester_agent-2 joined under reviewer_agent (pane %7); tester_agent-1 left"; got != want {
+		t.Errorf("seatChanges = %q; want %q", got, want)
 	}
 }
