@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
@@ -38,6 +39,8 @@ func stateOf(a Agent) (symbol, word string, style lipgloss.Style) {
 		return "○", "idle", lipgloss.NewStyle()
 	case a.State == mailbox.StateInterrupted:
 		return "‖", "interrupted", styleWarn
+	case a.State == desk.StateCancelled:
+		return "⊘", "cancelled", styleQuiet
 	case a.State == mailbox.StateExited && a.ExitStatus != nil:
 		return "✗", fmt.Sprintf("exited %d", *a.ExitStatus), styleBad
 	case a.State == mailbox.StateExited:

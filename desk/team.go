@@ -25,6 +25,10 @@ type Member struct {
 // StateDown is the state of an agent whose team is not up in tmux.
 const StateDown = "down"
 
+// StateCancelled is the state of a spawned agent that was cancelled and
+// has not exited: it stays so until it is closed.
+const StateCancelled = "cancelled"
+
 // Team lists the agents of the rules and those spawned, in the rules'
 // order, with their kind, state, pane and unread mail.
 func (d *Desk) Team(ctx context.Context) ([]Member, error) {
@@ -42,6 +46,10 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 	if up {
 		up, _ = tmux.NewClient(session.Socket, nil).HasSession(ctx, session.Name)
 	}
+	spawned, err := d.ws.Spawned()
+	if err != nil {
+		return nil, err
+	}
 	members := make([]Member, 0, len(team))
 	for _, p := range team {
 		m := Member{Name: p.Name, Display: p.DisplayName, Kind: p.Kind, State: StateDown}
@@ -53,6 +61,9 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 					m.State, m.ExitStatus = st.State, st.ExitStatus
 				}
 			}
+		}
+		if sp, ok := spawned[p.Name]; ok && sp.Cancelled != nil && m.State != mailbox.StateExited && m.State != StateDown {
+			m.State = StateCancelled
 		}
 		m.Unread, m.Urgent, _ = d.store().Counts(p.Name)
 		m.Parent, _ = d.rules.Parent(p.Name)

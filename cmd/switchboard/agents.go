@@ -24,7 +24,7 @@ func newAgentsCmd(io *streams, g *globals) *cobra.Command {
 		Use:   "agents",
 		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail",
 		Long: `List the agents of the rules with their kind, state (starting, idle, busy,
-waiting, interrupted, exited), tmux pane and unread mail. States come from the
+waiting, interrupted, cancelled, exited), tmux pane and unread mail. States come from the
 agents' hooks, from their panes, or "down" when the team is not up. Agents
 started with spawn are listed under their parent, indented.`,
 		Example: `  switchboard agents

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -51,6 +52,12 @@ func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 	}
 	if got := tm.received("h2"); !strings.HasPrefix(got, "\x1b[INTERRUPT] [FROM: H1] Hold on") {
 		t.Errorf("h2's pane got %q; want its parent's interrupt first, with ESC", got)
+	}
+	// agents says so, until they are closed.
+	for _, agent := range []string{"h1", "h2"} {
+		if team := tm.must("agents"); !strings.Contains(strings.Join(strings.Fields(team), " "), agent+" ") || !regexp.MustCompile(`(?m)`+agent+`\s.*\bcancelled\b`).MatchString(team) {
+			t.Errorf("agents does not show %s cancelled:\n%s", agent, team)
+		}
 	}
 	log := tm.must("log")
 	words := strings.Join(strings.Fields(log), " ") // the columns' padding aside
