@@ -28,7 +28,10 @@ type UpOptions struct {
 	Binary string
 	// Master is what the master window runs, after the switchboard binary:
 	// ["master"], or ["log", "--follow"] when a master already runs.
-	Master    []string
+	Master []string
+	// Console is what the console window runs, after the switchboard
+	// binary (["top"]); nil for no console. The window is the one in view.
+	Console   []string
 	PerWindow int // panes in one agents window; more make another window
 	// Wirer, when set, wires each agent's hooks into its launch.
 	Wirer Wirer
@@ -131,6 +134,19 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the master window: %w", err)
+		}
+	}
+	if len(opts.Console) > 0 {
+		command := append([]string{ws.Binary()}, opts.Console...)
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, "console", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
+		if err == nil {
+			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Console, " ")}})
+		}
+		if err == nil {
+			err = opts.Client.SelectWindow(ctx, tmux.Window(opts.Session, "console"))
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("start the console window: %w", err)
 		}
 	}
 	return session, notes, nil

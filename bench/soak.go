@@ -137,7 +137,7 @@ func RunSoak(ctx context.Context, cfg SoakConfig) (*SoakResult, error) {
 		return nil, err
 	}
 	defer s.team.down()
-	if out, err := s.team.switchboard(ctx, "up", "-d", "--socket", s.team.socket); err != nil {
+	if out, err := s.team.switchboard(ctx, "up", "-d", "--no-console", "--socket", s.team.socket); err != nil {
 		return nil, fmt.Errorf("up: %w\n%s", err, out)
 	}
 	if err := s.team.waitAtRest(ctx); err != nil {
@@ -364,7 +364,7 @@ func (s *soak) killMaster(ctx context.Context) error {
 	}) {
 		return fmt.Errorf("the master killed still runs")
 	}
-	if out, err := s.team.switchboard(ctx, "up", "-d", "--socket", s.team.socket); err != nil {
+	if out, err := s.team.switchboard(ctx, "up", "-d", "--no-console", "--socket", s.team.socket); err != nil {
 		return fmt.Errorf("up after the kill: %w\n%s", err, out)
 	}
 	return nil

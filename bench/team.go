@@ -120,7 +120,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	fmt.Fprintf(cfg.Progress, "team: up of %d agents\n", cfg.Agents)
 	defer t.down()
 	start := time.Now()
-	if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
+	if out, err := t.switchboard(ctx, "up", "-d", "--no-console", "--socket", t.socket); err != nil {
 		return nil, fmt.Errorf("up: %w\n%s", err, out)
 	}
 	res.Up = time.Since(start)
@@ -153,7 +153,7 @@ func (t *teamRun) hooklessRest(ctx context.Context) (master, server float64, err
 	if err := t.write(profile.KindGeneric, false); err != nil {
 		return 0, 0, err
 	}
-	if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
+	if out, err := t.switchboard(ctx, "up", "-d", "--no-console", "--socket", t.socket); err != nil {
 		return 0, 0, fmt.Errorf("up without hooks: %w\n%s", err, out)
 	}
 	if err := t.waitAtRest(ctx); err != nil {

@@ -64,7 +64,7 @@ func (t *teamRun) typing(ctx context.Context) (*Typing, error) {
 			// before the master's control connection to the session.
 			t.env = []string{master.CommandsByProcessEnv + "=process"}
 		}
-		if out, err := t.switchboard(ctx, "up", "-d", "--socket", t.socket); err != nil {
+		if out, err := t.switchboard(ctx, "up", "-d", "--no-console", "--socket", t.socket); err != nil {
 			return nil, fmt.Errorf("up of the typists: %w\n%s", err, out)
 		}
 		if err := t.waitAtRest(ctx); err != nil {

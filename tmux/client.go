@@ -227,6 +227,12 @@ func (c *Client) pane(id string) *paneState {
 // Window is the target of a session's window, matched exactly.
 func Window(session, window string) string { return "=" + session + ":" + window }
 
+// SelectWindow makes a window (see Window) the one its session shows.
+func (c *Client) SelectWindow(ctx context.Context, window string) error {
+	_, err := c.command(ctx, "select-window", "-t", window)
+	return err
+}
+
 // SelectLayout arranges the panes of a window ("tiled", ...).
 func (c *Client) SelectLayout(ctx context.Context, window, layout string) error {
 	_, err := c.command(ctx, "select-layout", "-t", window, layout)

@@ -42,7 +42,7 @@ func TestOnlyTheAnswererDecides(t *testing.T) {
 	writeTestFile(t, filepath.Join(tm.root, "communication_rules.yaml"), everyoneMayTalk)
 	writeTestFile(t, filepath.Join(tm.root, "agents", "reviewer_agent.yaml"),
 		"display_name: Reviewer Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+t.TempDir()+"\"}\napprovals: parent\napproval_timeout: 120s\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "h1")
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "h2")
 	tm.waitIdle("h1", "h2")

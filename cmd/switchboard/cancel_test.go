@@ -13,7 +13,7 @@ import (
 // interrupts its own helper without interrupt rights.
 func TestCancelStopsASubtreeLeavesFirst(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("developer_agent", "reviewer_agent", "tester_agent")
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "h1")
 	tm.must("spawn", "--as", "h1", "--profile", "reviewer_agent", "--name", "h2")

@@ -38,7 +38,7 @@ func testSettingsFromTheProfilesHome(t *testing.T, c realclient.Client) {
 
 	u.API.Respond(replyToEachAnnounced("Done"))
 
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle at its prompt", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 	mark := u.API.Mark()
 	id := tm.sendAs("reviewer_agent", agent, "Review the login change")

@@ -18,7 +18,7 @@ import (
 func TestDownPurgeTellsWhoIsAttachedThatTheFolderIsGone(t *testing.T) {
 	tm := newTeam(t)
 	writeTestFile(t, workspace.New(tm.root).DemoMarker(), "made by switchboard up --demo: switchboard down --purge deletes this folder\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 
 	// The person's terminal: a pane of a tmux server of its own.
 	outer := tm.socket + "-terminal"

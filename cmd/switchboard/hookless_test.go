@@ -25,7 +25,7 @@ func TestAnAgentWithoutHooksIsBusyWhileItPrints(t *testing.T) {
 	done := filepath.Join(tm.root, "done")
 	script := `while read line; do i=0; while [ $i -lt 15 ]; do echo "working $i"; sleep 0.2; i=$((i+1)); done; echo "$line" >> ` + done + `; done`
 	writeTestFile(t, filepath.Join(tm.root, "agents", agent+".yaml"), fmt.Sprintf("display_name: Developer Agent\nkind: generic\ncommand: [sh, -c, %q]\n", script))
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle(agent)
 	pane := paneOf(t, tm, agent)
 	for _, line := range []string{"first", "second"} {

@@ -22,7 +22,7 @@ func TestAnAgentCannotBorrowAName(t *testing.T) {
 	home := t.TempDir()
 	writeTestFile(t, filepath.Join(tm.root, "agents", "tester_agent.yaml"),
 		"display_name: Tester Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+home+"\"}\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("tester_agent")
 	run := func(name, command string) string { return tm.runInPane("tester_agent", name, command) }
 

@@ -67,7 +67,7 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 		return realclient.TextReply(r)
 	})
 
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 	mark := u.API.Mark()
 	id := tm.sendAs("reviewer_agent", agent, "Review the login change")

@@ -107,7 +107,7 @@ func BenchmarkMCPToolCall(b *testing.B) {
 // wait, and closes it with close.
 func TestHelpersThroughTheTools(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("developer_agent")
 	cs := mcpSession(t, tm.root, "--as", "developer_agent")
 	ctx := context.Background()

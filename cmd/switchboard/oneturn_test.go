@@ -44,7 +44,7 @@ func testOneRequest(t *testing.T, c realclient.Client) {
 		}
 		return realclient.TextReply(r)
 	})
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 
 	marker := make([]byte, 6)
@@ -93,7 +93,7 @@ func BenchmarkSendToModelRequest(b *testing.B) {
 			tm, u := clientInTeam(b, c, "developer_agent", "Developer Agent", "")
 			const agent = "developer_agent"
 			u.API.Respond(realclient.TextReply)
-			tm.must("up", "-d", "--socket", tm.socket)
+			tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 			waitUntil(b, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 			var times []time.Duration
 			var settled time.Time // the last message was sent then: its turn ends after

@@ -100,7 +100,7 @@ func testPermissionBridge(t *testing.T, c realclient.Client, stepsFor func(mark 
 		return tm.diagnose() + fmt.Sprintf("\ntool outputs: %q", outputs)
 	}
 
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("developer_agent")
 	tm.must("spawn", "--as", "developer_agent", "--profile", "helper", "--name", "h1", "--task", "Build the release")
 

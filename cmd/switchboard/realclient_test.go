@@ -203,7 +203,7 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	var mu sync.Mutex
 	var busy []string
 
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
 
 	// A message from a teammate: typed as the prompt, answered by the model.

@@ -23,7 +23,7 @@ func TestBashAgentPrompt(t *testing.T) {
 	writeTestFile(t, filepath.Join(home, ".bashrc"), "PS1='user-prompt\\$ '\n")
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		"display_name: Developer Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+home+"\", LANG: C.UTF-8}\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	pane := paneOf(t, tm, "developer_agent")
 	screen := func() string {
 		out, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", pane).CombinedOutput()

@@ -22,7 +22,7 @@ import (
 // and brings a spawned agent back after down and up.
 func TestSpawnWaitCloseTree(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("master_agent", "developer_agent", "reviewer_agent", "tester_agent")
 
 	var child desk.Spawned
@@ -90,7 +90,7 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	// A spawned agent outlives down and up.
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "survivor")
 	tm.must("down")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitFor("the survivor back in its pane", func() bool {
 		s, ok, _ := agents.LoadSession(workspace.New(tm.root))
 		return ok && s.Agents["survivor"] != nil && s.Agents["survivor"].Parent == "developer_agent" && strings.Contains(panes(), "survivor")
@@ -159,7 +159,7 @@ func TestCloseEndsAPaneThatIgnoresHangups(t *testing.T) {
 	tm := newTeam(t)
 	writeTestFile(t, filepath.Join(tm.root, "agents", "reviewer_agent.yaml"),
 		"display_name: Reviewer Agent\nkind: generic\ncommand: [\"sh\", \"-c\", \"trap '' HUP TERM; sh -c \\\"trap '' HUP TERM; while :; do sleep 1; done\\\" & while :; do sleep 1; done\"]\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--name", "stubborn")
 	var leader int
 	tm.waitFor("the stubborn agent's pane", func() bool {

@@ -24,7 +24,7 @@ func (tm *team) labelledPanes() []string {
 // not list.
 func TestCloseOrCancelDuringASpawnLeavesNoAgentUnseen(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	ws := workspace.New(tm.root)
 	registered := func(name string) func() bool {
 		return func() bool {
@@ -74,7 +74,7 @@ func TestCloseOrCancelDuringASpawnLeavesNoAgentUnseen(t *testing.T) {
 // without --name, all succeed, with the names P-1 to P-20.
 func TestParallelSpawnsEachGetAName(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	var wg sync.WaitGroup
 	codes := make([]int, 20)
 	for i := range codes {

@@ -22,7 +22,7 @@ import (
 // of it is the deliberate pause between paste and Enter.
 func BenchmarkTeamNoticeLatency(b *testing.B) {
 	tm := newTeam(b)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("developer_agent", "reviewer_agent")
 	store := mailbox.NewStore(tm.root)
 	store.Durable = false

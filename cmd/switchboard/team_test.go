@@ -145,7 +145,7 @@ func (tm *team) waitIdle(names ...string) {
 
 func TestTeamInTmux(t *testing.T) {
 	tm := newTeam(t)
-	out := tm.must("up", "-d", "--socket", tm.socket)
+	out := tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	if !strings.Contains(out, "4 agents in tmux session") {
 		t.Fatalf("up said:\n%s", out)
 	}
@@ -229,14 +229,14 @@ func TestTeamInTmux(t *testing.T) {
 	if up, _ := tmux.NewClient(tm.socket, nil).HasSession(t.Context(), "switchboard"); up {
 		t.Errorf("the session survived down")
 	}
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitFor("the reviewer to hear of its unread mail again", func() bool {
 		return strings.Contains(tm.received("reviewer_agent"), "Review the login change")
 	})
 	if unread, _, _ := tm.store.Counts("reviewer_agent"); unread != 1 {
 		t.Errorf("reviewer has %d unread after down and up; want 1", unread)
 	}
-	out = tm.must("up", "-d", "--socket", tm.socket)
+	out = tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	if !strings.Contains(out, "already up") {
 		t.Errorf("a second up said:\n%s", out)
 	}

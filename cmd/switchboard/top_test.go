@@ -97,3 +97,23 @@ func TestTopInARealTerminal(t *testing.T) {
 	}
 	keys("q")
 }
+
+// TestUpOpensTheConsoleInView: up starts the console in a window of its
+// own, the one a person attaching sees, and it shows the team.
+func TestUpOpensTheConsoleInView(t *testing.T) {
+	tm := newTeam(t) // skips without tmux, and with -short
+	t.Parallel()
+	tm.must("up", "-d", "--socket", tm.socket)
+	defer tm.switchboard("down")
+	tmuxOut := func(args ...string) string {
+		out, _ := exec.Command("tmux", append([]string{"-L", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		return strings.TrimSpace(string(out))
+	}
+	if got := tmuxOut("list-windows", "-t", "=switchboard", "-f", "#{window_active}", "-F", "#{window_name}"); got != "console" {
+		t.Errorf("the window in view is %q; want console", got)
+	}
+	tm.waitFor("the console showing the team", func() bool {
+		screen := tmuxOut("capture-pane", "-p", "-t", "=switchboard:console")
+		return strings.Contains(screen, "developer_agent") && strings.Contains(screen, "tester_agent")
+	})
+}

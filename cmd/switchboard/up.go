@@ -28,16 +28,18 @@ type upOptions struct {
 	demoDir   string
 	demoPause time.Duration
 	noMCP     bool
+	noConsole bool
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {
 	opts := &upOptions{}
 	cmd := &cobra.Command{
-		Use:   "up [-d] [--session S] [--socket L]",
+		Use:   "up [-d] [--session S] [--socket L] [--no-console] [--no-mcp]",
 		Short: "Start the master and the team in tmux, one pane per agent, and attach",
 		Long: `Start the master and a tmux session on a private server: an "agents" window with
-one pane per agent of the rules (tiled; more windows for large teams) and a
-"master" window showing every routed message. Each pane's border shows the
+one pane per agent of the rules (tiled; more windows for large teams), a
+"master" window showing every routed message, and a "console" window, the one
+in view, running switchboard top (--no-console leaves it out). Each pane's border shows the
 agent's name, state and unread mail. An agent whose program is not installed
 runs your shell instead, and says so in its pane. Claude Code gets
 switchboard's tools over MCP (switchboard mcp), allowed without a prompt,
@@ -59,6 +61,7 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.BoolVarP(&opts.detach, "detach", "d", false, "do not attach to the session")
 	f.StringVar(&opts.session, "session", agents.DefaultSessionName, "tmux session name")
 	f.StringVar(&opts.socket, "socket", "", "tmux server socket name (default: one per workspace)")
+	f.BoolVar(&opts.noConsole, "no-console", false, "start no console window (switchboard top)")
 	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
@@ -124,10 +127,14 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", pid)
 		masterCmd = []string{"log", "--follow"}
 	}
+	var consoleCmd []string
+	if !opts.noConsole {
+		consoleCmd = []string{"top"}
+	}
 	start := time.Now()
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.folder, Names: ws.rules.Agents(), Client: client, Session: opts.session,
-		Binary: binary, Master: masterCmd,
+		Binary: binary, Master: masterCmd, Console: consoleCmd,
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {

@@ -20,7 +20,7 @@ func TestAnAgentThatExitsAtOnceLeavesTheTeamUp(t *testing.T) {
 	tm := newTeam(t)
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		"display_name: Developer Agent\nkind: generic\ncommand: [\"sh\", \"-c\", \"echo 'claudee: command not found' >&2; exit 127\"]\n")
-	out, code := tm.switchboard("up", "-d", "--socket", tm.socket)
+	out, code := tm.switchboard("up", "-d", "--no-console", "--socket", tm.socket)
 	if code != 0 {
 		t.Fatalf("up: exit %d\n%s", code, out)
 	}
@@ -43,7 +43,7 @@ func TestDoctorNamesAnAgentWhoseProgramExited(t *testing.T) {
 	tm := newTeam(t)
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		"display_name: Developer Agent\nkind: generic\ncommand: [\"false\"]\n")
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == mailbox.StateExited })
 	out, code := tm.switchboard("doctor")
 	want := "its program exited with status 1: look at its pane"
@@ -66,7 +66,7 @@ func TestUpAtOnceBringsUpOneTeam(t *testing.T) {
 			errs := make([]error, n)
 			var wg sync.WaitGroup
 			for i := range n {
-				wg.Go(func() { outs[i], codes[i], errs[i] = tm.run("up", "-d", "--socket", tm.socket) })
+				wg.Go(func() { outs[i], codes[i], errs[i] = tm.run("up", "-d", "--no-console", "--socket", tm.socket) })
 			}
 			wg.Wait()
 			brought, found := 0, 0

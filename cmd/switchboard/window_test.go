@@ -16,7 +16,7 @@ import (
 // person acts as the operator there, not as the first agent.
 func TestAWindowThePersonOpensIsTheOperators(t *testing.T) {
 	tm := newTeam(t)
-	tm.must("up", "-d", "--socket", tm.socket)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitIdle("developer_agent")
 	probe := filepath.Join(tm.root, "probe")
 	if out, err := exec.Command("tmux", "-L", tm.socket, "new-window", "-d", "-t", "=switchboard:", "-n", "person").CombinedOutput(); err != nil {
