@@ -26,6 +26,9 @@ const (
 	// TargetTeamTypingPercent bounds the master with the processes it
 	// starts while notices are typed at DefaultTypingRate a second.
 	TargetTeamTypingPercent = 10.0 // of one core
+	// The console beside the team at rest, and a frame of it.
+	TargetConsoleRestPercent = 0.2 // of one core
+	TargetConsoleFrame       = 50 * time.Millisecond
 )
 
 // The history's targets: a master started on 1,000,000 records and
@@ -57,6 +60,8 @@ const (
 	RowTeamRestHookless = "team_rest_hookless"
 	RowTeamNotice       = "team_notice"
 	RowTeamTyping       = "team_typing"
+	RowConsoleRest      = "console_rest"
+	RowConsoleFrame     = "console_frame"
 	// The history's rows: HistoryResult.Long.
 	RowHistoryRSS     = "history_rss"
 	RowHistoryRestart = "history_restart"
@@ -131,6 +136,12 @@ func (r *Result) checkTeam() {
 			Target: fmt.Sprintf("≤ %g ms", ms(TargetTeamNotice)),
 			Pass:   t.Notice <= TargetTeamNotice,
 		})
+	if c := t.Console; c != nil {
+		r.Checks = append(r.Checks,
+			Check{Row: RowConsoleRest, Target: fmt.Sprintf("≤ %g %% of a core", TargetConsoleRestPercent), Pass: c.Rest <= TargetConsoleRestPercent},
+			// A frame is what top --once takes beyond starting a process.
+			Check{Row: RowConsoleFrame, Target: fmt.Sprintf("≤ %g ms beyond the floor", ms(TargetConsoleFrame)), Pass: c.Frame-c.FrameFloor <= TargetConsoleFrame})
+	}
 	if t.Typing != nil {
 		r.Checks = append(r.Checks, Check{
 			Row:    RowTeamTyping,

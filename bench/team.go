@@ -66,6 +66,8 @@ type TeamResult struct {
 	// is the same line typed with tmux send-keys.
 	Notice      time.Duration `json:"notice_ns"`
 	NoticeFloor time.Duration `json:"notice_floor_ns"`
+	// Console is switchboard top beside the team at rest.
+	Console *ConsoleResult `json:"console,omitempty"`
 	// Typing is what notices cost while mail flows to the team without
 	// hooks.
 	Typing *Typing `json:"typing,omitempty"`
@@ -127,8 +129,16 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	if err := t.waitAtRest(ctx); err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(cfg.Progress, "team: at rest for %s\n", cfg.Idle)
-	if err := t.measureRest(ctx, res); err != nil {
+	fmt.Fprintf(cfg.Progress, "team: at rest for %s, with the console open\n", cfg.Idle)
+	consolePID, err := t.startConsole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res.Console = &ConsoleResult{}
+	if err := t.measureRest(ctx, res, consolePID); err != nil {
+		return nil, err
+	}
+	if res.Console.Frame, res.Console.FrameFloor, err = t.consoleFrame(ctx); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Progress, "team: %d notices to one agent of %d\n", cfg.Notices, cfg.Agents)
@@ -160,7 +170,7 @@ func (t *teamRun) hooklessRest(ctx context.Context) (master, server float64, err
 		return 0, 0, err
 	}
 	var rest TeamResult
-	if err := t.measureRest(ctx, &rest); err != nil {
+	if err := t.measureRest(ctx, &rest, 0); err != nil {
 		return 0, 0, err
 	}
 	return rest.MasterRest, rest.TmuxRest, nil
@@ -304,9 +314,10 @@ func (t *teamRun) waitIdleSince(ctx context.Context, agent string, since, deadli
 	return fmt.Errorf("%s did not come to rest in time (state %q)", agent, st.State)
 }
 
-// measureRest reads the CPU of the master and of the tmux server over the
-// window, and the master's memory.
-func (t *teamRun) measureRest(ctx context.Context, res *TeamResult) error {
+// measureRest reads the CPU of the master and of the tmux server (and of
+// the console, when its pid is given) over the window, and the master's
+// memory.
+func (t *teamRun) measureRest(ctx context.Context, res *TeamResult, consolePID int) error {
 	mpid, ok := workspace.New(t.root).MasterRunning()
 	if !ok {
 		return errors.New("the master is not running")
@@ -315,11 +326,18 @@ func (t *teamRun) measureRest(ctx context.Context, res *TeamResult) error {
 	if err != nil {
 		return err
 	}
-	rest, err := cpuPercent(ctx, t.cfg.Idle, mpid, s.ServerPID)
+	pids := []int{mpid, s.ServerPID}
+	if consolePID > 0 {
+		pids = append(pids, consolePID)
+	}
+	rest, err := cpuPercent(ctx, t.cfg.Idle, pids...)
 	if err != nil {
 		return err
 	}
 	res.Window, res.MasterRest, res.TmuxRest = t.cfg.Idle, rest[0], rest[1]
+	if consolePID > 0 {
+		res.Console.Rest = rest[2]
+	}
 	res.MasterRSS, err = residentBytes(mpid)
 	return err
 }

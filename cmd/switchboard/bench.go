@@ -84,6 +84,8 @@ tmux and bash, and is left out, saying so, without them):
   at rest    the CPU of the master and of the tmux server over --team-idle,
              beside the bare tmux server's with the same panes; the master's
              memory
+  console    switchboard top open beside the team at rest: its CPU over the
+             same window, and the time top --once takes, beside /bin/true
   notice     a message to one more agent (spawned, without hooks, so that
              what its pane prints is followed) until its notice reaches its
              program, beside the same line typed with tmux send-keys
@@ -397,6 +399,10 @@ func printTeamTable(w io.Writer, r *bench.Result) error {
 	row("the same, no agent with hooks (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.HooklessMasterRest, tm.HooklessTmuxRest), bench.RowTeamRestHookless)
 	row("master's memory (resident)", "", fmt.Sprintf("%.1f MiB", float64(tm.MasterRSS)/(1<<20)), "")
 	row("notice to one idle agent (floor: send-keys)", benchMillis(tm.NoticeFloor)+" ms", benchMillis(tm.Notice)+" ms", bench.RowTeamNotice)
+	if c := tm.Console; c != nil {
+		row("the console (top) at rest beside the team", "", fmt.Sprintf("%.3f %%", c.Rest), bench.RowConsoleRest)
+		row("a frame of top --once (floor: /bin/true)", benchMillis(c.FrameFloor)+" ms", benchMillis(c.Frame)+" ms", bench.RowConsoleFrame)
+	}
 	if ty := tm.Typing; ty != nil {
 		row(fmt.Sprintf("typing at %d msg/s, master and its processes (before: a tmux process per command)", ty.Rate),
 			fmt.Sprintf("%.2f %%", ty.MasterByProcess), fmt.Sprintf("%.2f %%", ty.Master), bench.RowTeamTyping)
