@@ -1,0 +1,106 @@
+package panes
+
+import (
+	"iter"
+
+	"switchboard/agents"
+	"switchboard/mailbox"
+)
+
+// What a look reads of, and writes to, each agent's files: its state, its
+// inbox, its alert. Each is read again only when its file changed.
+
+// readAlerts are the alerts whose interrupt has been read: the border may
+// forget them.
+func (p *Panes) readAlerts(alerts map[string]*alert) map[string]*alert {
+	read := make(map[string]*alert)
+	for name, a := range alerts {
+		if !p.store.IsUnread(name, a.file) {
+			read[name] = a
+		}
+	}
+	return read
+}
+
+// hookedStates are the states the agents' hooks last wrote, by agent.
+func (p *Panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
+	hooked := make(map[string]mailbox.AgentState)
+	for name := range session.Agents {
+		if st, ok := p.readState(name); ok && st.Source == mailbox.SourceHook {
+			hooked[name] = st
+		}
+	}
+	return hooked
+}
+
+// storedState is what an agent's state file held.
+type storedState struct {
+	state mailbox.AgentState
+	ok    bool // there was one
+}
+
+// readState reads an agent's state file, unless it is as it was when last
+// read: each look reads every agent's.
+func (p *Panes) readState(agent string) (mailbox.AgentState, bool) {
+	got, _ := p.stateFiles.Get(p.store.StatePath(agent), func() (storedState, error) {
+		st, ok, err := p.store.ReadState(agent)
+		return storedState{state: st, ok: ok}, err
+	})
+	return got.state, got.ok
+}
+
+// mailCounts are each agent's unread and urgent unread messages, each
+// inbox listed again only when it changed.
+func (p *Panes) mailCounts(session *agents.Session) map[string][2]int {
+	mail := make(map[string][2]int, len(session.Agents))
+	for name := range session.Agents {
+		mail[name] = p.inboxCount(name)
+	}
+	return mail
+}
+
+// inboxCount is an agent's unread and urgent unread messages, its inbox
+// listed again only when it changed.
+func (p *Panes) inboxCount(agent string) [2]int {
+	mail, _ := p.inboxCounts.Get(p.store.InboxDir(agent), func() ([2]int, error) {
+		n, urgent, err := p.store.Counts(agent)
+		return [2]int{n, urgent}, err
+	})
+	return mail
+}
+
+// forgetGone drops what was read of agents no longer among those named.
+func (p *Panes) forgetGone(names iter.Seq[string]) {
+	keep := make(map[string]bool)
+	for name := range names {
+		keep[p.store.StatePath(name)] = true
+		keep[p.store.InboxDir(name)] = true
+	}
+	p.stateFiles.Forget(func(path string) bool { return keep[path] })
+	p.inboxCounts.Forget(func(path string) bool { return keep[path] })
+}
+
+// stateWrite is a state the screen or the pane's death gave an agent, to be
+// written to its state file.
+type stateWrite struct {
+	agent string
+	state mailbox.AgentState
+}
+
+// writeStates writes what the screens said, unless a hook of the agent spoke
+// meanwhile: hooks have the last word, but on a pane that died.
+func (p *Panes) writeStates(writes []stateWrite) {
+	for _, w := range writes {
+		if cur, ok := p.readState(w.agent); ok && cur.Source == mailbox.SourceHook && w.state.State != mailbox.StateExited {
+			p.mu.Lock()
+			if v := p.viewOf(w.agent); v.state == w.state {
+				v.state = cur
+			}
+			p.mu.Unlock()
+			continue
+		}
+		if err := p.store.WriteState(w.agent, w.state); err != nil {
+			p.logf("cannot write the state of %s: %v", w.agent, err)
+		}
+	}
+}
