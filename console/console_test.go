@@ -78,6 +78,10 @@ func (f *fakeActions) Close(agent string) error {
 	f.done = append(f.done, "close "+agent)
 	return nil
 }
+func (f *fakeActions) Jump(agent string) error {
+	f.done = append(f.done, "jump "+agent)
+	return nil
+}
 func (f *fakeActions) Send(to, title string) error {
 	f.done = append(f.done, "send "+to+": "+title)
 	return nil
@@ -219,6 +223,10 @@ func TestAnAgentIsInterruptedWithAReason(t *testing.T) {
 	press(m, "x", "n", "o", "enter")
 	if len(acts.done) != 1 {
 		t.Errorf("close without yes: %q", acts.done)
+	}
+	press(m, "g")
+	if len(acts.done) != 2 || acts.done[1] != "jump tester_agent" {
+		t.Errorf("g did not go to the agent's pane: %q", acts.done)
 	}
 }
 

@@ -21,6 +21,9 @@ type Actions interface {
 	Cancel(agent, reason string) error
 	Close(agent string) error
 	Send(to, title string) error
+	// Jump shows the agent's pane, when the console runs in the team's
+	// tmux.
+	Jump(agent string) error
 }
 
 // Config is what a console needs: how to take a snapshot, what to act
@@ -257,6 +260,12 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 				return m.cfg.Act.Close(agent)
 			}
 		})
+	case "g":
+		agent := m.selectedAgent()
+		if agent == "" {
+			return nil
+		}
+		return func() tea.Msg { return doneMsg{said: "jumped to " + agent + "'s pane", err: m.cfg.Act.Jump(agent)} }
 	case "s":
 		return m.ask("send to "+m.selectedAgent()+", title", func(agent string) func(string) error {
 			return func(title string) error { return m.cfg.Act.Send(agent, title) }
@@ -441,7 +450,7 @@ func (m *Model) View() string {
 	default:
 		lines = append(lines, "")
 	}
-	lines = append(lines, styleQuiet.Render(fit("tab panel · ↑↓ move · enter open · i interrupt · c cancel · x close · s send · a/d/A/N answer · b blocked · f agent's log · q quit", m.width)))
+	lines = append(lines, styleQuiet.Render(fit("tab panel · ↑↓ move · enter open · g go to pane · i interrupt · c cancel · x close · s send · a/d/A/N answer · b blocked · f agent's log · q quit", m.width)))
 	return strings.Join(lines, "\n")
 }
 

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -39,14 +41,16 @@ question, ! at a prompt or idle with urgent mail, ● busy, ○ idle, ‖ interr
 the locks it holds; the questions waiting for an answer; and the log.
 
 Keys: tab moves between the panels, ↑↓ within one, enter opens a message
-whole. On the agent under the cursor: i interrupts, c cancels (it and its
+whole. On the agent under the cursor: g goes to its pane (when the console
+runs in the team's tmux, as up opens it), i interrupts, c cancels (it and its
 helpers), x closes a spawned agent, s sends it a message; on a question for
 you: a allows, d denies, A always, N never (r answers a question that is not
 a permission prompt). In the log: b shows the blocked alone, f the agent's
 alone. q quits. Each action is the command's: the rules decide it alike.
 
-When an agent comes to need you, the console rings: the terminal's bell, and
-a desktop notification where notify-send is installed (--no-notify: neither).
+When an agent comes to need you, the console rings: the terminal's bell, in
+tmux a message on the status line, and a desktop notification where
+notify-send is installed (--no-notify: none of them).
 --once prints one frame and exits, for a script or a glance.`,
 		Example: `  switchboard top
   switchboard top --once --width 100
@@ -124,12 +128,17 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 	return err
 }
 
-// ring tells the person that an agent needs them: the terminal's bell,
-// and a desktop notification where notify-send is installed.
+// ring tells the person that an agent needs them: the terminal's bell; in
+// tmux, a message on the status line of every client of the session; and a
+// desktop notification where notify-send is installed.
 func ring(io *streams) func(text string) {
 	notifySend, _ := exec.LookPath("notify-send")
+	inTmux := os.Getenv("TMUX") != ""
 	return func(text string) {
 		fmt.Fprint(io.out, "\a")
+		if inTmux {
+			_ = exec.Command("tmux", "display-message", "-d", "5000", strings.ReplaceAll(text, "#", "##")).Run()
+		}
 		if notifySend != "" {
 			_ = exec.Command(notifySend, "switchboard", text).Run()
 		}
@@ -176,6 +185,32 @@ func (a deskActions) Close(agent string) error {
 	}
 	_, err = d.Close(context.Background(), agent)
 	return err
+}
+
+// Jump shows the agent's pane in the tmux the console runs in: the team's,
+// when up opened the console.
+func (a deskActions) Jump(agent string) error {
+	if os.Getenv("TMUX") == "" {
+		return errors.New("the console runs outside tmux: attach to the team (switchboard attach) and run it there")
+	}
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	team, err := d.Team(context.Background())
+	if err != nil {
+		return err
+	}
+	for _, m := range team {
+		if m.Name == agent && m.Pane != "" {
+			out, err := exec.Command("tmux", "select-window", "-t", m.Pane, ";", "select-pane", "-t", m.Pane).CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("go to %s's pane: %s", agent, strings.TrimSpace(string(out)))
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("%s has no pane: the team is not up", agent)
 }
 
 func (a deskActions) Send(to, title string) error {
