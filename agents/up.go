@@ -29,12 +29,20 @@ type UpOptions struct {
 	// Master is what the master window runs, after the switchboard binary:
 	// ["master"], or ["log", "--follow"] when a master already runs.
 	Master []string
-	// Console is what the console window runs, after the switchboard
-	// binary (["top"]); nil for no console. The window is the one in view.
-	Console   []string
+	// Windows are more windows of the team, each running the switchboard
+	// binary with its arguments: the console, the web view.
+	Windows   []Window
 	PerWindow int // panes in one agents window; more make another window
 	// Wirer, when set, wires each agent's hooks into its launch.
 	Wirer Wirer
+}
+
+// Window is one more window of the team: its name, the arguments of the
+// switchboard binary it runs, and whether it is the one in view.
+type Window struct {
+	Name   string
+	Args   []string
+	InView bool
 }
 
 // Up starts the team in a new tmux session: one pane per agent in tiled
@@ -136,17 +144,17 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 			return nil, nil, fmt.Errorf("start the master window: %w", err)
 		}
 	}
-	if len(opts.Console) > 0 {
-		command := append([]string{ws.Binary()}, opts.Console...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "console", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
+	for _, w := range opts.Windows {
+		command := append([]string{ws.Binary()}, w.Args...)
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, w.Name, tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
 		if err == nil {
-			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Console, " ")}})
+			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(w.Args, " ")}})
 		}
-		if err == nil {
-			err = opts.Client.SelectWindow(ctx, tmux.Window(opts.Session, "console"))
+		if err == nil && w.InView {
+			err = opts.Client.SelectWindow(ctx, tmux.Window(opts.Session, w.Name))
 		}
 		if err != nil {
-			return nil, nil, fmt.Errorf("start the console window: %w", err)
+			return nil, nil, fmt.Errorf("start the %s window: %w", w.Name, err)
 		}
 	}
 	return session, notes, nil

@@ -17,46 +17,46 @@ const DefaultLogTail = 500
 
 // Snapshot is the team as the console shows it at one moment.
 type Snapshot struct {
-	At       time.Time
-	Agents   []Agent          // as a tree under their parents, those that need you first
-	Log      []mailbox.Record // the last records, oldest first
-	Requests []Request        // the person's questions not answered yet, oldest first
-	Status   string           // the bulletin's system status
-	Phase    string
-	Warnings []string
+	At       time.Time        `json:"at"`
+	Agents   []Agent          `json:"agents"`   // as a tree under their parents, those that need you first
+	Log      []mailbox.Record `json:"log"`      // the last records, oldest first
+	Requests []Request        `json:"requests"` // the person's questions not answered yet, oldest first
+	Status   string           `json:"status"`   // the bulletin's system status
+	Phase    string           `json:"phase,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"`
 }
 
 // Agent is one agent of the team, with what the log tells of it.
 type Agent struct {
 	desk.Member
-	Depth   int      // 0 for an agent of the rules, 1 for its helpers, ...
-	Task    string   // the title of the last request it was given
-	LastIn  *Line    // the last message it received
-	LastOut *Line    // the last message it sent
-	Locks   []string // the shared resources it holds
+	Depth   int      `json:"depth"`              // 0 for an agent of the rules, 1 for its helpers, ...
+	Task    string   `json:"task,omitempty"`     // the title of the last request it was given
+	LastIn  *Line    `json:"last_in,omitempty"`  // the last message it received
+	LastOut *Line    `json:"last_out,omitempty"` // the last message it sent
+	Locks   []string `json:"locks,omitempty"`    // the shared resources it holds
 	// Asking is how many of its permission requests wait for an answer.
-	Asking int
+	Asking int `json:"asking"`
 }
 
 // Line is a message in a word: who, what, when.
 type Line struct {
-	Seq   int64
-	Who   string // the sender, or the recipients
-	Title string
-	Time  time.Time
+	Seq   int64     `json:"seq"`
+	Who   string    `json:"who"` // the sender, or the recipients
+	Title string    `json:"title"`
+	Time  time.Time `json:"time"`
 }
 
 // Request is a question that waits for its answer: a permission prompt of
 // a helper sent up, or an ask.
 type Request struct {
-	Seq        int64
-	ID         string
-	From       string
-	To         []string
-	Title      string
-	Options    []string
-	Time       time.Time
-	Permission bool
+	Seq        int64     `json:"seq"`
+	ID         string    `json:"id"`
+	From       string    `json:"from"`
+	To         []string  `json:"to"`
+	Title      string    `json:"title"`
+	Options    []string  `json:"options,omitempty"`
+	Time       time.Time `json:"time"`
+	Permission bool      `json:"permission"`
 }
 
 // ForOperator reports whether the person at the console may answer it.

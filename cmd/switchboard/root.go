@@ -95,6 +95,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newAttachCmd(io, g),
 		newAgentsCmd(io, g),
 		newTopCmd(io, g),
+		newWebCmd(io, g),
 		newSpawnCmd(io, g),
 		newProfilesCmd(io, g),
 		newCloseCmd(io, g),

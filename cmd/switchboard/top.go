@@ -73,32 +73,9 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 		return err
 	}
 	warnBrokenRules(io, ws, rulesErr)
-	// Each look and each action opens the desk anew: the rules change as
-	// helpers are spawned and closed.
-	open := func() (*desk.Desk, error) {
-		c, _, err := openReading(g)
-		if err != nil {
-			return nil, err
-		}
-		return c.desk(), nil
-	}
-	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
-	defer folders.Close()
-	read := func(ctx context.Context) (*console.Snapshot, error) {
-		d, err := open()
-		if err != nil {
-			return nil, err
-		}
-		s, err := console.Read(ctx, d, console.DefaultLogTail)
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range s.Agents {
-			folders.Add(ws.store.AgentDir(a.Name), ws.store.InboxDir(a.Name))
-		}
-		return s, nil
-	}
-	cfg := console.Config{Read: read, Act: deskActions{open: open}, Changes: folders.C}
+	team := newWatchedTeam(g, ws)
+	defer team.folders.Close()
+	cfg := console.Config{Read: team.read, Act: team.act, Changes: team.folders.C}
 	if !opts.noNotify {
 		cfg.Ring = ring(io)
 	}
@@ -126,6 +103,41 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 		return nil
 	}
 	return err
+}
+
+// watchedTeam is the team as the console and the web view see it: a look
+// and an action each open the desk anew (the rules change as helpers are
+// spawned and closed), and the workspace's folders are watched, those of
+// new agents added as they appear.
+type watchedTeam struct {
+	folders *watch.Folders
+	act     deskActions
+	read    func(ctx context.Context) (*console.Snapshot, error)
+}
+
+func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
+	open := func() (*desk.Desk, error) {
+		c, _, err := openReading(g)
+		if err != nil {
+			return nil, err
+		}
+		return c.desk(), nil
+	}
+	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
+	return &watchedTeam{folders: folders, act: deskActions{open: open}, read: func(ctx context.Context) (*console.Snapshot, error) {
+		d, err := open()
+		if err != nil {
+			return nil, err
+		}
+		s, err := console.Read(ctx, d, console.DefaultLogTail)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range s.Agents {
+			folders.Add(ws.store.AgentDir(a.Name), ws.store.InboxDir(a.Name))
+		}
+		return s, nil
+	}}
 }
 
 // ring tells the person that an agent needs them: the terminal's bell; in

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -99,12 +101,33 @@ func TestTopInARealTerminal(t *testing.T) {
 }
 
 // TestUpOpensTheConsoleInView: up starts the console in a window of its
-// own, the one a person attaching sees, and it shows the team.
+// own, the one a person attaching sees, and it shows the team; with --web,
+// up prints the address of the web view, which answers with the token and
+// refuses without it.
 func TestUpOpensTheConsoleInView(t *testing.T) {
 	tm := newTeam(t) // skips without tmux, and with -short
 	t.Parallel()
-	tm.must("up", "-d", "--socket", tm.socket)
+	out := tm.must("up", "-d", "--web", "--socket", tm.socket)
 	defer tm.switchboard("down")
+	address := regexp.MustCompile(`web view: (http://127\.0\.0\.1:\d+)/\?token=([0-9a-f]+)`).FindStringSubmatch(out)
+	if address == nil {
+		t.Fatalf("up --web printed no address of the web view:\n%s", out)
+	}
+	get := func(token string) int {
+		req, _ := http.NewRequest("GET", address[1]+"/api/agents", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("the web view: %v", err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if with, without := get(address[2]), get(""); with != http.StatusOK || without != http.StatusUnauthorized {
+		t.Errorf("the web view answered %d with the token and %d without; want 200 and 401", with, without)
+	}
 	tmuxOut := func(args ...string) string {
 		out, _ := exec.Command("tmux", append([]string{"-L", tm.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
 		return strings.TrimSpace(string(out))

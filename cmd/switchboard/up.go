@@ -29,17 +29,19 @@ type upOptions struct {
 	demoPause time.Duration
 	noMCP     bool
 	noConsole bool
+	web       bool
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {
 	opts := &upOptions{}
 	cmd := &cobra.Command{
-		Use:   "up [-d] [--session S] [--socket L] [--no-console] [--no-mcp]",
+		Use:   "up [-d] [--session S] [--socket L] [--no-console] [--web] [--no-mcp]",
 		Short: "Start the master and the team in tmux, one pane per agent, and attach",
 		Long: `Start the master and a tmux session on a private server: an "agents" window with
 one pane per agent of the rules (tiled; more windows for large teams), a
 "master" window showing every routed message, and a "console" window, the one
-in view, running switchboard top (--no-console leaves it out). Each pane's border shows the
+in view, running switchboard top (--no-console leaves it out); --web adds a
+"web" window serving the same view to a browser, and prints its address. Each pane's border shows the
 agent's name, state and unread mail. An agent whose program is not installed
 runs your shell instead, and says so in its pane. Claude Code gets
 switchboard's tools over MCP (switchboard mcp), allowed without a prompt,
@@ -62,6 +64,7 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.StringVar(&opts.session, "session", agents.DefaultSessionName, "tmux session name")
 	f.StringVar(&opts.socket, "socket", "", "tmux server socket name (default: one per workspace)")
 	f.BoolVar(&opts.noConsole, "no-console", false, "start no console window (switchboard top)")
+	f.BoolVar(&opts.web, "web", false, "serve the team's view to a browser too (switchboard web), and print its address")
 	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
@@ -127,14 +130,18 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", pid)
 		masterCmd = []string{"log", "--follow"}
 	}
-	var consoleCmd []string
+	var windows []agents.Window
+	if opts.web {
+		os.Remove(webURLFile(ws)) // an address of a web view that did not end cleanly
+		windows = append(windows, agents.Window{Name: "web", Args: []string{"web"}})
+	}
 	if !opts.noConsole {
-		consoleCmd = []string{"top"}
+		windows = append(windows, agents.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
 	start := time.Now()
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.folder, Names: ws.rules.Agents(), Client: client, Session: opts.session,
-		Binary: binary, Master: masterCmd, Console: consoleCmd,
+		Binary: binary, Master: masterCmd, Windows: windows,
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
 	if err != nil {
@@ -153,6 +160,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket, ws.root)
 	reportEarlyExits(io, ws, exited)
+	if opts.web {
+		reportWebURL(ctx, io, ws)
+	}
 	if opts.demo {
 		if err := startDirector(ctx, client, opts.session, ws.root, opts.demoPause); err != nil {
 			return err
@@ -160,6 +170,20 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
 	return attachOrHint(io, opts, ws.folder)
+}
+
+// reportWebURL prints the address of the web view the team's web window
+// serves, once it serves.
+func reportWebURL(ctx context.Context, io *streams, ws *caller) {
+	var url []byte
+	if watch.Until(ctx, 50*time.Millisecond, 10*time.Second, func() bool {
+		url, _ = os.ReadFile(webURLFile(ws))
+		return len(url) > 0
+	}) {
+		fmt.Fprintf(io.out, "web view: %s", url)
+		return
+	}
+	fmt.Fprintln(io.out, "the web view did not start: look at its window (switchboard attach, then Ctrl-b w and choose web)")
 }
 
 // upLockWait is how long up waits for another up in the same workspace to

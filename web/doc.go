@@ -1,0 +1,11 @@
+// Package web is the overseer's view of a team in a browser (switchboard
+// web): the console's snapshot served as JSON, a page that draws it, and a
+// stream of server-sent events that tells the page when to look again.
+// Its actions are the console's, each a verb of the desk.
+//
+// It is local-only and safe by default: it answers to loopback names alone
+// (a page of another site cannot reach it through a name that resolves
+// here), every request carries the token made at each start (401 without),
+// a state-changing request from another origin is refused (403), and the
+// page runs no inline script and loads nothing from the network.
+package web
