@@ -107,7 +107,10 @@ func (s *Server) Handler() http.Handler {
 			http.Error(w, "this server answers to its own address alone", http.StatusForbidden)
 			return
 		}
-		if !s.authorized(w, r) {
+		if s.tokenInAddress(w, r) {
+			return
+		}
+		if !s.authorized(r) {
 			http.Error(w, "a token is needed: open the address switchboard web printed", http.StatusUnauthorized)
 			return
 		}
@@ -133,22 +136,27 @@ func (s *Server) hostAllowed(host string) bool {
 	return false
 }
 
-// authorized checks the request's token: in the Authorization header, in
-// the cookie, or, for the page, in the address, which then sets the cookie
-// and sends the browser to the address without it.
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+// authorized reports whether the request carries the token, in the
+// Authorization header or in the cookie.
+func (s *Server) authorized(r *http.Request) bool {
 	if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.tokenIs(bearer) {
 		return true
 	}
-	if c, err := r.Cookie(TokenCookie); err == nil && s.tokenIs(c.Value) {
-		return true
-	}
-	if t := r.URL.Query().Get("token"); r.Method == http.MethodGet && r.URL.Path == "/" && s.tokenIs(t) {
-		http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
-		http.Redirect(w, r, "/", http.StatusSeeOther)
+	c, err := r.Cookie(TokenCookie)
+	return err == nil && s.tokenIs(c.Value)
+}
+
+// tokenInAddress answers the page asked for with the token in its address:
+// it sets the cookie and sends the browser to the address without the
+// token, and reports that it answered.
+func (s *Server) tokenInAddress(w http.ResponseWriter, r *http.Request) bool {
+	t := r.URL.Query().Get("token")
+	if r.Method != http.MethodGet || r.URL.Path != "/" || !s.tokenIs(t) {
 		return false
 	}
-	return false
+	http.SetCookie(w, &http.Cookie{Name: TokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+	return true
 }
 
 func (s *Server) tokenIs(t string) bool {
