@@ -16,6 +16,7 @@ import (
 
 	"switchboard/console"
 	"switchboard/desk"
+	"switchboard/mailbox"
 )
 
 //go:embed static
@@ -163,13 +164,29 @@ func (s *Server) tokenIs(t string) bool {
 	return s.cfg.Token != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.cfg.Token)) == 1
 }
 
+// shownContent bounds the content of each logged message the page gets:
+// the log's last records, whole, could weigh megabytes.
+const shownContent = 8 << 10
+
 func (s *Server) snapshot(w http.ResponseWriter, r *http.Request) {
 	snap, err := s.cfg.Read(r.Context())
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeJSON(w, snap)
+	log := make([]mailbox.Record, len(snap.Log))
+	for i, rec := range snap.Log {
+		if rec.Message != nil && len(rec.Message.Content) > shownContent {
+			m := *rec.Message
+			cut := strings.ToValidUTF8(m.Content[:shownContent], "")
+			m.Content = fmt.Sprintf("%s\n… (%d bytes more: switchboard show %d)", cut, len(m.Content)-len(cut), rec.Seq)
+			rec.Message = &m
+		}
+		log[i] = rec
+	}
+	shown := *snap
+	shown.Log = log
+	writeJSON(w, &shown)
 }
 
 // agents answers what `switchboard agents --json` prints.
