@@ -2,10 +2,8 @@ package web
 
 import (
 	"context"
-	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -15,21 +13,9 @@ import (
 
 	"switchboard/console"
 	"switchboard/desk"
+	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
 )
-
-// chromium finds Debian's headless browser, or skips the test saying how
-// to install it (CI installs it).
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Skip("no chromium here: install it (apt-get install -y chromium) to run the web view in a real browser")
-	return ""
-}
 
 // liveTeam is a snapshot the test changes, as the team would.
 type liveTeam struct {
@@ -54,10 +40,7 @@ func (l *liveTeam) change(f func(s *console.Snapshot)) {
 // team; a state change and a new log line show within a second of the
 // change; a permission question is answered allow with a click.
 func TestTheWebViewInABrowser(t *testing.T) {
-	path := chromium(t)
-	if testing.Short() {
-		t.Skip("starts a browser; skipped with -short")
-	}
+	tab := browser.New(t) // skips without chromium, and with -short
 	now := time.Now()
 	request := &mailbox.Message{ID: "01a2-permission", From: "reviewer_agent-1", To: []string{mailbox.Operator}, Title: "[PERMISSION] Bash: npm test", Type: mailbox.TypeRequest}
 	team := &liveTeam{snap: &console.Snapshot{At: now, Status: "normal", Agents: []console.Agent{
@@ -73,22 +56,14 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
-	alloc, stopAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer stopAlloc()
-	browser, stopBrowser := chromedp.NewContext(alloc)
-	defer stopBrowser()
-	// shows waits, up to within, for an element's text to hold text.
 	shows := func(selector, text string, within time.Duration) error {
-		_, err := chromedp.Run(browser, chromedp.Poll[bool](fmt.Sprintf("document.querySelector(%q)?.innerText.includes(%q)", selector, text),
-			chromedp.WithPollingTimeout(within), chromedp.WithPollingInterval(20*time.Millisecond)))
-		return err
+		return browser.Shows(tab, selector, text, within)
 	}
-	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/?token="+token)); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate(srv.URL+"/?token="+token)); err != nil {
 		t.Fatalf("open the page: %v", err)
 	}
 	if err := shows("#agents", "reviewer_agent-1", 10*time.Second); err != nil {
-		t.Fatalf("the page with the token did not show the team: %v", err)
+		t.Fatalf("the page with the token: %v", err)
 	}
 	// The helper asks the person: its state, the log line and the question
 	// show within a second of the change.
@@ -100,13 +75,13 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	changes <- struct{}{}
 	for _, want := range [][2]string{{"#agents", "asks you"}, {"#log", "[PERMISSION] Bash: npm test"}, {"#questions", "npm test"}} {
 		if err := shows(want[0], want[1], time.Second); err != nil {
-			t.Fatalf("%q did not show in %s within a second of the change: %v", want[1], want[0], err)
+			t.Fatalf("after the change: %v", err)
 		}
 	}
-	if shot, err := chromedp.Run(browser, chromedp.FullScreenshot(90)); err == nil {
+	if shot, err := chromedp.Run(tab, chromedp.FullScreenshot(90)); err == nil {
 		os.WriteFile(filepath.Join(t.ArtifactDir(), "web-view.jpg"), shot, 0o644)
 	}
-	if err := chromedp.Do(browser, chromedp.Click("#questions li button")); err != nil {
+	if err := chromedp.Do(tab, chromedp.Click("#questions li button")); err != nil {
 		t.Fatalf("click allow: %v", err)
 	}
 	if err := shows("#said", "answered #2: allow", 5*time.Second); err != nil {

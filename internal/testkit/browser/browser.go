@@ -1,0 +1,50 @@
+// Package browser starts Debian's headless chromium for tests, driven with
+// chromedp, and waits on what its page shows. A test skips, saying how to
+// install chromium, where there is none (CI installs it).
+package browser
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// New starts a headless chromium for the test and returns the context of
+// its first tab; it ends with the test.
+func New(tb testing.TB) context.Context {
+	tb.Helper()
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		tb.Skip("no chromium here: install it (apt-get install -y chromium) to run the web view in a real browser")
+	}
+	if testing.Short() {
+		tb.Skip("starts a browser; skipped with -short")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.Flag("disable-dev-shm-usage", true))
+	alloc, stopAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	tab, stopTab := chromedp.NewContext(alloc)
+	tb.Cleanup(func() { stopTab(); stopAlloc() })
+	return tab
+}
+
+// Shows waits, up to within, until the text of the element selector finds
+// holds text.
+func Shows(tab context.Context, selector, text string, within time.Duration) error {
+	_, err := chromedp.Run(tab, chromedp.Poll[bool](fmt.Sprintf("document.querySelector(%q)?.innerText.includes(%q)", selector, text),
+		chromedp.WithPollingTimeout(within), chromedp.WithPollingInterval(20*time.Millisecond)))
+	if err != nil {
+		return fmt.Errorf("%q did not show in %s within %s: %w", text, selector, within, err)
+	}
+	return nil
+}
