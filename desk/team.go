@@ -6,6 +6,7 @@ import (
 	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/tmux"
 )
 
@@ -70,4 +71,13 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 		members = append(members, m)
 	}
 	return members, nil
+}
+
+// Graph is the team as its rules shape it: who may send to whom, and the
+// pairs a forbidden entry blocks.
+func (d *Desk) Graph() (rules.Graph, error) {
+	if d.rules == nil {
+		return rules.Graph{}, d.noRules()
+	}
+	return d.rules.Graph(), nil
 }

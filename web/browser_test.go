@@ -49,7 +49,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	}, Log: []mailbox.Record{{Seq: 1, Time: now, Status: mailbox.StatusDelivered, Delivered: []string{"reviewer_agent-1"}, Message: &mailbox.Message{From: "developer_agent", To: []string{"reviewer_agent-1"}, Title: "Review auth.go"}}}}}
 	acts := &fakeActions{}
 	changes := make(chan struct{})
-	s := New(Config{Read: team.read, Act: acts, Changes: changes, Token: token})
+	s := New(Config{Read: team.read, Graph: graph, Act: acts, Changes: changes, Token: token})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	go s.Run(ctx)
@@ -64,6 +64,9 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	}
 	if err := shows("#agents", "reviewer_agent-1", 10*time.Second); err != nil {
 		t.Fatalf("the page with the token: %v", err)
+	}
+	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {
+		t.Errorf("the rules graph: %v", err)
 	}
 	// The helper asks the person: its state, the log line and the question
 	// show within a second of the change.

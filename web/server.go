@@ -17,6 +17,7 @@ import (
 	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 //go:embed static
@@ -34,6 +35,7 @@ const contentPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; 
 // must carry.
 type Config struct {
 	Read    func(ctx context.Context) (*console.Snapshot, error)
+	Graph   func() (rules.Graph, error) // the rules drawn
 	Act     console.Actions
 	Changes <-chan struct{}
 	Token   string
@@ -92,6 +94,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/snapshot", s.snapshot)
 	mux.HandleFunc("GET /api/agents", s.agents)
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/rules", s.rules)
 	mux.HandleFunc("POST /api/answer", s.act(func(in action) error { return s.cfg.Act.Answer(in.ID, in.Option) }))
 	mux.HandleFunc("POST /api/interrupt", s.act(func(in action) error { return s.cfg.Act.Interrupt(in.Agent, in.Reason) }))
 	mux.HandleFunc("POST /api/cancel", s.act(func(in action) error { return s.cfg.Act.Cancel(in.Agent, in.Reason) }))
@@ -201,6 +204,16 @@ func (s *Server) agents(w http.ResponseWriter, r *http.Request) {
 		members[i] = a.Member
 	}
 	writeJSON(w, members)
+}
+
+// rules answers the rules graph, as `rules graph --json` prints it.
+func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
+	g, err := s.cfg.Graph()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, g)
 }
 
 // events is a stream of server-sent events: "change" each time the team

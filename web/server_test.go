@@ -13,6 +13,7 @@ import (
 	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 type fakeActions struct{ done []string }
@@ -35,6 +36,14 @@ func (f *fakeActions) Jump(agent string) error           { return nil }
 
 const token = "s3cret-token"
 
+// graph is the rules of a team of two, one direction forbidden.
+func graph() (rules.Graph, error) {
+	return rules.Graph{
+		Nodes: []rules.Node{{Name: "developer_agent"}, {Name: "tester_agent"}},
+		Edges: []rules.Edge{{From: "developer_agent", To: "tester_agent", Allowed: true}, {From: "tester_agent", To: "developer_agent", Reason: "through the reviewer"}},
+	}, nil
+}
+
 // server is the web view of a team of two, and its fake desk.
 func server(t *testing.T) (*httptest.Server, *fakeActions, chan struct{}) {
 	t.Helper()
@@ -44,7 +53,7 @@ func server(t *testing.T) (*httptest.Server, *fakeActions, chan struct{}) {
 		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2}},
 		{Member: desk.Member{Name: "tester_agent", State: mailbox.StateIdle}},
 	}}
-	s := New(Config{Read: func(context.Context) (*console.Snapshot, error) { return snap, nil }, Act: acts, Changes: changes, Token: token})
+	s := New(Config{Read: func(context.Context) (*console.Snapshot, error) { return snap, nil }, Graph: graph, Act: acts, Changes: changes, Token: token})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go s.Run(ctx)
@@ -96,6 +105,10 @@ func TestEveryRequestNeedsTheToken(t *testing.T) {
 	page := do(t, request(t, "GET", srv.URL+"/", "", "Cookie", TokenCookie+"="+token))
 	if page.StatusCode != http.StatusOK || !strings.Contains(page.Header.Get("Content-Security-Policy"), "script-src 'self'") {
 		t.Errorf("the page with the cookie: %d, CSP %q", page.StatusCode, page.Header.Get("Content-Security-Policy"))
+	}
+	var g rules.Graph
+	if err := json.NewDecoder(do(t, request(t, "GET", srv.URL+"/api/rules", "", "Authorization", "Bearer "+token)).Body).Decode(&g); err != nil || len(g.Edges) != 2 || g.Edges[1].Reason != "through the reviewer" {
+		t.Errorf("/api/rules: %+v, %v; want the graph", g, err)
 	}
 	agents := do(t, request(t, "GET", srv.URL+"/api/agents", "", "Authorization", "Bearer "+token))
 	var members []desk.Member

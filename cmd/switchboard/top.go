@@ -17,6 +17,7 @@ import (
 	"switchboard/desk"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 type topOptions struct {
@@ -113,6 +114,7 @@ type watchedTeam struct {
 	folders *watch.Folders
 	act     deskActions
 	read    func(ctx context.Context) (*console.Snapshot, error)
+	graph   func() (rules.Graph, error)
 }
 
 func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
@@ -124,7 +126,14 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		return c.desk(), nil
 	}
 	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
-	return &watchedTeam{folders: folders, act: deskActions{open: open}, read: func(ctx context.Context) (*console.Snapshot, error) {
+	graph := func() (rules.Graph, error) {
+		d, err := open()
+		if err != nil {
+			return rules.Graph{}, err
+		}
+		return d.Graph()
+	}
+	return &watchedTeam{folders: folders, act: deskActions{open: open}, graph: graph, read: func(ctx context.Context) (*console.Snapshot, error) {
 		d, err := open()
 		if err != nil {
 			return nil, err

@@ -79,7 +79,7 @@ func runWeb(ctx context.Context, io *streams, g *globals, opts *webOptions) erro
 	token := hex.EncodeToString(secret)
 	team := newWatchedTeam(g, ws)
 	defer team.folders.Close()
-	cfg := web.Config{Read: team.read, Act: team.act, Changes: team.folders.C, Token: token}
+	cfg := web.Config{Read: team.read, Graph: team.graph, Act: team.act, Changes: team.folders.C, Token: token}
 	if !loopback {
 		cfg.Hosts = []string{host}
 	}

@@ -107,5 +107,54 @@ async function refresh() {
   draw(await r.json());
 }
 
+// drawRules draws the rules graph: the agents on a circle, an arrow for
+// each allowed direction, a dashed red one for each forbidden.
+async function drawRules() {
+  const r = await fetch("/api/rules");
+  if (!r.ok) return;
+  const g = await r.json();
+  const svg = $("rules");
+  const ns = "http://www.w3.org/2000/svg";
+  const node = (tag, attrs) => {
+    const e = document.createElementNS(ns, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+    return e;
+  };
+  svg.replaceChildren();
+  const defs = node("defs", {});
+  for (const [id, color] of [["allowed", "#555"], ["forbidden", "#b42318"]]) {
+    const m = node("marker", { id: "arrow-" + id, viewBox: "0 0 10 10", refX: "10", refY: "5", markerWidth: "8", markerHeight: "8", orient: "auto-start-reverse" });
+    m.append(node("path", { d: "M 0 0 L 10 5 L 0 10 z", fill: color }));
+    defs.append(m);
+  }
+  svg.append(defs);
+  const w = 640, h = 480, cx = w / 2, cy = h / 2, radius = Math.min(w, h) / 2 - 70;
+  const at = {};
+  g.nodes.forEach((n, i) => {
+    const a = (2 * Math.PI * i) / g.nodes.length - Math.PI / 2;
+    at[n.name] = [cx + radius * Math.cos(a), cy + radius * Math.sin(a)];
+  });
+  for (const e of g.edges) {
+    const [x1, y1] = at[e.from], [x2, y2] = at[e.to];
+    const d = Math.hypot(x2 - x1, y2 - y1) || 1, pad = 22;
+    const line = node("line", {
+      x1: x1 + ((x2 - x1) * pad) / d, y1: y1 + ((y2 - y1) * pad) / d, x2: x2 - ((x2 - x1) * pad) / d, y2: y2 - ((y2 - y1) * pad) / d,
+      stroke: e.allowed ? "#555" : "#b42318", "stroke-dasharray": e.allowed ? "" : "5 4", "marker-end": `url(#arrow-${e.allowed ? "allowed" : "forbidden"})`,
+    });
+    const title = node("title", {});
+    title.textContent = e.allowed ? `${e.from} may write to ${e.to}` : `${e.from} → ${e.to} forbidden: ${e.reason || ""}`;
+    line.append(title);
+    svg.append(line);
+  }
+  for (const n of g.nodes) {
+    const [x, y] = at[n.name];
+    svg.append(node("circle", { cx: x, cy: y, r: 18, fill: n.overseer ? "#fff6d6" : "#eef", stroke: "#333" }));
+    const label = node("text", { x: x, y: y + 34, "text-anchor": "middle", "font-size": "12", "font-weight": n.overseer ? "bold" : "normal" });
+    label.textContent = n.name;
+    svg.append(label);
+  }
+}
+
 $("message-close").addEventListener("click", () => $("message").close());
+drawRules();
 new EventSource("/api/events").addEventListener("change", refresh);

@@ -41,7 +41,7 @@ func New(tb testing.TB) context.Context {
 // Shows waits, up to within, until the text of the element selector finds
 // holds text.
 func Shows(tab context.Context, selector, text string, within time.Duration) error {
-	_, err := chromedp.Run(tab, chromedp.Poll[bool](fmt.Sprintf("document.querySelector(%q)?.innerText.includes(%q)", selector, text),
+	_, err := chromedp.Run(tab, chromedp.Poll[bool](fmt.Sprintf("document.querySelector(%q)?.textContent.includes(%q)", selector, text),
 		chromedp.WithPollingTimeout(within), chromedp.WithPollingInterval(20*time.Millisecond)))
 	if err != nil {
 		return fmt.Errorf("%q did not show in %s within %s: %w", text, selector, within, err)
