@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
@@ -60,8 +61,13 @@ type Model struct {
 	about                 string // the log shows this agent's messages alone, when set
 	prompt                *prompt
 	detail                *viewport.Model
-	said                  string // what the last action did
+	said                  string    // what the last action did
+	lastRead              time.Time // when the last look for a change was taken, or is due
 }
+
+// lookGap is the least time between two looks for changes: a team busy
+// with mail changes many times a second.
+const lookGap = 500 * time.Millisecond
 
 // prompt is a line asked of the person before an action.
 type prompt struct {
@@ -119,7 +125,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case snapshotMsg:
 		return m, m.take(msg)
 	case changedMsg:
-		return m, tea.Batch(m.read(), m.waitForChange())
+		// Changes that come faster than lookGap are looked at together.
+		wait := time.Until(m.lastRead.Add(lookGap))
+		m.lastRead = time.Now().Add(max(wait, 0))
+		if wait <= 0 {
+			return m, tea.Batch(m.read(), m.waitForChange())
+		}
+		return m, tea.Batch(tea.Tick(wait, func(time.Time) tea.Msg { return m.read()() }), m.waitForChange())
 	case doneMsg:
 		m.said = msg.said
 		if msg.err != nil {

@@ -13,7 +13,7 @@ import (
 
 // DefaultLogTail is how many of the last log records a snapshot reads: the
 // log shown, and where last messages, tasks and open requests are found.
-const DefaultLogTail = 500
+const DefaultLogTail = 200
 
 // Snapshot is the team as the console shows it at one moment.
 type Snapshot struct {

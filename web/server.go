@@ -59,8 +59,15 @@ func New(cfg Config) *Server {
 	return &Server{cfg: cfg, waiting: make(map[chan struct{}]bool)}
 }
 
-// Run tells every open event stream of each change, until ctx is done.
+// changeGap is the least time between two changes told: a team busy with
+// mail changes many times a second, and each change makes every page read
+// the team again.
+const changeGap = 500 * time.Millisecond
+
+// Run tells every open event stream of each change, until ctx is done;
+// changes closer than changeGap are told as one.
 func (s *Server) Run(ctx context.Context) {
+	var last time.Time
 	for {
 		select {
 		case <-ctx.Done():
@@ -70,6 +77,14 @@ func (s *Server) Run(ctx context.Context) {
 				return
 			}
 		}
+		if wait := time.Until(last.Add(changeGap)); wait > 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(wait):
+			}
+		}
+		last = time.Now()
 		s.mu.Lock()
 		for c := range s.waiting {
 			select {
