@@ -28,12 +28,17 @@ func (c *Client) ShowLabels(ctx context.Context) error {
 
 // Labels are what panes and the status bar show.
 type Labels struct {
-	Agent  map[string]string // pane id → the agent it runs
-	Title  map[string]string // pane id → the text on its border
-	Status string            // the team's status; "" leaves it as it is
+	Agent map[string]string // pane id → the agent it runs
+	Title map[string]string // pane id → the text on its border
+	// Border is pane id → the style of its border lines ("fg=yellow",
+	// "default"), active or not.
+	Border map[string]string
+	Status string // the team's status, a tmux format; "" leaves it as it is
 }
 
-func (l Labels) empty() bool { return len(l.Agent) == 0 && len(l.Title) == 0 && l.Status == "" }
+func (l Labels) empty() bool {
+	return len(l.Agent) == 0 && len(l.Title) == 0 && len(l.Border) == 0 && l.Status == ""
+}
 
 // SetLabels sets labels in one tmux call. A pane gone meanwhile (closed, or
 // from a server since restarted) does not keep the others from being set;
@@ -48,6 +53,10 @@ func (c *Client) SetLabels(ctx context.Context, l Labels) error {
 	}
 	for _, pane := range sortedKeys(l.Title) {
 		cmds = append(cmds, []string{"set-option", "-p", "-t", pane, optionTitle, l.Title[pane]})
+	}
+	for _, pane := range sortedKeys(l.Border) {
+		cmds = append(cmds, []string{"set-option", "-p", "-t", pane, "pane-border-style", l.Border[pane]},
+			[]string{"set-option", "-p", "-t", pane, "pane-active-border-style", l.Border[pane]})
 	}
 	if l.Status != "" {
 		cmds = append(cmds, []string{"set-option", "-g", optionStatus, l.Status})

@@ -23,3 +23,15 @@ func borderOf(v *view, unread, urgent int) string {
 	}
 	return title
 }
+
+// borderStyle is the style of the pane's border lines: red while an
+// interrupt is unread, yellow while urgent mail is, the default otherwise.
+func borderStyle(v *view, urgent int) string {
+	switch {
+	case v.alert != nil:
+		return "fg=red,bold"
+	case urgent > 0:
+		return "fg=yellow"
+	}
+	return "default"
+}

@@ -104,6 +104,8 @@ type view struct {
 	pending    []announcement
 	typing     bool
 	border     string
+	// borderStyle is the style last set on the pane's border lines.
+	borderStyle string
 	// alert is an interrupt shown on a shell agent's screen: its border
 	// says it until the message is read.
 	alert *alert
@@ -405,9 +407,9 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 // the states to write, and the notices to type now.
 func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing) {
 	now := p.now().UTC()
-	labels = tmux.Labels{Title: map[string]string{}}
+	labels = tmux.Labels{Title: map[string]string{}, Border: map[string]string{}}
 	summary = make(map[string]bulletin.AgentSummary, len(ps.session.Agents))
-	idle, unread := 0, 0
+	idle, unread, urgent, interrupted := 0, 0, 0, 0
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for name, seat := range ps.session.Agents {
@@ -429,21 +431,36 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		if v.state.State == mailbox.StateIdle {
 			idle++
 		}
-		n, urgent := ps.mail[name][0], ps.mail[name][1]
+		n, urgentHere := ps.mail[name][0], ps.mail[name][1]
 		unread += n
-		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgent}
+		urgent += urgentHere
+		summary[name] = bulletin.AgentSummary{State: v.state.State, Unread: n, Urgent: urgentHere}
 		if a, read := ps.readAlerts[name]; read && v.alert == a {
 			v.alert = nil // unless a newer interrupt came meanwhile
 		}
-		if border := borderOf(v, n, urgent); border != v.border {
+		if v.alert != nil {
+			interrupted++
+		}
+		if border := borderOf(v, n, urgentHere); border != v.border {
 			v.border = border
 			labels.Title[seat.Pane] = border
+		}
+		if style := borderStyle(v, urgentHere); style != v.borderStyle {
+			v.borderStyle = style
+			labels.Border[seat.Pane] = style
 		}
 		if job := p.takeTyping(name, v); job != nil {
 			jobs = append(jobs, job)
 		}
 	}
-	if status := fmt.Sprintf("%d agents · %d idle · %d unread", len(ps.session.Agents), idle, unread); status != p.status {
+	status := fmt.Sprintf("%d agents · %d idle · %d unread", len(ps.session.Agents), idle, unread)
+	if urgent > 0 {
+		status += fmt.Sprintf(" · #[fg=yellow,bold]%d urgent#[default]", urgent)
+	}
+	if interrupted > 0 {
+		status += fmt.Sprintf(" · #[fg=red,bold]%d interrupt unread#[default]", interrupted)
+	}
+	if status != p.status {
 		p.status = status
 		labels.Status = status
 	}
