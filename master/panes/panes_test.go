@@ -255,6 +255,12 @@ func TestAShellsInterruptStaysOnItsBorderUntilRead(t *testing.T) {
 	if border := r.tmux.labels["%1 @sb_title"]; border != want {
 		t.Errorf("border seconds later = %q; want it kept: %q", border, want)
 	}
+	if style := r.tmux.labels["%1 pane-border-style"]; style != "fg=red,bold" {
+		t.Errorf("the border's lines while the interrupt is unread: %q; want red", style)
+	}
+	if status := r.tmux.labels[" @sb_status"]; !strings.Contains(status, "#[fg=red,bold]1 interrupt unread") {
+		t.Errorf("the status line while the interrupt is unread: %q", status)
+	}
 	entry, err := r.ws.Store.Find("tester_agent", a.id)
 	if err != nil {
 		t.Fatal(err)
@@ -265,6 +271,9 @@ func TestAShellsInterruptStaysOnItsBorderUntilRead(t *testing.T) {
 	r.look()
 	if border := r.tmux.labels["%1 @sb_title"]; border != "Tester Agent · idle" {
 		t.Errorf("border once read = %q; want %q", border, "Tester Agent · idle")
+	}
+	if style := r.tmux.labels["%1 pane-border-style"]; style != "default" {
+		t.Errorf("the border's lines once read: %q; want the default", style)
 	}
 }
 
