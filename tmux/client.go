@@ -227,6 +227,17 @@ func (c *Client) pane(id string) *paneState {
 // Window is the target of a session's window, matched exactly.
 func Window(session, window string) string { return "=" + session + ":" + window }
 
+// SendKeys presses keys in a pane, as a person at it would: each a key
+// name tmux knows ("Tab", "Enter") or a character.
+func (c *Client) SendKeys(ctx context.Context, pane string, keys ...string) error {
+	p := c.pane(pane)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err := c.command(ctx, append([]string{"send-keys", "-t", pane}, keys...)...)
+	p.lastKey = "text"
+	return err
+}
+
 // SelectWindow makes a window (see Window) the one its session shows.
 func (c *Client) SelectWindow(ctx context.Context, window string) error {
 	_, err := c.command(ctx, "select-window", "-t", window)

@@ -66,9 +66,12 @@ func startDirector(ctx context.Context, client *tmux.Client, session, root strin
 	// switchboard on the PATH of the shell left there: the commands the
 	// demo suggests run as printed.
 	script := fmt.Sprintf(`PATH=%s:"$PATH"; export PATH; switchboard demo-play --pause %s; exec "${SHELL:-/bin/sh}"`, safetext.ShellWord(ws.BinDir()), pause)
-	_, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 18, tmux.PaneSpec{
-		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator"},
+	pane, err := client.SplitBelow(ctx, tmux.Window(session, "agents"), 18, tmux.PaneSpec{
+		Dir: root, Env: map[string]string{"SWITCHBOARD_ROOT": root, "SWITCHBOARD_AGENT": "operator", "PS1": "operator$ "},
 		Command: []string{"/bin/sh", "-c", script}})
+	if err == nil {
+		err = client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "the demo's narration · then your shell, as the operator"}})
+	}
 	if err != nil {
 		return fmt.Errorf("start the demo: %w", err)
 	}

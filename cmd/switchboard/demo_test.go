@@ -43,7 +43,7 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 	var recs []mailbox.Record
 	tm.waitFor("the answer to the last ask", func() bool {
 		recs, _, _ = mailbox.ReadLog(tm.store.LogPath(), 0)
-		return len(recs) > 0 && recs[len(recs)-1].Message.Title == "Re: May I merge the login feature?"
+		return len(recs) > 0 && recs[len(recs)-1].Message.Title == "Re: May I deploy to staging?"
 	})
 	var titles []string
 	blocked := 0
@@ -61,6 +61,8 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		"tester_agent: Found a bug in the login form",
 		"master_agent: Stop: the build on main is red",
 		"developer_agent: May I merge the login feature?",
+		"developer_agent: May I deploy to staging?",
+		"operator: Re: May I deploy to staging?", // answered from the console
 	} {
 		if !strings.Contains(log, want) {
 			t.Errorf("the log lacks %q:\n%s", want, log)
@@ -73,7 +75,7 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 	tm.waitFor("yes in the developer's pane and the summary", func() bool {
 		dev, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", session.Agents["developer_agent"].Pane).Output()
 		narrator, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()
-		return strings.Contains(string(dev), "\nyes\n") && strings.Contains(string(narrator), "Done: 11 messages, every one in the log: 10 delivered, 1 blocked")
+		return strings.Count(string(dev), "\nyes\n") == 2 && strings.Contains(string(narrator), "Done: 13 messages, every one in the log: 12 delivered, 1 blocked")
 	})
 
 	// The demo's folder goes with down --purge, as its last line says.

@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/desk"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // director plays the demo: it narrates in its own pane and types each
@@ -72,10 +74,69 @@ func (d *director) play() error {
 	if err := d.waitIdle("developer_agent", asked); err != nil {
 		return err
 	}
+
+	d.step(7, "The console: switchboard top, in its own window, shows the team and who needs you. The developer asks you; you answer from the console.")
+	asked = time.Now()
+	d.type_("developer_agent", `switchboard ask --to operator --title "May I deploy to staging?" --options yes,no --timeout 5m`)
+	d.idOf(mailbox.Operator, "May I deploy to staging?")
+	d.answerInConsole("yes")
+	if err := d.waitIdle("developer_agent", asked); err != nil {
+		return err
+	}
 	if err := d.ctx.Err(); err != nil {
 		return err
 	}
 	return d.summary()
+}
+
+// answerInConsole shows the console, answers the question waiting there
+// from its keyboard, and comes back to the agents.
+func (d *director) answerInConsole(answer string) {
+	if d.ctx.Err() != nil {
+		return
+	}
+	panes, err := d.client.ListPanes(d.ctx)
+	if err != nil {
+		d.say(fmt.Sprintf("cannot find the console: %v", err))
+		return
+	}
+	console := ""
+	for _, p := range panes {
+		if p.Session == d.session.Name && p.Window == "console" {
+			console = p.ID
+		}
+	}
+	if console == "" {
+		d.say("there is no console window (up --no-console): answering as with switchboard reply instead")
+		ws := workspace.New(d.root)
+		r, err := ws.Rules()
+		if err == nil {
+			_, err = desk.New(ws, r, mailbox.Operator).Reply(desk.ReplyRequest{ID: d.idOf(mailbox.Operator, "May I deploy to staging?"), Option: answer})
+		}
+		if err != nil {
+			d.say(fmt.Sprintf("cannot answer: %v", err))
+		}
+		return
+	}
+	_ = d.client.SelectWindow(d.ctx, tmux.Window(d.session.Name, "console"))
+	if !watch.Until(d.ctx, 50*time.Millisecond, 30*time.Second, func() bool {
+		screen, _ := d.client.History(d.ctx, console)
+		return strings.Contains(screen, "QUESTIONS WAITING") && strings.Contains(screen, "May I deploy to staging?")
+	}) {
+		d.say("the console did not show the question within 30s")
+		return
+	}
+	d.rest()
+	for _, keys := range [][]string{{"Tab"}, {"r"}, {"-l", answer}, {"Enter"}} {
+		if err := d.client.SendKeys(d.ctx, console, keys...); err != nil {
+			d.say(fmt.Sprintf("cannot press %v in the console: %v", keys, err))
+			return
+		}
+		d.rest()
+	}
+	d.idOf("developer_agent", "Re: May I deploy to staging?")
+	d.rest()
+	_ = d.client.SelectWindow(d.ctx, tmux.Window(d.session.Name, "agents"))
 }
 
 func (d *director) summary() error {
@@ -109,8 +170,11 @@ func (d *director) say(text string) {
 func (d *director) step(n int, text string) {
 	d.rest()
 	fmt.Fprintln(d.out)
-	d.say(fmt.Sprintf("%d/6 %s", n, text))
+	d.say(fmt.Sprintf("%d/%d %s", n, demoSteps, text))
 }
+
+// demoSteps is how many steps the demo plays.
+const demoSteps = 7
 
 func (d *director) rest() { _ = watch.Sleep(d.ctx, d.pause) } // stopped: the next steps type nothing
 
