@@ -54,7 +54,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	defer cancel()
 	go s.Run(ctx)
 	srv := httptest.NewServer(s.Handler())
-	defer srv.Close()
+	defer func() { srv.CloseClientConnections(); srv.Close() }() // the page's event stream stays open
 
 	shows := func(selector, text string, within time.Duration) error {
 		return browser.Shows(tab, selector, text, within)
