@@ -81,8 +81,8 @@ func TestTheWebViewInABrowser(t *testing.T) {
 			t.Fatalf("after the change: %v", err)
 		}
 	}
-	if shot, err := chromedp.Run(tab, chromedp.FullScreenshot(90)); err == nil {
-		os.WriteFile(filepath.Join(t.ArtifactDir(), "web-view.jpg"), shot, 0o644)
+	if shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100)); err == nil {
+		os.WriteFile(filepath.Join(t.ArtifactDir(), "web-view.png"), shot, 0o644)
 	}
 	if err := chromedp.Do(tab, chromedp.Click("#questions li button")); err != nil {
 		t.Fatalf("click allow: %v", err)

@@ -137,8 +137,10 @@ async function drawRules() {
   for (const e of g.edges) {
     const [x1, y1] = at[e.from], [x2, y2] = at[e.to];
     const d = Math.hypot(x2 - x1, y2 - y1) || 1, pad = 22;
+    // The two directions of a pair run side by side, 4 px apart.
+    const ox = (-(y2 - y1) / d) * 4, oy = ((x2 - x1) / d) * 4;
     const line = node("line", {
-      x1: x1 + ((x2 - x1) * pad) / d, y1: y1 + ((y2 - y1) * pad) / d, x2: x2 - ((x2 - x1) * pad) / d, y2: y2 - ((y2 - y1) * pad) / d,
+      x1: x1 + ((x2 - x1) * pad) / d + ox, y1: y1 + ((y2 - y1) * pad) / d + oy, x2: x2 - ((x2 - x1) * pad) / d + ox, y2: y2 - ((y2 - y1) * pad) / d + oy,
       stroke: e.allowed ? "#555" : "#b42318", "stroke-dasharray": e.allowed ? "" : "5 4", "marker-end": `url(#arrow-${e.allowed ? "allowed" : "forbidden"})`,
     });
     const title = node("title", {});
