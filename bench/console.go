@@ -37,11 +37,12 @@ func (t *teamRun) startConsole(ctx context.Context) (pid int, err error) {
 	if err != nil {
 		return 0, fmt.Errorf("open the console: %w", err)
 	}
+	var screen string
 	if !watch.Until(ctx, 50*time.Millisecond, 30*time.Second, func() bool {
-		screen, _ := c.History(ctx, pane)
+		screen, _ = c.History(ctx, pane)
 		return strings.Contains(screen, t.name(1))
 	}) {
-		return 0, fmt.Errorf("the console did not show the team within 30 s")
+		return 0, fmt.Errorf("the console did not show the team within 30 s; its pane shows:\n%s", screen)
 	}
 	panes, err := c.ListPanes(ctx)
 	if err != nil {

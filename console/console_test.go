@@ -282,3 +282,27 @@ func BenchmarkFrameOf100Agents(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestALargeTeamScrollsInItsWindow: a team taller than the window scrolls
+// around the cursor; the frame never outgrows the window, and says what it
+// leaves out.
+func TestALargeTeamScrollsInItsWindow(t *testing.T) {
+	s := team()
+	for i := range 95 {
+		s.Agents = append(s.Agents, Agent{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
+	}
+	m, _, _ := console(t, 120, 30, s)
+	frame := m.View()
+	if lines := strings.Count(frame, "\n") + 1; lines > 30 {
+		t.Errorf("a frame of %d lines in a window of 30:\n%s", lines, frame)
+	}
+	if !strings.HasPrefix(frame, "switchboard · 100 agents") || !strings.Contains(frame, "more above, ") {
+		t.Errorf("the frame lost its heading, or does not count what it leaves out:\n%s", frame)
+	}
+	for range 60 {
+		press(m, "down")
+	}
+	if frame := m.View(); !strings.Contains(frame, "▸") || !strings.Contains(frame, "a056") {
+		t.Errorf("the cursor's agent is not in view after 60 steps down:\n%s", frame)
+	}
+}

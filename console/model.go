@@ -438,11 +438,16 @@ func (m *Model) View() string {
 	for _, w := range m.snap.Warnings {
 		lines = append(lines, styleWarn.Render(fit("warning: "+w, m.width)))
 	}
-	lines = append(lines, renderAgents(m.snap, m.agent, m.width, m.focus == panelAgents)...)
+	var requests []string
 	if len(m.snap.Requests) > 0 {
-		lines = append(lines, "")
-		lines = append(lines, renderRequests(m.snap, m.request, m.width, m.focus == panelRequests)...)
+		requests = append([]string{""}, renderRequests(m.snap, m.request, m.width, m.focus == panelRequests)...)
 	}
+	// The agents take what the window has left after the other panels
+	// and at least logRows lines of log: a large team scrolls.
+	const logRows, below = 5, 5 // the log's rows; its heading, blank lines and the two last lines
+	agentRows := m.height - len(lines) - 1 - len(requests) - logRows - below
+	lines = append(lines, renderAgents(m.snap, m.agent, m.width, max(3, agentRows), m.focus == panelAgents)...)
+	lines = append(lines, requests...)
 	filter := ""
 	if m.blockedOnly {
 		filter = "blocked only"

@@ -128,8 +128,10 @@ func shownColumns(width int) (shown []column, hidden int) {
 	return agentColumns, 0
 }
 
-// renderAgents draws the agents' table, the cursor's row marked.
-func renderAgents(s *Snapshot, cursor, width int, focused bool) []string {
+// renderAgents draws the agents' table in at most rows lines below its
+// heading, the cursor's row marked and in view; the rows left out are
+// counted.
+func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
 	cols, hidden := shownColumns(width)
 	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
 	for _, c := range cols {
@@ -139,7 +141,16 @@ func renderAgents(s *Snapshot, cursor, width int, focused bool) []string {
 		head += fmt.Sprintf(" +%d hidden", hidden)
 	}
 	lines := []string{styleHeader.Render(head)}
-	for i, a := range s.Agents {
+	start, end := 0, len(s.Agents)
+	if end > rows {
+		// A window of rows-1 agents around the cursor, and a line that
+		// counts the others.
+		shown := max(1, rows-1)
+		start = max(0, min(cursor-shown/2, len(s.Agents)-shown))
+		end = start + shown
+	}
+	for i := start; i < end; i++ {
+		a := s.Agents[i]
 		symbol, word, style := stateOf(a)
 		name := strings.Repeat("  ", a.Depth)
 		if a.Depth > 0 {
@@ -157,6 +168,9 @@ func renderAgents(s *Snapshot, cursor, width int, focused bool) []string {
 			}
 		}
 		lines = append(lines, mark+row)
+	}
+	if above, below := start, len(s.Agents)-end; above+below > 0 {
+		lines = append(lines, styleQuiet.Render(fmt.Sprintf("  … %d more above, %d below (↑↓ to see them)", above, below)))
 	}
 	return lines
 }
