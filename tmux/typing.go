@@ -126,10 +126,15 @@ func (c *Client) paste(ctx context.Context, pane, buffer, text string) error {
 	return err
 }
 
+// lineCheckEvery is how often a typed line is looked for on its input line
+// after Enter: each look is two tmux commands, and a hundred agents may be
+// typed to at once.
+const lineCheckEvery = 50 * time.Millisecond
+
 // waitLineLeaves polls the pane's input line until it no longer holds tail.
 func (c *Client) waitLineLeaves(ctx context.Context, pane, tail string, limit time.Duration) (bool, error) {
 	var err error
-	left := watch.Until(ctx, 25*time.Millisecond, limit, func() bool {
+	left := watch.Until(ctx, lineCheckEvery, limit, func() bool {
 		var line string
 		if line, _, err = c.inputLine(ctx, pane); err != nil {
 			return true // stop looking; the error says why

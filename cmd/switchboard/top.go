@@ -26,6 +26,9 @@ type topOptions struct {
 	width    int
 }
 
+// consoleFPS bounds how often the console redraws.
+const consoleFPS = 10
+
 // topTick is how often the console looks again when no folder it watches
 // told it of a change.
 const topTick = 30 * time.Second
@@ -99,7 +102,9 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 	if !io.terminal {
 		return usageError("top needs a terminal; for a script, `switchboard top --once` prints one frame, and `switchboard agents --json` the team")
 	}
-	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(io.out)).Run()
+	// A console draws when the team changes, not an animation: a few
+	// frames a second at most keep it asleep at rest.
+	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(io.out), tea.WithFPS(consoleFPS)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
