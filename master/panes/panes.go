@@ -399,8 +399,10 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 	p.watching = len(toRead) > 0 || p.serverWatchFailed
 	ps.screens = p.captureScreens(ctx, ps.client, toRead)
 	ps.printing, p.lookAt = p.stillPrinting(time.Now())
-	// A hook that spoke while the screens were read has the last word.
-	ps.hooked = p.hookedStates(ps.session)
+	if len(toRead) > 0 {
+		// A hook that spoke while the screens were read has the last word.
+		ps.hooked = p.hookedStates(ps.session)
+	}
 }
 
 // decide works out, under the lock, each agent's state, border and summary,
