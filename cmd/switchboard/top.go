@@ -31,7 +31,7 @@ const consoleFPS = 10
 
 // topTick is how often the console looks again when no folder it watches
 // told it of a change.
-const topTick = 30 * time.Second
+const topTick = 2 * time.Minute
 
 func newTopCmd(io *streams, g *globals) *cobra.Command {
 	opts := &topOptions{}
