@@ -84,10 +84,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	if shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100)); err == nil {
 		os.WriteFile(filepath.Join(t.ArtifactDir(), "web-view.png"), shot, 0o644)
 	}
-	if err := chromedp.Do(tab, chromedp.Click("#questions li button")); err != nil {
-		t.Fatalf("click allow: %v", err)
-	}
-	if err := shows("#said", "answered #2: allow", 5*time.Second); err != nil {
+	if err := browser.ClickUntil(tab, "#questions li button", "#said", "answered #2: allow", 5*time.Second); err != nil {
 		t.Fatalf("the click did not answer: %v", err)
 	}
 	if len(acts.done) != 1 || acts.done[0] != "answer 01a2-permission allow" {

@@ -59,7 +59,7 @@ func TestAPermissionAnsweredInTheBrowserReachesTheHook(t *testing.T) {
 	if err := browser.Shows(tab, "#questions", "h1 wants to run Bash: make build", 30*time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if err := chromedp.Do(tab, chromedp.Click("#questions li button")); err != nil {
+	if err := browser.ClickUntil(tab, "#questions li button", "#said", "answered", 10*time.Second); err != nil {
 		t.Fatalf("click allow: %v", err)
 	}
 	if behavior, _, _ := decisionOf(answer()); behavior != "allow" {

@@ -5,6 +5,9 @@
 
 const $ = (id) => document.getElementById(id);
 
+// What each panel last drew, to draw it again only when it changed.
+const drawn = {};
+
 function el(tag, text, cls) {
   const e = document.createElement(tag);
   if (text !== undefined) e.textContent = text;
@@ -46,11 +49,19 @@ function button(label, onClick) {
 
 function draw(s) {
   const now = new Date(s.at);
+  // A panel is drawn again only when what it shows changed: a button
+  // under the pointer stays where it is while the rest of the team moves.
+  const changed = (key, value) => {
+    const text = JSON.stringify(value);
+    if (drawn[key] === text) return false;
+    drawn[key] = text;
+    return true;
+  };
   const agents = s.agents || [];
   $("summary").textContent = `${agents.length} agents · ${agents.filter(needsYou).length} need you · status ${s.status || "-"}` + (s.phase ? ` · phase ${s.phase}` : "");
   const body = $("agents").tBodies[0];
-  body.replaceChildren();
-  for (const a of agents) {
+  if (changed("agents", agents)) body.replaceChildren();
+  for (const a of body.childElementCount ? [] : agents) {
     const [word, cls] = stateOf(a);
     const tr = el("tr", undefined, needsYou(a) ? "needs" : "");
     tr.dataset.agent = a.name;
@@ -69,9 +80,10 @@ function draw(s) {
     body.append(tr);
   }
   const qs = $("questions");
-  qs.replaceChildren();
-  $("questions-section").hidden = !(s.requests && s.requests.length);
-  for (const q of s.requests || []) {
+  const requests = s.requests || [];
+  $("questions-section").hidden = requests.length === 0;
+  if (changed("questions", requests)) qs.replaceChildren();
+  for (const q of qs.childElementCount ? [] : requests) {
     const li = el("li", `${age(q.time, now)} #${q.seq} ${q.from} → ${(q.to || []).join(", ")}: ${q.title} `);
     li.dataset.request = q.id;
     if (!(q.to || []).includes("operator")) {

@@ -48,3 +48,19 @@ func Shows(tab context.Context, selector, text string, within time.Duration) err
 	}
 	return nil
 }
+
+// ClickUntil clicks the element selector finds until the element of
+// shownIn says text (a page may draw the element again as it is clicked),
+// up to three times, waiting up to within after each click.
+func ClickUntil(tab context.Context, selector, shownIn, text string, within time.Duration) error {
+	var err error
+	for range 3 {
+		if err = chromedp.Do(tab, chromedp.Click(selector)); err != nil {
+			return fmt.Errorf("click %s: %w", selector, err)
+		}
+		if err = Shows(tab, shownIn, text, within); err == nil {
+			return nil
+		}
+	}
+	return err
+}
