@@ -156,37 +156,12 @@ type controlCall struct {
 // dialControl starts a control client attached to session (taking no part
 // in its windows' size, sent no output) and waits until it is attached.
 func dialControl(ctx context.Context, runner ExecRunner, socket, session string) (*control, error) {
-	path := runner.Path
-	if path == "" {
-		path = "tmux"
-	}
-	args := []string{"-L", socket, "-f", "/dev/null", "-C", "attach-session", "-f", "ignore-size,no-output", "-t", "=" + session}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = withoutTMUX(os.Environ())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	c, err := attachControl(ctx, runner, socket, session, "ignore-size,no-output")
 	if err != nil {
-		return nil, fmt.Errorf("connect to session %s: %w", session, err)
+		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("connect to session %s: %w", session, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, &RunError{Args: args, Err: err}
-	}
-	r := bufio.NewReaderSize(stdout, 64<<10)
-	if err := attached(r); err != nil {
-		stdin.Close()
-		cmd.Wait()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &RunError{Args: args, Stderr: strings.TrimSpace(err.Error() + "\n" + stderr.String()), Err: err}
-	}
-	ctl := &control{stdin: stdin, cmd: cmd, done: make(chan struct{})}
-	go ctl.read(r)
+	ctl := &control{stdin: c.stdin, cmd: c.cmd, done: make(chan struct{})}
+	go ctl.read(c.out)
 	return ctl, nil
 }
 
@@ -331,4 +306,52 @@ func (ctl *control) answer(text string, failed bool) {
 	default:
 		call.out.WriteString(text)
 	}
+}
+
+// controlClient is a tmux -C client attached to a session: its input, its
+// process, what it says, and what it said on stderr.
+type controlClient struct {
+	stdin  io.WriteCloser
+	cmd    *exec.Cmd
+	out    *bufio.Reader
+	stderr *bytes.Buffer
+	args   []string
+}
+
+// attachControl starts a control client attached to session with the
+// client flags given, and waits for tmux's answer to the attach: what is
+// read from it after that is news.
+func attachControl(ctx context.Context, runner ExecRunner, socket, session, flags string) (*controlClient, error) {
+	path := runner.Path
+	if path == "" {
+		path = "tmux"
+	}
+	args := []string{"-L", socket, "-f", "/dev/null", "-C", "attach-session", "-f", flags, "-t", "=" + session}
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = withoutTMUX(os.Environ())
+	c := &controlClient{cmd: cmd, stderr: &bytes.Buffer{}, args: args}
+	cmd.Stderr = c.stderr
+	// The client ends when its input does: the pipe is held open until the
+	// client is done with, or ctx is and the process killed.
+	var err error
+	if c.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, fmt.Errorf("attach to session %s: %w", session, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("attach to session %s: %w", session, err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, &RunError{Args: args, Err: err}
+	}
+	c.out = bufio.NewReaderSize(stdout, 64<<10)
+	if err := attached(c.out); err != nil {
+		c.stdin.Close()
+		cmd.Wait()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &RunError{Args: args, Stderr: strings.TrimSpace(err.Error() + "\n" + c.stderr.String()), Err: err}
+	}
+	return c, nil
 }

@@ -6,8 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 )
 
@@ -33,50 +31,23 @@ func (c *Client) FollowOutput(ctx context.Context, session string, printed func(
 	if !ok {
 		return nil, ErrNoControlMode
 	}
-	path := runner.Path
-	if path == "" {
-		path = "tmux"
-	}
-	args := []string{"-L", c.socket, "-f", "/dev/null", "-C", "attach-session", "-f", "ignore-size,read-only", "-t", "=" + session}
-	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = withoutTMUX(os.Environ())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	// The client ends when its input does: the pipe is held open until
-	// ctx is done and the process killed.
-	stdin, err := cmd.StdinPipe()
+	client, err := attachControl(ctx, runner, c.socket, session, "ignore-size,read-only")
 	if err != nil {
-		return nil, fmt.Errorf("follow the output of session %s: %w", session, err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, fmt.Errorf("follow the output of session %s: %w", session, err)
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, &RunError{Args: args, Err: err}
-	}
-	r := bufio.NewReaderSize(stdout, 64<<10)
-	if err := attached(r); err != nil {
-		stdin.Close()
-		cmd.Wait()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &RunError{Args: args, Stderr: strings.TrimSpace(err.Error() + "\n" + stderr.String()), Err: err}
+		return nil, err
 	}
 	f := &OutputFollower{ended: make(chan error, 1)}
 	go func() {
 		defer close(f.ended)
-		reason := readControl(r, printed)
-		stdin.Close()
-		waitErr := cmd.Wait()
+		reason := readControl(client.out, printed)
+		client.stdin.Close()
+		waitErr := client.cmd.Wait()
 		switch {
 		case ctx.Err() != nil:
 			f.ended <- nil
 		case reason != "":
 			f.ended <- fmt.Errorf("the server ended the control client of session %s: %s", session, reason)
 		default:
-			f.ended <- &RunError{Args: args, Stderr: strings.TrimSpace(stderr.String()), Err: waitErr}
+			f.ended <- &RunError{Args: client.args, Stderr: strings.TrimSpace(client.stderr.String()), Err: waitErr}
 		}
 	}()
 	return f, nil
