@@ -128,6 +128,18 @@ func shownColumns(width int) (shown []column, hidden int) {
 	return agentColumns, 0
 }
 
+// marked is a panel's row with the cursor's mark before it, highlighted
+// when the panel has the keys.
+func marked(row string, atCursor, focused bool) string {
+	if !atCursor {
+		return "  " + row
+	}
+	if focused {
+		row = styleSelected.Render(row)
+	}
+	return "▸ " + row
+}
+
 // renderAgents draws the agents' table in at most rows lines below its
 // heading, the cursor's row marked and in view; the rows left out are
 // counted.
@@ -160,14 +172,7 @@ func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
 		for _, c := range cols {
 			row += " " + fit(c.cell(a, s.At), c.width)
 		}
-		mark := "  "
-		if i == cursor {
-			mark = "▸ "
-			if focused {
-				row = styleSelected.Render(row)
-			}
-		}
-		lines = append(lines, mark+row)
+		lines = append(lines, marked(row, i == cursor, focused))
 	}
 	if above, below := start, len(s.Agents)-end; above+below > 0 {
 		lines = append(lines, styleQuiet.Render(fmt.Sprintf("  … %d more above, %d below (↑↓ to see them)", above, below)))
@@ -188,14 +193,7 @@ func renderRequests(s *Snapshot, cursor, width int, focused bool) []string {
 			how = "waits on " + strings.Join(r.To, ", ")
 		}
 		row := fit(fmt.Sprintf("%s %s: %s", age(s.At.Sub(r.Time)), who, r.Title), max(20, width-lipgloss.Width(how)-5)) + "  " + styleQuiet.Render(how)
-		mark := "  "
-		if i == cursor {
-			mark = "▸ "
-			if focused {
-				row = styleSelected.Render(row)
-			}
-		}
-		lines = append(lines, mark+row)
+		lines = append(lines, marked(row, i == cursor, focused))
 	}
 	return lines
 }
@@ -218,14 +216,7 @@ func renderLog(records []mailbox.Record, cursor, width, height int, focused bool
 		if rec.Status == mailbox.StatusBlocked {
 			row = styleBad.Render(row)
 		}
-		mark := "  "
-		if i == cursor {
-			mark = "▸ "
-			if focused {
-				row = styleSelected.Render(row)
-			}
-		}
-		lines = append(lines, mark+row)
+		lines = append(lines, marked(row, i == cursor, focused))
 	}
 	return lines
 }
