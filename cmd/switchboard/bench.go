@@ -323,10 +323,7 @@ func printHistoryTable(w io.Writer, r *bench.Result) error {
 	h := r.History
 	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
 	t.add(fmt.Sprintf("a master of %d agents on %d records and %d unread files", h.Agents, h.Records, h.InboxFiles), "empty log", "long history", "target", "")
-	row := func(name, empty, long, checkRow string) {
-		target, mark := checkOf(r, checkRow)
-		t.add(name, empty, long, target, mark)
-	}
+	row := func(name, empty, long, checkRow string) { t.addChecked(r, checkRow, name, empty, long) }
 	mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 	row("start, until it runs", benchMillis(h.Empty.Start)+" ms", benchMillis(h.Long.Start)+" ms", bench.RowHistoryRestart)
 	row("a message posted a second later, until delivered", benchMillis(h.Empty.Delivery)+" ms", benchMillis(h.Long.Delivery)+" ms", "")
@@ -390,10 +387,7 @@ func printTeamTable(w io.Writer, r *bench.Result) error {
 	tm := r.Team
 	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
 	t.add(fmt.Sprintf("a team of %d at rest in tmux, %s", tm.Agents, tm.Window.Round(time.Second)), "floor", "switchboard", "target", "")
-	row := func(name, floor, got, checkRow string) {
-		target, mark := checkOf(r, checkRow)
-		t.add(name, floor, got, target, mark)
-	}
+	row := func(name, floor, got, checkRow string) { t.addChecked(r, checkRow, name, floor, got) }
 	row("up -d (floor: the panes by tmux alone)", benchMillis(tm.UpFloor)+" ms", benchMillis(tm.Up)+" ms", "")
 	row("CPU at rest, master + tmux server (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.MasterRest, tm.TmuxRest), bench.RowTeamRest)
 	row("the same, no agent with hooks (floor: tmux alone)", fmt.Sprintf("%.3f %%", tm.TmuxRestBare), fmt.Sprintf("%.3f + %.3f %%", tm.HooklessMasterRest, tm.HooklessTmuxRest), bench.RowTeamRestHookless)
@@ -421,10 +415,7 @@ func printBenchTable(w io.Writer, r *bench.Result) error {
 	}
 	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
 	t.add(fmt.Sprintf("routing, %d agents, %d msg/s for %s, burst %d", r.Agents, r.Rate, r.Duration, r.Burst), "floor", "master", "target", "")
-	row := func(name, floor, master, checkRow string) {
-		target, mark := checkOf(r, checkRow)
-		t.add(name, floor, master, target, mark)
-	}
+	row := func(name, floor, master, checkRow string) { t.addChecked(r, checkRow, name, floor, master) }
 	row("steady p50 / p99 / max (durable)", benchLatency(r.Floor.Durable.Steady), benchLatency(master.Durable.Steady), bench.RowSteadyDurable)
 	row("steady p50 / p99 / max (no fsync)", benchLatency(r.Floor.NoFsync.Steady), benchLatency(master.NoFsync.Steady), bench.RowSteadyNoFsync)
 	row("burst msg/s (durable)", benchThroughput(r.Floor.Durable.Burst), benchThroughput(master.Durable.Burst), bench.RowBurstDurable)
@@ -442,8 +433,7 @@ func printHookTable(w io.Writer, r *bench.Result) error {
 	t := &benchTable{rightAligned: []bool{false, true, true, true, false, false}}
 	t.add(fmt.Sprintf("hooks, %d unread (%d urgent), %d runs each", h.Unread, h.Urgent, h.Runs), "median", "p90", "over /bin/true", "target", "")
 	row := func(name string, tm bench.Timing, over, checkRow string) {
-		target, mark := checkOf(r, checkRow)
-		t.add(name, benchMillis(tm.P50)+" ms", benchMillis(tm.P90)+" ms", over, target, mark)
+		t.addChecked(r, checkRow, name, benchMillis(tm.P50)+" ms", benchMillis(tm.P90)+" ms", over)
 	}
 	row("/bin/true (process start-up)", h.True, "-", "")
 	row("switchboard, nothing to do (hook claude, no agent)", h.NothingToDo, benchSigned(h.NothingToDo.OverTrue), "")
@@ -473,6 +463,13 @@ type benchTable struct {
 }
 
 func (t *benchTable) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+// addChecked adds a row of cells followed by the target of checkRow and
+// whether it was met (nothing for a row without a target).
+func (t *benchTable) addChecked(r *bench.Result, checkRow string, cells ...string) {
+	target, mark := checkOf(r, checkRow)
+	t.add(append(cells, target, mark)...)
+}
 
 func (t *benchTable) write(w io.Writer) error {
 	widths := make([]int, len(t.rightAligned))
