@@ -1,0 +1,125 @@
+package worktree
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// DirtyError is a checkout with changes not committed, which a merge will
+// not touch.
+type DirtyError struct {
+	Path  string
+	Files []string
+}
+
+func (e *DirtyError) Error() string {
+	return fmt.Sprintf("%s has %d uncommitted %s (%s)", e.Path, len(e.Files), plural(len(e.Files), "change", "changes"), strings.Join(clip(e.Files, 5), "; "))
+}
+
+// ConflictError is a merge that conflicted and was aborted: both branches
+// are as they were.
+type ConflictError struct {
+	Into  string
+	Files []string
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("merging into %s conflicts in %s; the merge was aborted and nothing changed", e.Into, strings.Join(e.Files, ", "))
+}
+
+// NotCheckedOutError is a branch to merge into that no checkout has.
+type NotCheckedOutError struct {
+	Branch string
+	Root   string
+}
+
+func (e *NotCheckedOutError) Error() string {
+	return fmt.Sprintf("branch %s is not checked out in any worktree of %s, and a merge is made in a checkout", e.Branch, e.Root)
+}
+
+// Merged is a merge made.
+type Merged struct {
+	Into    string `json:"into"`
+	Commit  string `json:"commit"`
+	Commits int    `json:"commits"` // the agent's commits it brought
+}
+
+// Merge brings the tree's commits into the branch into ("" is the branch of
+// the main checkout) with a merge commit, in the checkout that has it. A
+// tree or a checkout with changes not committed is refused; a conflict is
+// aborted. Afterwards the tree's changes are counted from what was merged.
+func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
+	if err := dirty(ctx, t.Path, true); err != nil {
+		return Merged{}, err
+	}
+	if into == "" {
+		out, err := git(ctx, r.Root, "symbolic-ref", "--quiet", "--short", "HEAD")
+		if err != nil {
+			return Merged{}, fmt.Errorf("the checkout at %s is on no branch to merge into (a detached HEAD): %w", r.Root, err)
+		}
+		into = strings.TrimSpace(out)
+	}
+	if into == t.Branch {
+		return Merged{}, fmt.Errorf("cannot merge %s into itself", into)
+	}
+	at, err := r.checkedOut(ctx, into)
+	if err != nil {
+		return Merged{}, err
+	}
+	if at == "" {
+		return Merged{}, &NotCheckedOutError{Branch: into, Root: r.Root}
+	}
+	if err := dirty(ctx, at, false); err != nil {
+		return Merged{}, err
+	}
+	tip, err := git(ctx, t.Path, "rev-parse", "HEAD")
+	if err != nil {
+		return Merged{}, err
+	}
+	tip = strings.TrimSpace(tip)
+	count, err := git(ctx, at, "rev-list", "--count", tip, "--not", "HEAD")
+	if err != nil {
+		return Merged{}, err
+	}
+	n := 0
+	fmt.Sscan(count, &n)
+	msg := fmt.Sprintf("Merge %s: the work of agent %s", t.Branch, t.Agent)
+	if _, err := git(ctx, at, "merge", "--no-ff", "--no-edit", "-m", msg, tip); err != nil {
+		out, _ := git(ctx, at, "diff", "--name-only", "--diff-filter=U")
+		if files := lines(out); len(files) > 0 {
+			_, abortErr := git(context.WithoutCancel(ctx), at, "merge", "--abort")
+			if abortErr != nil {
+				return Merged{}, fmt.Errorf("merge conflicted in %s and could not be aborted: %w", strings.Join(files, ", "), abortErr)
+			}
+			return Merged{}, &ConflictError{Into: into, Files: files}
+		}
+		return Merged{}, err
+	}
+	head, err := git(ctx, at, "rev-parse", "HEAD")
+	if err != nil {
+		return Merged{}, err
+	}
+	if _, err := git(ctx, r.Root, "update-ref", baseRef(t.Agent), tip); err != nil {
+		return Merged{}, err
+	}
+	return Merged{Into: into, Commit: strings.TrimSpace(head), Commits: n}, nil
+}
+
+// dirty refuses a checkout with changes not committed. In the agent's
+// tree a new file counts too: it would not be merged. In the checkout
+// merged into it does not: a merge that would write it is refused by git.
+func dirty(ctx context.Context, path string, untracked bool) error {
+	mode := "--untracked-files=no"
+	if untracked {
+		mode = "--untracked-files=all"
+	}
+	out, err := git(ctx, path, "status", "--short", mode)
+	if err != nil {
+		return err
+	}
+	if files := lines(out); len(files) > 0 {
+		return &DirtyError{Path: path, Files: files}
+	}
+	return nil
+}
