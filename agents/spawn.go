@@ -39,6 +39,9 @@ type SpawnOptions struct {
 	Check func(name string) error
 	// Wirer wires the agent's hooks, as for up.
 	Wirer Wirer
+	// Worktree gives the agent a git worktree of its own, whatever its
+	// profile says.
+	Worktree bool
 }
 
 // Started is an agent Spawn started: its name, its seat, and a note when
@@ -107,7 +110,7 @@ func Spawn(ctx context.Context, opts SpawnOptions) (Started, error) {
 			}
 		}
 		all[opts.Name] = workspace.Spawned{Profile: opts.Profile, Parent: opts.Parent, Task: opts.Task, Started: time.Now().UTC(),
-			Model: opts.Model, System: opts.System, Env: opts.Env}
+			Model: opts.Model, System: opts.System, Env: opts.Env, Worktree: opts.Worktree}
 		return nil
 	})
 	if err != nil {
@@ -163,7 +166,7 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *wo
 	if err := store.Ensure(p.Name); err != nil {
 		return nil, "", err
 	}
-	spec, launch, err := paneFor(p, profile.DefaultVars(ws.Root), ws, opts.Wirer)
+	spec, launch, err := paneFor(ctx, p, profile.DefaultVars(ws.Root), ws, opts.Wirer, workspace.Spawned{Parent: opts.Parent, Worktree: opts.Worktree})
 	if err != nil {
 		return nil, "", err
 	}
@@ -216,19 +219,34 @@ func Descendants(spawned map[string]workspace.Spawned, agent string) []string {
 	return out
 }
 
+// Closed is what a close did: the agents closed, deepest first, and what
+// became of their worktrees.
+type Closed struct {
+	Agents []string   `json:"closed"`
+	Trees  []TreeFate `json:"worktrees,omitempty"`
+}
+
 // Close closes a spawned agent and, first, every agent spawned under it:
 // their panes are killed, their seats and registrations removed. Their
-// mailboxes stay. It returns the agents closed, in order.
-func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string, error) {
+// mailboxes stay. Their worktrees go when they hold nothing of their own
+// (or, with discard, whatever they hold); otherwise they stay, with their
+// branches.
+func Close(ctx context.Context, ws *workspace.Workspace, agent string, discard bool) (Closed, error) {
 	store := ws.Store
 	spawned, err := ws.Spawned()
 	if err != nil {
-		return nil, err
+		return Closed{}, err
 	}
 	if _, ok := spawned[agent]; !ok {
-		return nil, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
+		return Closed{}, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
 	}
 	order := append(Descendants(spawned, agent), agent)
+	// Their profiles are read while they are still registered: a helper's
+	// comes from its registration.
+	team, _, err := profile.Team(ws, order)
+	if err != nil {
+		return Closed{}, err
+	}
 	// The records go first: an agent no longer recorded is not started
 	// again by up, whatever happens to its pane below.
 	err = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
@@ -238,11 +256,11 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return Closed{}, err
 	}
 	session, up, err := LoadSession(ws)
 	if err != nil {
-		return nil, err
+		return Closed{}, err
 	}
 	if up {
 		err := UpdateSession(ws, func(s *Session) error {
@@ -252,14 +270,14 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 			return nil
 		})
 		if err != nil && !errors.Is(err, ErrNotUp) {
-			return nil, err
+			return Closed{}, err
 		}
 		client := tmux.NewClient(session.Socket, nil)
 		panes := panesOf(ctx, client, session, order)
 		leaders := paneLeaders(ctx, client, slices.Collect(maps.Keys(panes)))
 		for pane, name := range panes {
 			if err := client.KillPane(context.WithoutCancel(ctx), pane); err != nil && !errors.Is(err, tmux.ErrNoPane) {
-				return nil, fmt.Errorf("close %s: %w", name, err)
+				return Closed{}, fmt.Errorf("close %s: %w", name, err)
 			}
 		}
 		proctree.End(context.WithoutCancel(ctx), leaders, paneGrace)
@@ -267,7 +285,7 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string) ([]string
 	for _, name := range order {
 		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})
 	}
-	return order, nil
+	return Closed{Agents: order, Trees: closeTrees(ctx, ws, team, discard)}, nil
 }
 
 // panesOf finds the panes of the agents named, by pane id: their seats in

@@ -89,7 +89,7 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 		if err := newConversation(store, p.Name); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(p, vars, ws, opts.Wirer)
+		spec, launch, err := paneFor(ctx, p, vars, ws, opts.Wirer, spawned[p.Name])
 		if err != nil {
 			return nil, nil, err
 		}
@@ -177,8 +177,9 @@ type Wirer interface {
 	Wire(binary string, p *profile.Profile, launch profile.Launch) (profile.Launch, error)
 }
 
-// paneFor builds the pane of one agent.
-func paneFor(p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wirer Wirer) (tmux.PaneSpec, profile.Launch, error) {
+// paneFor builds the pane of one agent (spawned is its registration, when
+// it was spawned), in its worktree when it has one.
+func paneFor(ctx context.Context, p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wirer Wirer, spawned workspace.Spawned) (tmux.PaneSpec, profile.Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return tmux.PaneSpec{}, profile.Launch{}, err
@@ -192,6 +193,11 @@ func paneFor(p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wir
 	dir := expanded.Cwd
 	if dir == "" {
 		dir = ws.Root
+	}
+	if expanded.Worktree {
+		if dir, err = treeDir(ctx, expanded, ws, spawned.Parent, spawned.Worktree); err != nil {
+			return tmux.PaneSpec{}, profile.Launch{}, err
+		}
 	}
 	env := paneEnv(expanded.Env, ws, p.Name)
 	for k, v := range launch.Env {

@@ -59,7 +59,8 @@ type column struct {
 }
 
 // agentColumns are the columns after the agent's name and state, in the
-// order they are dropped last: a narrow terminal hides the last first.
+// order they are dropped last: a narrow terminal hides the last first. The
+// worktree's column comes last.
 var agentColumns = []column{
 	{"NEW", 4, func(a Agent, _ time.Time) string { return count(a.Unread) }},
 	{"URG", 4, func(a Agent, _ time.Time) string { return count(a.Urgent) }},
@@ -67,6 +68,15 @@ var agentColumns = []column{
 	{"LAST IN", 30, func(a Agent, now time.Time) string { return lineOf(a.LastIn, now) }},
 	{"LAST OUT", 30, func(a Agent, now time.Time) string { return lineOf(a.LastOut, now) }},
 	{"LOCKS", 16, func(a Agent, _ time.Time) string { return strings.Join(a.Locks, ",") }},
+	{"TREE", 12, func(a Agent, _ time.Time) string { return treeCell(a) }},
+}
+
+// treeCell is an agent's worktree changes: "+12/-3", or "" without a tree.
+func treeCell(a Agent) string {
+	if a.Worktree == nil {
+		return ""
+	}
+	return fmt.Sprintf("+%d/-%d", a.Worktree.Added, a.Worktree.Deleted)
 }
 
 // The fixed columns: the name (with its place in the tree) and the state.
@@ -116,16 +126,21 @@ func fit(s string, width int) string {
 	return s + strings.Repeat(" ", max(0, width-lipgloss.Width(s)))
 }
 
-// shownColumns are the columns that fit in width, and how many do not.
-func shownColumns(width int) (shown []column, hidden int) {
+// shownColumns are the columns that fit in width, and how many do not. The
+// worktree column is there only when an agent has a tree.
+func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
+	all := agentColumns
+	if !slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Worktree != nil }) {
+		all = all[:len(all)-1]
+	}
 	used := 2 + nameWidth + 1 + stateWidth
-	for i, c := range agentColumns {
+	for i, c := range all {
 		if used+1+c.width > width {
-			return agentColumns[:i], len(agentColumns) - i
+			return all[:i], len(all) - i
 		}
 		used += 1 + c.width
 	}
-	return agentColumns, 0
+	return all, 0
 }
 
 // marked is a panel's row with the cursor's mark before it, highlighted
@@ -144,7 +159,7 @@ func marked(row string, atCursor, focused bool) string {
 // heading, the cursor's row marked and in view; the rows left out are
 // counted.
 func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
-	cols, hidden := shownColumns(width)
+	cols, hidden := shownColumns(s, width)
 	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
 	for _, c := range cols {
 		head += " " + fit(c.head, c.width)

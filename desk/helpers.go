@@ -139,32 +139,38 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 // Close closes a spawned agent, and first everything spawned under it,
 // when the desk's agent is one of its ancestors or an overseer; its parent
 // is told, unless it closed it. It returns the agents closed, deepest
-// first.
-func (d *Desk) Close(ctx context.Context, agent string) ([]string, error) {
+// first, and what became of their worktrees: each goes only when it holds
+// nothing of its own, unless discard is set.
+func (d *Desk) Close(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
 	if d.rules == nil {
-		return nil, d.noRules()
+		return agents.Closed{}, d.noRules()
 	}
 	parent, spawned := d.rules.Parent(agent)
 	switch {
 	case !spawned && !d.rules.Knows(agent):
-		return nil, NotAnAgent(d.rules, agent)
+		return agents.Closed{}, NotAnAgent(d.rules, agent)
 	case !spawned:
-		return nil, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
+		return agents.Closed{}, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
 	case !d.rules.MayClose(d.agent, agent):
-		return nil, &RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
+		return agents.Closed{}, &RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
 	}
-	closed, err := agents.Close(ctx, d.ws, agent)
+	closed, err := agents.Close(ctx, d.ws, agent, discard)
 	if err != nil {
-		return nil, err
+		return agents.Closed{}, err
 	}
 	if parent == d.agent || !d.rules.Knows(parent) {
 		return closed, nil
 	}
 	notice := &mailbox.Message{To: []string{parent}, Title: mailbox.ClipTitle("Closed: " + agent), Type: mailbox.TypeNotification}
-	if len(closed) > 1 {
-		notice.Content = fmt.Sprintf("%s closed %s and the agents spawned under it: %s.", d.agent, agent, strings.Join(closed[:len(closed)-1], ", "))
+	if names := closed.Agents; len(names) > 1 {
+		notice.Content = fmt.Sprintf("%s closed %s and the agents spawned under it: %s.", d.agent, agent, strings.Join(names[:len(names)-1], ", "))
 	} else {
 		notice.Content = fmt.Sprintf("%s closed %s.", d.agent, agent)
+	}
+	for _, fate := range closed.Trees {
+		if fate.Kept != nil {
+			notice.Content += fmt.Sprintf("\n\nIts worktree stays: %v.", fate.Kept)
+		}
 	}
 	if _, err := d.Send(notice); err != nil {
 		return closed, &ParentNotToldError{Parent: parent, Err: err}

@@ -26,6 +26,9 @@ type SpawnRequest struct {
 	System  string
 	Env     map[string]string
 	NoMCP   bool // leave switchboard's MCP server out of its client
+	// Worktree gives it a git worktree of its own, whatever its profile
+	// says (a helper's starts from its parent's branch, when it has one).
+	Worktree bool
 }
 
 // Spawned is the agent spawn started.
@@ -115,7 +118,7 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	}
 	started, err := agents.Spawn(ctx, agents.SpawnOptions{
 		Workspace: d.ws, Name: r.Name, Profile: r.Profile, Parent: parent, Task: r.Task,
-		Model: r.Model, System: r.System, Env: r.Env,
+		Model: r.Model, System: r.System, Env: r.Env, Worktree: r.Worktree,
 		Taken: d.rules.Knows,
 		Wirer: hooks.Wirer{Workspace: d.ws, NoMCP: r.NoMCP},
 	})

@@ -21,6 +21,9 @@ type Member struct {
 	Unread     int    `json:"unread"`
 	Urgent     int    `json:"urgent"`
 	Parent     string `json:"parent,omitempty"` // for an agent spawned at run time
+	// Worktree is its git worktree, for an agent that has one: its branch
+	// and its changes against its base.
+	Worktree *TreeSummary `json:"worktree,omitempty"`
 }
 
 // StateDown is the state of an agent whose team is not up in tmux.
@@ -31,7 +34,7 @@ const StateDown = "down"
 const StateCancelled = "cancelled"
 
 // Team lists the agents of the rules and those spawned, in the rules'
-// order, with their kind, state, pane and unread mail.
+// order, with their kind, state, pane, unread mail and worktree.
 func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 	if d.rules == nil {
 		return nil, d.noRules()
@@ -51,6 +54,7 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
+	trees := d.TreeSummaries(ctx, team)
 	members := make([]Member, 0, len(team))
 	for _, p := range team {
 		m := Member{Name: p.Name, Display: p.DisplayName, Kind: p.Kind, State: StateDown}
@@ -68,6 +72,9 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 		}
 		m.Unread, m.Urgent, _ = d.store().Counts(p.Name)
 		m.Parent, _ = d.rules.Parent(p.Name)
+		if t, ok := trees[p.Name]; ok {
+			m.Worktree = &t
+		}
 		members = append(members, m)
 	}
 	return members, nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -285,12 +286,20 @@ func (s *server) close(ctx context.Context, _ *mcp.CallToolRequest, in agentIn) 
 	if err != nil {
 		return nil, agentsListOut{}, err
 	}
-	closed, err := d.Close(ctx, in.Agent)
-	out := agentsListOut{Agents: nonNil(closed)}
+	// An agent's close never discards work: a tree that holds some stays.
+	closed, err := d.Close(ctx, in.Agent, false)
+	out := agentsListOut{Agents: nonNil(closed.Agents)}
+	var notes []string
 	var notTold *desk.ParentNotToldError
 	if errors.As(err, &notTold) {
-		out.Note, err = err.Error(), nil // closed all the same
+		notes, err = append(notes, err.Error()), nil // closed all the same
 	}
+	for _, fate := range closed.Trees {
+		if fate.Kept != nil {
+			notes = append(notes, "worktree kept: "+fate.Kept.Error())
+		}
+	}
+	out.Note = strings.Join(notes, "; ")
 	return nil, out, toolError(err)
 }
 

@@ -54,6 +54,7 @@ func (p *Profile) Expand(v Vars) (*Profile, error) {
 		out.Command[i] = expand(w)
 	}
 	out.Cwd = expand(p.Cwd)
+	out.WorktreeDir = expand(p.WorktreeDir)
 	if p.Env != nil {
 		out.Env = make(map[string]string, len(p.Env))
 		for k, val := range p.Env {

@@ -92,6 +92,25 @@ type Profile struct {
 	// before it is denied; 0 is DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout" json:"approval_timeout,omitempty"`
 
+	// Worktree runs the agent in a git worktree of its own, on branch
+	// switchboard/<agent>, made from the repository that holds its folder
+	// (package worktree).
+	Worktree bool `yaml:"worktree" json:"worktree,omitempty"`
+	// WorktreeBase is the ref a new tree starts from; empty is the main
+	// checkout's HEAD when the agent starts (a helper's: its parent's branch,
+	// when the parent has a tree).
+	WorktreeBase string `yaml:"worktree_base" json:"worktree_base,omitempty"`
+	// WorktreeCopy are files git ignores (.env) copied into a tree, never
+	// over a file it has.
+	WorktreeCopy []string `yaml:"worktree_copy" json:"worktree_copy,omitempty"`
+	// WorktreeSetup is a shell command run once in a new tree, within
+	// WorktreeSetupTimeout (0 is ten minutes).
+	WorktreeSetup        string        `yaml:"worktree_setup" json:"worktree_setup,omitempty"`
+	WorktreeSetupTimeout time.Duration `yaml:"worktree_setup_timeout" json:"worktree_setup_timeout,omitempty"`
+	// WorktreeDir is the folder of the trees; empty is .switchboard/worktrees
+	// at the top of the repository.
+	WorktreeDir string `yaml:"worktree_dir" json:"worktree_dir,omitempty"`
+
 	// Path is the file the profile came from; empty for a default profile.
 	Path string `yaml:"-" json:"path,omitempty"`
 	// kindSet tells a kind the file gave from the default, which a spawned
@@ -167,7 +186,7 @@ func profileError(path string, data []byte, err error) error {
 		text := m[2]
 		if field, ok := strings.CutPrefix(text, "field "); ok {
 			if name, _, ok := strings.Cut(field, " not found"); ok {
-				text = fmt.Sprintf("unknown key %q (known: name, display_name, description, kind, command, cwd, env, model, system_instructions, approvals, approval_timeout)", name)
+				text = fmt.Sprintf("unknown key %q (known: name, display_name, description, kind, command, cwd, env, model, system_instructions, approvals, approval_timeout, worktree, worktree_base, worktree_copy, worktree_setup, worktree_setup_timeout, worktree_dir)", name)
 			}
 		}
 		return &Error{Path: path, Line: line, Msg: text}
@@ -197,6 +216,9 @@ func (p *Profile) validate() error {
 	}
 	if p.Approvals != "" && !slices.Contains([]string{ApprovalsParent, ApprovalsPane, ApprovalsDeny}, p.Approvals) {
 		return fmt.Errorf("approvals %q is not one of parent, pane, deny", p.Approvals)
+	}
+	if p.WorktreeSetupTimeout < 0 {
+		return fmt.Errorf("worktree_setup_timeout is %s; give a positive duration, like 10m", p.WorktreeSetupTimeout)
 	}
 	if p.ApprovalTimeout < 0 {
 		return fmt.Errorf("approval_timeout is %s; give a positive duration, like 300s", p.ApprovalTimeout)

@@ -72,6 +72,9 @@ func resolveProfile(name string, profiles map[string]*Profile, spawned map[strin
 			p.Cwd = parent.Cwd
 		}
 	}
+	if s.Worktree {
+		p.Worktree = true
+	}
 	if s.Model != "" {
 		p.Model = s.Model
 	}

@@ -24,6 +24,8 @@ type Spawned struct {
 	Model  string            `json:"model,omitempty"`
 	System string            `json:"system,omitempty"`
 	Env    map[string]string `json:"env,omitempty"`
+	// Worktree gives it a git worktree of its own, whatever its profile says.
+	Worktree bool `json:"worktree,omitempty"`
 	// Cancelled says who cancelled it and why; a cancelled agent stays so.
 	Cancelled *Cancellation `json:"cancelled,omitempty"`
 }

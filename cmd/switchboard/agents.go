@@ -9,6 +9,7 @@ import (
 
 	"switchboard/desk"
 	"switchboard/workspace"
+	"switchboard/worktree"
 
 	"github.com/spf13/cobra"
 )
@@ -22,11 +23,13 @@ type agentRow struct {
 func newAgentsCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "agents",
-		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail",
+		Short: "The team as a tree: name, kind, state, pane, unread and urgent mail, worktree",
 		Long: `List the agents of the rules with their kind, state (starting, idle, busy,
 waiting, interrupted, cancelled, exited), tmux pane and unread mail. States come from the
 agents' hooks, from their panes, or "down" when the team is not up. Agents
-started with spawn are listed under their parent, indented.`,
+started with spawn are listed under their parent, indented. When an agent
+has a git worktree, BRANCH and CHANGES say its branch and the lines it
+added and deleted against its base (switchboard diff AGENT shows them).`,
 		Example: `  switchboard agents
   switchboard agents --json`,
 		Args: args(0, 0),
@@ -58,7 +61,12 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 	if g.json {
 		return writeJSON(io.out, rows)
 	}
-	tw := io.table("NAME", "KIND", "STATE", "PANE", "UNREAD", "URGENT")
+	trees := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Worktree != nil })
+	header := []string{"NAME", "KIND", "STATE", "PANE", "UNREAD", "URGENT"}
+	if trees {
+		header = append(header, "BRANCH", "CHANGES")
+	}
+	tw := io.table(header...)
 	for _, r := range rows {
 		state := r.State
 		if r.ExitStatus != nil {
@@ -69,9 +77,25 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 			pane = "-"
 		}
 		name := r.branch + r.Name
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d\n", name, r.Kind, state, pane, r.Unread, r.Urgent)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d", name, r.Kind, state, pane, r.Unread, r.Urgent)
+		switch {
+		case r.Worktree != nil:
+			fmt.Fprintf(tw, "\t%s\t%s", r.Worktree.Branch, changesText(r.Worktree.Changes))
+		case trees:
+			fmt.Fprint(tw, "\t-\t-")
+		}
+		fmt.Fprintln(tw)
 	}
 	return tw.Flush()
+}
+
+// changesText is a tree's changes as +added/-deleted, and its new files.
+func changesText(c worktree.Changes) string {
+	text := fmt.Sprintf("+%d/-%d", c.Added, c.Deleted)
+	if c.Untracked > 0 {
+		text += fmt.Sprintf(" (%d new)", c.Untracked)
+	}
+	return text
 }
 
 // parentLoopError says which spawned agents' parents loop, and what to do.

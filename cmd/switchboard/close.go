@@ -12,28 +12,37 @@ import (
 )
 
 func newCloseCmd(io *streams, g *globals) *cobra.Command {
-	return &cobra.Command{
-		Use:   "close AGENT",
+	var discard bool
+	cmd := &cobra.Command{
+		Use:   "close AGENT [--discard]",
 		Short: "Close a spawned agent's pane, and first those of every agent spawned under it",
 		Long: `Close an agent started with switchboard spawn. The agents it spawned, and
 theirs, are closed first: cancelling a task cancels the work it started. Their
 mailboxes stay; up no longer starts them. The closed agent's parent is told,
 unless it is the one closing. Its ancestors and the overseers (and the
-operator) may close an agent; others are refused with exit 3.`,
-		Example: `  switchboard close reviewer_agent-1`,
-		Args:    args(1, 1),
+operator) may close an agent; others are refused with exit 3.
+
+An agent's git worktree goes with it only when nothing would be lost: no
+uncommitted change, and every commit merged or on a remote branch. Otherwise
+the tree and its branch stay, and close says where. --discard throws them
+away whatever they hold, and lists first what goes.`,
+		Example: `  switchboard close reviewer_agent-1
+  switchboard close developer_agent-2 --discard`,
+		Args: args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
-			return runClose(cmd.Context(), io, g, a[0])
+			return runClose(cmd.Context(), io, g, a[0], discard)
 		},
 	}
+	cmd.Flags().BoolVar(&discard, "discard", false, "remove the agents' worktrees and branches even when they hold work that nothing else does")
+	return cmd
 }
 
-func runClose(ctx context.Context, io *streams, g *globals, agent string) error {
+func runClose(ctx context.Context, io *streams, g *globals, agent string, discard bool) error {
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
 	}
-	closed, err := ws.desk().Close(ctx, agent)
+	closed, err := ws.desk().Close(ctx, agent, discard)
 	var notTold *desk.ParentNotToldError
 	switch {
 	case errors.Is(err, desk.ErrNotSpawned):
@@ -44,8 +53,25 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string) error 
 		return deskError(ws, err)
 	}
 	if g.json {
-		return writeJSON(io.out, map[string]any{"closed": closed})
+		return writeJSON(io.out, closed)
 	}
-	fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed, ", "))
+	fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed.Agents, ", "))
+	for _, fate := range closed.Trees {
+		switch {
+		case fate.Removed && !fate.Discarded.Empty():
+			fmt.Fprintf(io.out, "discarded the worktree of %s (%s, branch %s) with %s\n", fate.Agent, fate.Tree.Path, fate.Tree.Branch, fate.Discarded)
+			for _, f := range fate.Discarded.Files {
+				fmt.Fprintf(io.out, "  lost: %s\n", f)
+			}
+			for _, c := range fate.Discarded.Commits {
+				fmt.Fprintf(io.out, "  lost commit: %s\n", c)
+			}
+		case fate.Removed:
+			fmt.Fprintf(io.out, "removed the worktree of %s and its branch %s: it held nothing unmerged\n", fate.Agent, fate.Tree.Branch)
+		default:
+			fmt.Fprintln(io.out, runnable(fmt.Sprintf("kept %v; bring it home with `switchboard merge %s`, or throw it away with `git worktree remove --force %s && git branch -D %s`",
+				fate.Kept, fate.Agent, fate.Tree.Path, fate.Tree.Branch), ws.folder.Binary()))
+		}
+	}
 	return nil
 }

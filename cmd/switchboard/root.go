@@ -99,6 +99,8 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newSpawnCmd(io, g),
 		newProfilesCmd(io, g),
 		newCloseCmd(io, g),
+		newDiffCmd(io, g),
+		newMergeCmd(io, g),
 		newWaitCmd(io, g),
 		newInterruptCmd(io, g),
 		newCancelCmd(io, g),

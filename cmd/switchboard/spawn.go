@@ -20,12 +20,13 @@ type spawnOptions struct {
 	system  string
 	env     []string
 	noMCP   bool
+	tree    bool
 }
 
 func newSpawnCmd(io *streams, g *globals) *cobra.Command {
 	opts := &spawnOptions{}
 	cmd := &cobra.Command{
-		Use:   "spawn --profile P [--name N] [--parent A] [--task T] [--model M] [--system S] [--env K=V]",
+		Use:   "spawn --profile P [--name N] [--parent A] [--task T] [--model M] [--system S] [--env K=V] [--worktree]",
 		Short: "Start one more agent in a new pane of the running team",
 		Long: `Start an agent at run time, in a new tmux window named after it, from the
 profile agents/P.yaml (or, for an agent the rules name without a profile, a
@@ -34,7 +35,9 @@ rules name it, else under its profile's name; it may always talk with its
 parent (by default, you) unless a forbidden entry says otherwise. Where the
 profile sets no kind, command or cwd, the parent's are used. --model,
 --system (added to the profile's system instructions) and --env K=V
-(repeatable) are given over the profile, for this agent alone.
+(repeatable) are given over the profile, for this agent alone. --worktree
+runs it in a git worktree of its own (see switchboard diff and merge); a
+helper's tree starts from its parent's branch when its parent has one.
 
 The task, when given, is its first message, sent by you and asking for a
 response: the parent collects it with switchboard wait. Spawned agents are
@@ -42,6 +45,7 @@ started again by up after a down, until they are closed.`,
 		Example: `  switchboard spawn --profile reviewer_agent --task "Review the diff of auth.go"
   switchboard spawn --profile tester_agent --name tester-2 --task "Run the integration tests"
   switchboard spawn --profile developer_agent --model claude-haiku-4 --system "Only touch tests/" --env GOFLAGS=-race
+  switchboard spawn --profile developer_agent --worktree --task "Try the other parser"
   switchboard wait reviewer_agent-1 --timeout 30m`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -56,6 +60,7 @@ started again by up after a down, until they are closed.`,
 	f.StringVar(&opts.model, "model", "", "the model, over the profile's")
 	f.StringVar(&opts.system, "system", "", "system instructions added to the profile's")
 	f.StringArrayVar(&opts.env, "env", nil, "an environment variable K=V, over the profile's (repeatable)")
+	f.BoolVar(&opts.tree, "worktree", false, "run it in a git worktree of its own, on branch switchboard/NAME (as worktree: true in a profile)")
 	f.BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of its client: it uses switchboard's shell commands alone")
 	return cmd
 }
@@ -74,7 +79,7 @@ func runSpawn(ctx context.Context, io *streams, g *globals, opts *spawnOptions) 
 	}
 	res, err := ws.desk().Spawn(ctx, desk.SpawnRequest{
 		Profile: opts.profile, Name: opts.name, Parent: opts.parent, Task: opts.task,
-		Model: opts.model, System: opts.system, Env: env, NoMCP: opts.noMCP,
+		Model: opts.model, System: opts.system, Env: env, NoMCP: opts.noMCP, Worktree: opts.tree,
 	})
 	var unknown *desk.UnknownAgentError
 	var taskNotSent *desk.TaskNotSentError

@@ -209,7 +209,8 @@ func (a deskActions) Close(agent string) error {
 	if err != nil {
 		return err
 	}
-	_, err = d.Close(context.Background(), agent)
+	// The console never discards: a worktree that holds work stays.
+	_, err = d.Close(context.Background(), agent, false)
 	return err
 }
 
