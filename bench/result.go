@@ -29,6 +29,8 @@ type Result struct {
 	History *HistoryResult `json:"history,omitempty"`
 	// Soak is a team worked for a long time (RunSoak); nil when not run.
 	Soak *SoakResult `json:"soak,omitempty"`
+	// Worktree is a spawn with a git worktree (RunWorktree); nil when not run.
+	Worktree *WorktreeResult `json:"worktree,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

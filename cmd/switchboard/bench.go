@@ -21,6 +21,7 @@ type benchOptions struct {
 	team    bench.TeamConfig
 	soak    bench.SoakConfig
 	history bench.HistoryConfig
+	tree    bench.WorktreeConfig
 	only    string // a part, or empty for all but those only run when asked for
 	quick   bool
 }
@@ -32,10 +33,11 @@ const (
 	benchTeam    = "team"
 	benchSoak    = "soak"
 	benchHistory = "history"
+	benchTree    = "worktree"
 )
 
 // askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true}
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -43,7 +45,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|history|soak] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--quick]",
+		Use:   "bench [--only routing|hooks|team|history|soak|worktree] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -116,6 +118,11 @@ message was logged once and every copy delivered once, that none forbidden
 was delivered and nothing was left in an outbox, and exits 1 when one did not
 hold.
 
+The worktree run only when asked for (--only worktree): a workspace that is a
+git repository of --worktree-files files, its team up in tmux; the median of
+five spawns without a worktree, five with one, and five git worktree add
+alone on the same repository.
+
 Progress goes to standard error; --json prints the numbers for scripts.
 
 File creation, listing and fsync costs vary with the filesystem and with what
@@ -128,6 +135,7 @@ workspace lives.`,
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
   switchboard bench --only history      # a master started on a million records, about five minutes
   switchboard bench --only soak --soak-duration 15m   # a long run, with SIGKILLs
+  switchboard bench --only worktree     # spawn with a worktree on 10,000 files, about 20 seconds
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -154,6 +162,7 @@ workspace lives.`,
 	f.IntVar(&opts.soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
 	f.IntVar(&opts.soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
 	f.DurationVar(&opts.soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
+	f.IntVar(&opts.tree.Files, "worktree-files", bench.DefaultWorktreeFiles, "files in the repository the worktree run spawns into")
 	f.IntVar(&opts.history.Records, "history-records", bench.DefaultHistoryRecords, "records in the log of the history run")
 	f.IntVar(&opts.history.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
 	f.IntVar(&opts.history.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
@@ -210,8 +219,10 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--soak-rate, --soak-duration and --soak-sample must be positive, like 15, 15m and 30s")
 	case opts.history.Records < 1 || opts.history.InboxFiles < 0 || opts.history.Agents < 2 || opts.history.Rest <= 0:
 		return usageError("--history-records and --history-rest must be positive, --history-agents at least 2, --history-inbox-files 0 or more")
+	case opts.tree.Files < 1:
+		return usageError("--worktree-files must be at least 1")
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, history or soak, not %q", opts.only)
+		return usageError("--only is routing, hooks, team, history, soak or worktree, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -275,6 +286,15 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		res.AddSoak(s)
 	}
+	if parts(benchTree) {
+		wcfg := opts.tree
+		wcfg.Binary, wcfg.Dir, wcfg.Progress = bin, cfg.Dir, io.errOut
+		w, err := bench.RunWorktree(ctx, wcfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddWorktree(w)
+	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
 			return err
@@ -297,6 +317,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if res.Soak != nil {
 		tables = append(tables, printSoakTable)
 	}
+	if res.Worktree != nil {
+		tables = append(tables, printWorktreeTable)
+	}
 	for i, table := range tables {
 		if i > 0 {
 			fmt.Fprintln(io.out)
@@ -315,6 +338,18 @@ func soakBroken(res *bench.Result) error {
 		return exitWith(exitError)
 	}
 	return nil
+}
+
+// printWorktreeTable writes a spawn with a worktree beside one without and
+// beside git's own command.
+func printWorktreeTable(w io.Writer, r *bench.Result) error {
+	wt := r.Worktree
+	t := &benchTable{rightAligned: []bool{false, true}}
+	t.add(fmt.Sprintf("on a repository of %d files, median of %d", wt.Files, wt.Runs), "")
+	t.add("spawn without a worktree", benchMillis(wt.Spawn)+" ms")
+	t.add("spawn with a worktree", benchMillis(wt.SpawnTree)+" ms")
+	t.add("git worktree add alone", benchMillis(wt.GitAdd)+" ms")
+	return t.write(w)
 }
 
 // printHistoryTable writes the master on a long history beside the same
