@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 	"switchboard/worktree"
 
 	"github.com/spf13/cobra"
@@ -45,7 +46,8 @@ func runMerge(ctx context.Context, io *streams, g *globals, agent, into string) 
 	var notOut *worktree.NotCheckedOutError
 	switch {
 	case errors.As(err, &dirty):
-		return fmt.Errorf("%w: nothing was merged; commit them there (git -C %s commit -am ...) or stash them (git -C %s stash), then merge again", err, dirty.Path, dirty.Path)
+		return fmt.Errorf("%w: nothing was merged; commit them there (git -C %s add -A && git -C %s commit -m %s) or stash them (git -C %s stash -u), then merge again",
+			err, dirty.Path, dirty.Path, safetext.ShellWord("Work of "+agent), dirty.Path)
 	case errors.As(err, &conflict):
 		told := fmt.Sprintf("%s was mailed the files", agent)
 		if conflict.Mail != nil {
