@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 
 	"github.com/spf13/cobra"
 )
@@ -70,7 +71,7 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string, discar
 			fmt.Fprintf(io.out, "removed the worktree of %s and its branch %s: it held nothing unmerged\n", fate.Agent, fate.Tree.Branch)
 		default:
 			fmt.Fprintln(io.out, runnable(fmt.Sprintf("kept %v; bring it home with `switchboard merge %s`, or throw it away with `git worktree remove --force %s && git branch -D %s`",
-				fate.Kept, fate.Agent, fate.Tree.Path, fate.Tree.Branch), ws.folder.Binary()))
+				fate.Kept, fate.Agent, safetext.ShellWord(fate.Tree.Path), fate.Tree.Branch), ws.folder.Binary()))
 		}
 	}
 	return nil

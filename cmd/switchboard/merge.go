@@ -47,7 +47,7 @@ func runMerge(ctx context.Context, io *streams, g *globals, agent, into string) 
 	switch {
 	case errors.As(err, &dirty):
 		return fmt.Errorf("%w: nothing was merged; commit them there (git -C %s add -A && git -C %s commit -m %s) or stash them (git -C %s stash -u), then merge again",
-			err, dirty.Path, dirty.Path, safetext.ShellWord("Work of "+agent), dirty.Path)
+			err, safetext.ShellWord(dirty.Path), safetext.ShellWord(dirty.Path), safetext.ShellWord("Work of "+agent), safetext.ShellWord(dirty.Path))
 	case errors.As(err, &conflict):
 		told := fmt.Sprintf("%s was mailed the files", agent)
 		if conflict.Mail != nil {
