@@ -78,6 +78,10 @@ type Message struct {
 	// Seq and DeliveredAt are added by the master to each delivered copy.
 	Seq         int64     `json:"seq,omitempty"`
 	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+	// Via is the host whose master routed a copy that came across the hub
+	// from another host (Seq is then that master's); empty for a copy
+	// routed here. The master sets it: a sender's is dropped.
+	Via string `json:"via,omitempty"`
 
 	Extra map[string]json.RawMessage `json:"-"`
 }
@@ -86,7 +90,7 @@ type Message struct {
 var knownFields = map[string]bool{
 	"id": true, "timestamp": true, "from": true, "to": true, "title": true,
 	"priority": true, "type": true, "content": true, "requires_response": true,
-	"correlation_id": true, "in_reply_to": true, "seq": true, "delivered_at": true,
+	"correlation_id": true, "in_reply_to": true, "seq": true, "delivered_at": true, "via": true,
 }
 
 // wireMessage is the JSON shape as written by agents: "to" may be a single
@@ -105,6 +109,7 @@ type wireMessage struct {
 	InReplyTo        string          `json:"in_reply_to"`
 	Seq              int64           `json:"seq"`
 	DeliveredAt      string          `json:"delivered_at"`
+	Via              string          `json:"via"`
 }
 
 // Parse decodes a message file. It checks the JSON shape and field types;
@@ -147,7 +152,7 @@ func Parse(data []byte) (*Message, error) {
 	m := &Message{
 		ID: w.ID, From: w.From, Priority: w.Priority, Type: w.Type,
 		Content: w.Content, RequiresResponse: w.RequiresResponse,
-		CorrelationID: w.CorrelationID, InReplyTo: w.InReplyTo, Seq: w.Seq,
+		CorrelationID: w.CorrelationID, InReplyTo: w.InReplyTo, Seq: w.Seq, Via: w.Via,
 	}
 	if w.Title != nil {
 		m.Title = *w.Title

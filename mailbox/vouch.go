@@ -43,10 +43,16 @@ type NoticeMark struct {
 }
 
 // Vouches reports whether the file name in agent's mailbox, holding m, is
-// the notice this mark records.
+// the notice this mark records: a notice of the master's own, or a copy it
+// took from the hub.
 func (n NoticeMark) Vouches(agent, name string, m *Message) bool {
-	return m.From == System && n.ID == m.ID && n.To == agent && name == FileName(m.DeliveredAt, m.Priority, m.ID) && n.Hash == Fingerprint(m)
+	return markedCopy(m) && n.ID == m.ID && n.To == agent && name == FileName(m.DeliveredAt, m.Priority, m.ID) && n.Hash == Fingerprint(m)
 }
+
+// markedCopy reports whether a copy is vouched for by a mark in the record
+// of notices rather than by the log: the master's own notices, and copies
+// routed by another host's master, which this log does not hold.
+func markedCopy(m *Message) bool { return m.From == System || m.Via != "" }
 
 // NoticesPath is the record of the notices the master wrote into inboxes.
 func (s *Store) NoticesPath() string {
@@ -120,7 +126,7 @@ func (v *Voucher) Vouches(agent, name string, m *Message) bool {
 // own is vouched for by its mark, and has no record: the Record is then
 // empty.
 func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
-	if m.From == System {
+	if markedCopy(m) {
 		if v.notices == nil {
 			v.notices = v.store.openNoticeMarks()
 		}

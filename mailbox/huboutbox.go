@@ -1,0 +1,119 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"switchboard/internal/atomicfile"
+)
+
+// HubOutbox holds the copies routed here for agents on other hosts until
+// the hub has them: one file each, named by the record's seq and the
+// recipient, so that they leave in the order they were routed, and a copy
+// routed again after a crash finds its file and is not written twice.
+type HubOutbox struct {
+	dir     string
+	stage   string
+	durable bool
+}
+
+// HubCopy is one copy waiting in the HubOutbox.
+type HubCopy struct {
+	Path    string
+	Seq     int64
+	To      string
+	Message *Message
+}
+
+// HubOutbox is the store's outbox towards the hub; a dot name is never an
+// agent's.
+func (s *Store) HubOutbox() *HubOutbox {
+	return &HubOutbox{dir: filepath.Join(s.Dir, ".hub", "outbox"), stage: s.Stage, durable: s.Durable}
+}
+
+// Dir is the folder of the waiting copies.
+func (o *HubOutbox) Dir() string { return o.dir }
+
+func (o *HubOutbox) name(seq int64, to string) string {
+	return fmt.Sprintf("%020d-%s.json", seq, to)
+}
+
+// Put writes m, the copy of record seq for to, unless it is there already;
+// it reports whether it wrote it. The folder is synced by Sync.
+func (o *HubOutbox) Put(seq int64, to string, m *Message) (bool, error) {
+	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+		return false, fmt.Errorf("hub outbox: %w", err)
+	}
+	data, err := m.Encode()
+	if err != nil {
+		return false, err
+	}
+	opts := atomicfile.Options{Durable: o.durable, NoDirSync: true}
+	if o.stage != "" {
+		opts.TmpDir = o.stage
+	}
+	err = atomicfile.Publish(filepath.Join(o.dir, o.name(seq, to)), data, opts)
+	if errors.Is(err, ErrExists) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("hub outbox: copy of #%d for %s: %w", seq, to, err)
+	}
+	return true, nil
+}
+
+// Sync makes the copies put so far survive a power cut.
+func (o *HubOutbox) Sync() error {
+	if !o.durable {
+		return nil
+	}
+	return atomicfile.SyncDir(o.dir)
+}
+
+// Waiting returns up to n copies, oldest first. A file that does not read
+// as a copy is skipped and reported in bad, to be looked at by a person.
+func (o *HubOutbox) Waiting(n int) (copies []HubCopy, bad []string, err error) {
+	entries, err := os.ReadDir(o.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("hub outbox: %w", err)
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if len(copies) == n {
+			break
+		}
+		path := filepath.Join(o.dir, name)
+		seqText, to, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+		seq, err := strconv.ParseInt(seqText, 10, 64)
+		m, loadErr := Load(path)
+		if !ok || err != nil || loadErr != nil {
+			bad = append(bad, path)
+			continue
+		}
+		copies = append(copies, HubCopy{Path: path, Seq: seq, To: to, Message: m})
+	}
+	return copies, bad, nil
+}
+
+// Done removes a copy the hub has.
+func (o *HubOutbox) Done(c HubCopy) error {
+	if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("hub outbox: %w", err)
+	}
+	return nil
+}
