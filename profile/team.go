@@ -47,6 +47,28 @@ func Team(ws *workspace.Workspace, names []string) (team []*Profile, unnamed []s
 	return team, unnamed, nil
 }
 
+// Hosted are the agents this host runs in a team across machines: those
+// with a profile in its workspace, and those spawned here. Every other
+// agent of the rules runs on another host.
+func Hosted(ws *workspace.Workspace) (map[string]bool, error) {
+	profiles, err := LoadProfiles(ws.Profiles())
+	if err != nil {
+		return nil, err
+	}
+	spawned, err := ws.Spawned()
+	if err != nil {
+		return nil, err
+	}
+	hosted := make(map[string]bool, len(profiles)+len(spawned))
+	for name := range profiles {
+		hosted[name] = true
+	}
+	for name := range spawned {
+		hosted[name] = true
+	}
+	return hosted, nil
+}
+
 // resolveProfile is the profile an agent runs with; depth stops a registry
 // whose parents loop.
 func resolveProfile(name string, profiles map[string]*Profile, spawned map[string]workspace.Spawned, depth int) *Profile {
