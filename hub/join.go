@@ -36,8 +36,9 @@ type JoinConfig struct {
 	// certificate; empty for the system's.
 	RootCAs string
 
-	// beat is the heartbeat interval; tests shorten it.
-	beat time.Duration
+	// beat is the heartbeat interval and ackWait the redelivery delay of an
+	// unacknowledged copy; tests shorten them.
+	beat, ackWait time.Duration
 }
 
 // Heartbeat is how often a host refreshes its presence; a host silent for
@@ -59,6 +60,7 @@ type Conn struct {
 	names    names
 	host     string
 	beat     time.Duration
+	ackWait  time.Duration
 	rejected func(Delivered, error)
 
 	presence, heartbeat, rules, locks, shared jetstream.KeyValue
@@ -71,6 +73,12 @@ type Conn struct {
 	denied atomic.Pointer[denial]
 
 	senders senderCache
+
+	// link is cancelled when the connection to the hub drops and replaced
+	// when it comes back, so that a request in flight fails at once.
+	linkMu     sync.Mutex
+	link       context.Context
+	linkCancel context.CancelFunc
 
 	done      chan struct{}
 	closeOnce sync.Once
@@ -96,11 +104,13 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		names:    names{cfg.Team},
 		host:     cfg.Host,
 		beat:     cfg.beat,
+		ackWait:  cfg.ackWait,
 		rejected: cfg.Rejected,
 		agents:   slices.Clone(cfg.Agents),
 		done:     make(chan struct{}),
 	}
 	c.senders.ttl = cfg.beat
+	c.link, c.linkCancel = context.WithCancel(context.Background())
 	opts := []nats.Option{
 		nats.Name("switchboard " + cfg.Host),
 		nats.CustomInboxPrefix(inboxPrefix(cfg.Host)),
@@ -112,6 +122,8 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		nats.PingInterval(cfg.beat),
 		nats.MaxPingsOutstanding(3),
 		nats.NoCallbacksAfterClientClose(),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { c.setLink(false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { c.setLink(true) }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if errors.Is(err, nats.ErrPermissionViolation) {
 				c.denied.Store(&denial{at: time.Now(), err: err})
@@ -172,6 +184,9 @@ func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
 	}
 	if cfg.beat <= 0 {
 		cfg.beat = Heartbeat
+	}
+	if cfg.ackWait <= 0 {
+		cfg.ackWait = ackWait
 	}
 	return cfg, nil
 }
@@ -266,6 +281,27 @@ func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (
 	return kv, err
 }
 
+func (c *Conn) setLink(up bool) {
+	c.linkMu.Lock()
+	defer c.linkMu.Unlock()
+	c.linkCancel()
+	if up {
+		c.link, c.linkCancel = context.WithCancel(context.Background())
+	}
+}
+
+// linked returns ctx, cancelled also when the connection drops.
+func (c *Conn) linked(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.linkMu.Lock()
+	link := c.link
+	c.linkMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(link, func() { cancel(errLinkDown) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+var errLinkDown = errors.New("connection to the hub lost")
+
 // explain adds what the host was doing to err, and names a permission
 // violation the server reported since start as the likely cause of a
 // request that went unanswered.
@@ -273,7 +309,7 @@ func (c *Conn) explain(err error, start time.Time, doing string) error {
 	if d := c.denied.Load(); d != nil && !d.at.Before(start) {
 		return fmt.Errorf("%w: %s: %w (%w); check that the team name is the hub's and the URL is this host's", ErrDenied, doing, err, d.err)
 	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errLinkDown) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionClosed) ||
 		errors.Is(err, nats.ErrReconnectBufExceeded) || !c.nc.IsConnected() {
 		return fmt.Errorf("%w: %s: %w; keep what is unsent and try again when the hub is back", ErrUnreachable, doing, err)

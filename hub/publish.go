@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -54,7 +55,12 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	msg.Header.Set(headerID, cp.ID)
 	msg.Header.Set(headerFrom, cp.From)
 	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, errLinkDown) {
+			err = fmt.Errorf("%w: %w", cause, err)
+		}
 		return c.explain(err, start, "publish "+cp.ID+" to "+cp.To)
 	}
 	return nil

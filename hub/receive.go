@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -20,8 +21,13 @@ type Delivered struct {
 }
 
 // ackWait is how long the hub waits for an ack before it delivers a copy
-// again; it covers a handler that syncs a folder on a slow disk.
-const ackWait = 30 * time.Second
+// again. It is short because copies in flight when the hub went down come
+// back only after it; a slow handler is covered by telling the hub the copy
+// is in progress, and pullBatch keeps few copies waiting on this side.
+const (
+	ackWait   = 5 * time.Second
+	pullBatch = 32
+)
 
 // ErrMailTaken is a consumer the hub refused because another host's
 // consumer already takes mail for one of the agents.
@@ -41,7 +47,7 @@ func (c *Conn) consumerConfig(agents []string) jetstream.ConsumerConfig {
 	cfg := jetstream.ConsumerConfig{
 		Durable:       c.host,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       ackWait,
+		AckWait:       c.ackWait,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver:    -1,
 	}
@@ -119,6 +125,7 @@ func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Deliver
 		}
 	}()
 	for attempt := 0; ; attempt++ {
+		began := time.Now()
 		err := c.receiveOnce(ctx, handle)
 		select {
 		case <-c.done:
@@ -128,7 +135,11 @@ func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Deliver
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		// The consumer went away or the hub restarted: start over.
+		// The consumer went away or the hub restarted: start over, soon
+		// if it had been running for a while.
+		if time.Since(began) > 10*time.Second {
+			attempt = 0
+		}
 		t := time.NewTimer(reconnectDelay(attempt))
 		select {
 		case <-ctx.Done():
@@ -136,7 +147,7 @@ func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Deliver
 			return ctx.Err()
 		case <-t.C:
 		}
-		_ = err
+		_ = err // the next attempt tells whether the hub is back
 	}
 }
 
@@ -151,7 +162,7 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, Del
 	if err != nil {
 		return err
 	}
-	it, err := cons.Messages(jetstream.PullMaxMessages(256))
+	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch))
 	if err != nil {
 		return err
 	}
@@ -183,11 +194,37 @@ func (c *Conn) process(ctx context.Context, msg jetstream.Msg, handle func(conte
 		}
 		return
 	}
-	if err := handle(ctx, d); err != nil {
+	if err := c.handleInProgress(ctx, msg, d, handle); err != nil {
 		_ = msg.NakWithDelay(retryDelay(msg))
 		return
 	}
 	c.ack(ctx, msg)
+}
+
+// handleInProgress runs handle, telling the hub every half ack wait that
+// the copy is still being handled, so a slow disk does not cause a second
+// delivery.
+func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delivered, handle func(context.Context, Delivered) error) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(c.ackWait / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	err := handle(ctx, d)
+	close(done)
+	wg.Wait()
+	return err
 }
 
 // ack confirms a handled copy, retrying while the hub is away: a lost ack
