@@ -1,0 +1,136 @@
+package hub
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// secretFile holds the hub's key, from which every host's password derives.
+const secretFile = "hub.secret"
+
+// loadSecret reads the hub's key from dir, creating it (0600) on first start,
+// so that a restarted hub keeps every URL it handed out valid.
+func loadSecret(dir string) ([]byte, error) {
+	path := filepath.Join(dir, secretFile)
+	secret, err := os.ReadFile(path)
+	if err == nil {
+		if len(secret) < 32 {
+			return nil, fmt.Errorf("hub secret %s is shorter than 32 bytes: remove it to make a new one (every host then needs its new URL)", path)
+		}
+		return secret, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("read hub secret: %w", err)
+	}
+	secret = make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("make hub secret: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		// Another hub on the same folder won the race; use its key.
+		return loadSecret(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("create hub secret: %w", err)
+	}
+	if _, err := f.Write(secret); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write hub secret: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("sync hub secret: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return nil, fmt.Errorf("close hub secret: %w", err)
+	}
+	return secret, nil
+}
+
+// password is a host's password: an HMAC of its name under the hub's key.
+func password(secret []byte, host string) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte("switchboard host\x00" + host))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// hostAuth accepts any valid host name whose password matches, and gives the
+// connection the permissions of that host alone.
+type hostAuth struct {
+	secret []byte
+	names  names
+}
+
+// Check implements server.Authentication.
+func (a *hostAuth) Check(c server.ClientAuthentication) bool {
+	if c.Kind() != server.CLIENT {
+		return false
+	}
+	opts := c.GetOpts()
+	if opts == nil || !validName(opts.Username) {
+		return false
+	}
+	want := password(a.secret, opts.Username)
+	if !hmac.Equal([]byte(want), []byte(opts.Password)) {
+		return false
+	}
+	c.RegisterUser(&server.User{
+		Username:    opts.Username,
+		Permissions: a.names.permissions(opts.Username),
+	})
+	return true
+}
+
+// permissions is what one host may do; doc.go explains each line.
+func (n names) permissions(host string) *server.Permissions {
+	mail := n.stream()
+	pub := []string{
+		// Mail, only under the host's own name.
+		"sb." + n.team + ".mail." + host + ".>",
+		// Presence and heartbeat, only under the host's own keys.
+		kvSubject(n.presence(), host+".>"),
+		kvSubject(n.heartbeat(), host),
+		// Rules, locks and shared values are the team's.
+		kvSubject(n.rules(), ">"),
+		kvSubject(n.locks(), ">"),
+		kvSubject(n.shared(), ">"),
+		// Account limits, checked before a bucket is made.
+		"$JS.API.INFO",
+		// The host's own durable consumer: make, update, inspect, pull, ack.
+		"$JS.API.CONSUMER.CREATE." + mail + "." + host,
+		"$JS.API.CONSUMER.CREATE." + mail + "." + host + ".>",
+		"$JS.API.CONSUMER.INFO." + mail + "." + host,
+		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
+		"$JS.ACK." + mail + "." + host + ".>",
+		"$JS.ACK.*.*." + mail + "." + host + ".>",
+	}
+	streams := []string{mail}
+	for _, b := range n.buckets() {
+		streams = append(streams, kvStream(b))
+	}
+	for _, s := range streams {
+		// Create only: an existing stream answers a create with the same
+		// configuration and refuses a different one, so no host can change it.
+		pub = append(pub, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.INFO."+s)
+	}
+	for _, b := range n.buckets() {
+		// Reading any key of the team's buckets.
+		pub = append(pub,
+			"$JS.API.DIRECT.GET."+kvStream(b)+".>",
+			"$JS.API.STREAM.MSG.GET."+kvStream(b))
+	}
+	return &server.Permissions{
+		Publish:   &server.SubjectPermission{Allow: pub},
+		Subscribe: &server.SubjectPermission{Allow: []string{inboxPrefix(host) + ".>"}},
+	}
+}

@@ -1,0 +1,343 @@
+package hub
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// JoinConfig describes the host joining a team.
+type JoinConfig struct {
+	// Team is the team's name; "main" when empty.
+	Team string
+	// Host is this host's name; when empty, the user name in the URL.
+	Host string
+	// Agents are the agents this host runs; no other live host may claim one.
+	Agents []string
+	// RulesDigest identifies the team's communication rules; when empty it
+	// is the SHA-256 of RulesText.
+	RulesDigest string
+	// RulesText is the rules file, shown line by line when the rules differ.
+	RulesText []byte
+	// Rejected, when set, hears of every copy that Receive refused because
+	// the publishing host does not claim its sender. It must not block.
+	Rejected func(Delivered, error)
+	// RootCAs is a PEM file of the authorities that signed a TLS hub's
+	// certificate; empty for the system's.
+	RootCAs string
+
+	// beat is the heartbeat interval and ackWait the redelivery delay of an
+	// unacknowledged copy; tests shorten them.
+	beat, ackWait time.Duration
+}
+
+// Heartbeat is how often a host refreshes its presence; a host silent for
+// three beats is unreachable.
+const Heartbeat = 5 * time.Second
+
+// mailKeep bounds how long undelivered mail waits on the hub, and dedupWindow
+// how long a re-published copy is recognised and dropped.
+const (
+	mailKeep    = 30 * 24 * time.Hour
+	dedupWindow = 10 * time.Minute
+)
+
+// Conn is one host's membership of a team on a hub. Its methods are safe for
+// concurrent use.
+type Conn struct {
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	names    names
+	host     string
+	beat     time.Duration
+	ackWait  time.Duration
+	rejected func(Delivered, error)
+
+	presence, heartbeat, rules, locks, shared jetstream.KeyValue
+
+	mu     sync.Mutex
+	agents []string
+
+	// denied is the last permission violation the server reported, with the
+	// time it arrived, so a request that timed out can say why.
+	denied atomic.Pointer[denial]
+
+	senders senderCache
+
+	// link is cancelled when the connection to the hub drops and replaced
+	// when it comes back, so that a request in flight fails at once.
+	linkMu     sync.Mutex
+	link       context.Context
+	linkCancel context.CancelFunc
+
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+type denial struct {
+	at  time.Time
+	err error
+}
+
+// Join connects host to the team on the hub at rawURL and takes its place:
+// it makes sure the mail stream and the buckets exist, refuses to join when
+// the team's rules differ (*RulesMismatch) or a live host already claims one
+// of the agents (*AgentClaimed), announces the agents and starts the
+// heartbeat. The connection then reconnects forever; ctx bounds only Join.
+func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
+	cfg, err := cfg.withDefaults(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Conn{
+		names:    names{cfg.Team},
+		host:     cfg.Host,
+		beat:     cfg.beat,
+		ackWait:  cfg.ackWait,
+		rejected: cfg.Rejected,
+		agents:   slices.Clone(cfg.Agents),
+		done:     make(chan struct{}),
+	}
+	c.senders.ttl = cfg.beat
+	c.link, c.linkCancel = context.WithCancel(context.Background())
+	opts := []nats.Option{
+		nats.Name("switchboard " + cfg.Host),
+		nats.CustomInboxPrefix(inboxPrefix(cfg.Host)),
+		nats.MaxReconnects(-1),
+		nats.CustomReconnectDelay(reconnectDelay),
+		// No buffer while disconnected: a publish fails at once, and the
+		// caller keeps the copy on disk and retries it in order.
+		nats.ReconnectBufSize(-1),
+		nats.PingInterval(cfg.beat),
+		nats.MaxPingsOutstanding(3),
+		nats.NoCallbacksAfterClientClose(),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { c.setLink(false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { c.setLink(true) }),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				c.denied.Store(&denial{at: time.Now(), err: err})
+			}
+		}),
+	}
+	if d, ok := ctx.Deadline(); ok {
+		opts = append(opts, nats.Timeout(time.Until(d)))
+	}
+	if cfg.RootCAs != "" {
+		opts = append(opts, nats.RootCAs(cfg.RootCAs))
+	}
+	c.nc, err = nats.Connect(rawURL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: connect as host %s: %w; check that the hub runs and that this URL is the one it gave for this host", ErrUnreachable, cfg.Host, err)
+	}
+	c.js, err = jetstream.New(c.nc)
+	if err != nil {
+		c.nc.Close()
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	if err := c.setUp(ctx, cfg); err != nil {
+		c.nc.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.heartbeatLoop()
+	return c, nil
+}
+
+func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return cfg, fmt.Errorf("%w: hub URL: %w", ErrBadConfig, err)
+	}
+	if cfg.Host == "" && u.User != nil {
+		cfg.Host = u.User.Username()
+	}
+	if u.User != nil && u.User.Username() != cfg.Host {
+		return cfg, fmt.Errorf("%w: the URL is host %s's, not %s's: ask the hub for this host's URL", ErrBadConfig, u.User.Username(), cfg.Host)
+	}
+	if cfg.Team == "" {
+		cfg.Team = "main"
+	}
+	if err := checkName("team", cfg.Team); err != nil {
+		return cfg, err
+	}
+	if err := checkName("host", cfg.Host); err != nil {
+		return cfg, err
+	}
+	cfg.Agents = slices.Clone(cfg.Agents)
+	if err := checkAgents(cfg.Agents); err != nil {
+		return cfg, err
+	}
+	if cfg.RulesDigest == "" {
+		sum := sha256.Sum256(cfg.RulesText)
+		cfg.RulesDigest = hex.EncodeToString(sum[:])
+	}
+	if cfg.beat <= 0 {
+		cfg.beat = Heartbeat
+	}
+	if cfg.ackWait <= 0 {
+		cfg.ackWait = ackWait
+	}
+	return cfg, nil
+}
+
+func checkAgents(agents []string) error {
+	for i, a := range agents {
+		if err := checkName("agent", a); err != nil {
+			return err
+		}
+		if slices.Contains(agents[:i], a) {
+			return fmt.Errorf("%w: agent %s is listed twice", ErrBadConfig, a)
+		}
+	}
+	return nil
+}
+
+// reconnectDelay backs off from 50 ms to 2 s, so a restarted hub is found
+// quickly and a dead one is not hammered.
+func reconnectDelay(attempts int) time.Duration {
+	d := 50 * time.Millisecond << min(attempts, 6)
+	return min(d, 2*time.Second)
+}
+
+// setUp makes the stream and buckets, checks the rules and the claims,
+// announces the agents and makes the durable consumer.
+func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
+	start := time.Now()
+	if err := c.ensureStream(ctx); err != nil {
+		return c.explain(err, start, "make the mail stream")
+	}
+	var err error
+	kvs := []*jetstream.KeyValue{&c.presence, &c.heartbeat, &c.rules, &c.locks, &c.shared}
+	for i, bucket := range c.names.buckets() {
+		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage}
+		if bucket == c.names.heartbeat() {
+			kv.TTL = 3 * cfg.beat
+		}
+		if *kvs[i], err = c.ensureBucket(ctx, kv); err != nil {
+			return c.explain(err, start, "make bucket "+bucket)
+		}
+	}
+	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
+		return err
+	}
+	if err := c.checkClaims(ctx, cfg.Agents); err != nil {
+		return err
+	}
+	if err := c.beatOnce(ctx); err != nil {
+		return c.explain(err, start, "write the heartbeat")
+	}
+	for _, a := range cfg.Agents {
+		if err := c.putPresence(ctx, a, ""); err != nil {
+			return c.explain(err, start, "announce agent "+a)
+		}
+	}
+	if err := c.updateConsumer(ctx, cfg.Agents); err != nil {
+		return c.explain(err, start, "make the mail consumer")
+	}
+	return nil
+}
+
+func (c *Conn) ensureStream(ctx context.Context) error {
+	_, err := c.js.Stream(ctx, c.names.stream())
+	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+		return err
+	}
+	_, err = c.js.CreateStream(ctx, jetstream.StreamConfig{
+		Name:     c.names.stream(),
+		Subjects: []string{c.names.mailAll()},
+		Storage:  jetstream.FileStorage,
+		// A copy leaves the hub when its recipient's host acknowledged it;
+		// the server refuses two consumers taking the same agent's mail.
+		Retention:  jetstream.WorkQueuePolicy,
+		MaxAge:     mailKeep,
+		Duplicates: dedupWindow,
+	})
+	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		_, err = c.js.Stream(ctx, c.names.stream())
+	}
+	return err
+}
+
+func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
+	kv, err := c.js.KeyValue(ctx, cfg.Bucket)
+	if !errors.Is(err, jetstream.ErrBucketNotFound) {
+		return kv, err
+	}
+	kv, err = c.js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return c.js.KeyValue(ctx, cfg.Bucket)
+	}
+	return kv, err
+}
+
+func (c *Conn) setLink(up bool) {
+	c.linkMu.Lock()
+	defer c.linkMu.Unlock()
+	c.linkCancel()
+	if up {
+		c.link, c.linkCancel = context.WithCancel(context.Background())
+	}
+}
+
+// linked returns ctx, cancelled also when the connection drops.
+func (c *Conn) linked(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.linkMu.Lock()
+	link := c.link
+	c.linkMu.Unlock()
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(link, func() { cancel(errLinkDown) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+var errLinkDown = errors.New("connection to the hub lost")
+
+// explain adds what the host was doing to err, and names a permission
+// violation the server reported since start as the likely cause of a
+// request that went unanswered.
+func (c *Conn) explain(err error, start time.Time, doing string) error {
+	if d := c.denied.Load(); d != nil && !d.at.Before(start) {
+		return fmt.Errorf("%w: %s: %w (%w); check that the team name is the hub's and the URL is this host's", ErrDenied, doing, err, d.err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errLinkDown) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionClosed) ||
+		errors.Is(err, nats.ErrReconnectBufExceeded) || !c.nc.IsConnected() {
+		return fmt.Errorf("%w: %s: %w; keep what is unsent and try again when the hub is back", ErrUnreachable, doing, err)
+	}
+	return fmt.Errorf("%s: %w", doing, err)
+}
+
+// Host is the name this Conn joined as.
+func (c *Conn) Host() string { return c.host }
+
+// Close stops the heartbeat and disconnects. It says no goodbye: the host's
+// agents become unreachable when the heartbeat expires, and mail for them
+// waits on the hub.
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.wg.Wait()
+		c.nc.Close()
+	})
+	return nil
+}
+
+// More sentinel errors of the package.
+var (
+	// ErrUnreachable is a hub that could not be reached or did not answer.
+	ErrUnreachable = errors.New("hub: unreachable")
+	// ErrDenied is a request the hub refused for want of permission.
+	ErrDenied = errors.New("hub: permission denied")
+	// ErrClosed is a Conn used after Close.
+	ErrClosed = errors.New("hub: connection closed")
+)

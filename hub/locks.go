@@ -1,0 +1,120 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Lock is a lock this host holds. Its revision makes the release safe: a
+// lock released by force and taken by someone else is not released again.
+type Lock struct {
+	Name, Owner, Host string
+	Revision          uint64
+}
+
+type lockValue struct {
+	Owner string `json:"owner"`
+	Host  string `json:"host"`
+}
+
+// LockHeld is the refusal to take or force a lock someone holds.
+type LockHeld struct {
+	Name, Owner, Host string
+	// Reachable is set by ForceUnlock: the holder's host is alive.
+	Reachable bool
+}
+
+func (e *LockHeld) Error() string {
+	if e.Reachable {
+		return fmt.Sprintf("hub: lock %s is held by %s on host %s, which is alive: ask %s to release it", e.Name, e.Owner, e.Host, e.Owner)
+	}
+	return fmt.Sprintf("hub: lock %s is held by %s on host %s: wait for its release, or force it if host %s is gone", e.Name, e.Owner, e.Host, e.Host)
+}
+
+// ErrLockLost is a release of a lock that is no longer the one taken: it was
+// forced and perhaps taken again.
+var ErrLockLost = errors.New("hub: lock no longer held")
+
+// Lock takes the lock name for owner, an agent of this host. It fails with
+// *LockHeld when the lock is taken. Names are key names: letters, digits,
+// and - _ = / . (a dot separates tokens).
+func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
+	start := time.Now()
+	v, err := json.Marshal(lockValue{Owner: owner, Host: c.host})
+	if err != nil {
+		return Lock{}, err
+	}
+	rev, err := c.locks.Create(ctx, name, v)
+	if errors.Is(err, jetstream.ErrKeyExists) {
+		held, herr := c.holder(ctx, name)
+		if herr == nil {
+			return Lock{}, held
+		}
+		if errors.Is(herr, jetstream.ErrKeyNotFound) {
+			// Released between the create and the read: the caller may try again.
+			return Lock{}, &LockHeld{Name: name}
+		}
+		err = herr
+	}
+	if errors.Is(err, jetstream.ErrInvalidKey) {
+		return Lock{}, fmt.Errorf("%w: lock name %q: use letters, digits, - _ = / and dots between them", ErrBadName, name)
+	}
+	if err != nil {
+		return Lock{}, c.explain(err, start, "take lock "+name)
+	}
+	return Lock{Name: name, Owner: owner, Host: c.host, Revision: rev}, nil
+}
+
+func (c *Conn) holder(ctx context.Context, name string) (*LockHeld, error) {
+	e, err := c.locks.Get(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	var v lockValue
+	_ = json.Unmarshal(e.Value(), &v) // a garbled value names no holder
+	return &LockHeld{Name: name, Owner: v.Owner, Host: v.Host}, nil
+}
+
+// Unlock releases a lock taken by Lock, only if it is still that lock;
+// otherwise it returns ErrLockLost.
+func (c *Conn) Unlock(ctx context.Context, l Lock) error {
+	start := time.Now()
+	err := c.locks.Delete(ctx, l.Name, jetstream.LastRevision(l.Revision))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+		return fmt.Errorf("%w: %s was released by force or taken again", ErrLockLost, l.Name)
+	}
+	if err != nil {
+		return c.explain(err, start, "release lock "+l.Name)
+	}
+	return nil
+}
+
+// ForceUnlock releases a lock whose holder's host is gone. It refuses, with
+// *LockHeld, when that host still beats; a lock that is free is no error.
+func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
+	start := time.Now()
+	held, err := c.holder(ctx, name)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil
+	}
+	if err != nil {
+		return c.explain(err, start, "read lock "+name)
+	}
+	live, err := c.liveHosts(ctx)
+	if err != nil {
+		return c.explain(err, start, "read heartbeats")
+	}
+	if held.Host != c.host && live[held.Host] {
+		held.Reachable = true
+		return held
+	}
+	if err := c.locks.Delete(ctx, name); err != nil {
+		return c.explain(err, start, "force lock "+name)
+	}
+	return nil
+}

@@ -1,0 +1,82 @@
+package hub
+
+import (
+	"fmt"
+	"strings"
+)
+
+// validName is ^[a-z0-9][a-z0-9_-]{0,62}$, the charset of agent names. A
+// name that passes is one subject token and one key token, so it can never
+// reach into another host's subjects or keys.
+func validName(name string) bool {
+	if len(name) == 0 || len(name) > 63 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '_' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func checkName(kind, name string) error {
+	if !validName(name) {
+		return fmt.Errorf("%w: %s name %q: use 1-63 lowercase letters, digits, _ or -, starting with a letter or digit", ErrBadName, kind, name)
+	}
+	return nil
+}
+
+// names derives every subject, stream and bucket of one team, so that the
+// server's permissions and the client's requests cannot drift apart.
+type names struct{ team string }
+
+func (n names) stream() string { return "SB_" + n.team }
+
+// mail is the subject of one copy: the publishing host is part of it, and
+// the server lets a host publish only under its own name.
+func (n names) mail(host, to string) string {
+	return "sb." + n.team + ".mail." + host + "." + to
+}
+
+func (n names) mailAll() string { return "sb." + n.team + ".mail.>" }
+
+// mailTo is the consumer filter for one agent, whichever host sent the copy.
+func (n names) mailTo(agent string) string { return "sb." + n.team + ".mail.*." + agent }
+
+// parseMail returns the publishing host and the recipient of a mail subject.
+func (n names) parseMail(subject string) (host, to string, ok bool) {
+	rest, found := strings.CutPrefix(subject, "sb."+n.team+".mail.")
+	if !found {
+		return "", "", false
+	}
+	host, to, found = strings.Cut(rest, ".")
+	if !found || !validName(host) || !validName(to) {
+		return "", "", false
+	}
+	return host, to, true
+}
+
+// The buckets of a team. Presence keys are "<host>.<agent>"; heartbeat keys
+// are "<host>" and expire by the bucket's age limit.
+func (n names) presence() string  { return "SB_" + n.team + "_presence" }
+func (n names) heartbeat() string { return "SB_" + n.team + "_hosts" }
+func (n names) rules() string     { return "SB_" + n.team + "_rules" }
+func (n names) locks() string     { return "SB_" + n.team + "_locks" }
+func (n names) shared() string    { return "SB_" + n.team + "_shared" }
+
+func (n names) buckets() []string {
+	return []string{n.presence(), n.heartbeat(), n.rules(), n.locks(), n.shared()}
+}
+
+// kvStream is the stream behind a bucket; kvSubject the subject of its key.
+func kvStream(bucket string) string       { return "KV_" + bucket }
+func kvSubject(bucket, key string) string { return "$KV." + bucket + "." + key }
+
+// inboxPrefix is where a host's replies arrive. Each host may subscribe only
+// under its own prefix, so no host can read another's pulled mail or replies.
+func inboxPrefix(host string) string { return "_INBOX_" + host }

@@ -1,0 +1,270 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Delivered is a copy taken from the hub for one of this host's agents.
+type Delivered struct {
+	ID, To, From string
+	// Host published the copy; it comes from the subject, which the hub
+	// lets a host use only under its own name.
+	Host string
+	Body []byte
+}
+
+// ackWait is how long the hub waits for an ack before it delivers a copy
+// again. It is short because copies in flight when the hub went down come
+// back only after it; a slow handler is covered by telling the hub the copy
+// is in progress, and pullBatch keeps few copies waiting on this side.
+const (
+	ackWait   = 5 * time.Second
+	pullBatch = 32
+)
+
+// ErrMailTaken is a consumer the hub refused because another host's
+// consumer already takes mail for one of the agents.
+var ErrMailTaken = errors.New("hub: another host takes mail for one of these agents")
+
+// consumerConfig filters the host's durable consumer to its agents' mail.
+// With no agents it filters on a subject nobody may publish to, since an
+// empty filter would take the whole team's mail.
+func (c *Conn) consumerConfig(agents []string) jetstream.ConsumerConfig {
+	filters := make([]string, 0, len(agents))
+	for _, a := range agents {
+		filters = append(filters, c.names.mailTo(a))
+	}
+	if len(filters) == 0 {
+		filters = append(filters, "sb."+c.names.team+".mail._."+c.host)
+	}
+	cfg := jetstream.ConsumerConfig{
+		Durable:       c.host,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       c.ackWait,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		MaxDeliver:    -1,
+	}
+	if len(filters) == 1 {
+		cfg.FilterSubject = filters[0]
+	} else {
+		cfg.FilterSubjects = filters
+	}
+	return cfg
+}
+
+func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
+	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.consumerConfig(agents))
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeWorkQueueNotUnique {
+		return fmt.Errorf("%w: %w", ErrMailTaken, err)
+	}
+	return err
+}
+
+// SetAgents changes the agents this host claims: new ones are checked
+// against other hosts' claims and announced, dropped ones leave presence,
+// and the host's consumer takes mail for exactly the new set.
+func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
+	start := time.Now()
+	agents = slices.Clone(agents)
+	if err := checkAgents(agents); err != nil {
+		return err
+	}
+	old := c.Agents()
+	var added []string
+	for _, a := range agents {
+		if !slices.Contains(old, a) {
+			added = append(added, a)
+		}
+	}
+	if err := c.checkClaims(ctx, added); err != nil {
+		return err
+	}
+	if err := c.updateConsumer(ctx, agents); err != nil {
+		return c.explain(err, start, "update the mail consumer")
+	}
+	for _, a := range added {
+		if err := c.putPresence(ctx, a, ""); err != nil {
+			return c.explain(err, start, "announce agent "+a)
+		}
+	}
+	for _, a := range old {
+		if !slices.Contains(agents, a) {
+			if err := c.presence.Delete(ctx, c.host+"."+a); err != nil {
+				return c.explain(err, start, "withdraw agent "+a)
+			}
+		}
+	}
+	c.mu.Lock()
+	c.agents = agents
+	c.mu.Unlock()
+	return nil
+}
+
+// Receive takes this host's agents' mail from the hub, one copy at a time,
+// until ctx ends or the Conn closes. A copy is acknowledged only after
+// handle returned nil, so a crash before that delivers it again; when handle
+// fails the copy comes back after a delay that grows with each attempt. A
+// copy whose sender the publishing host does not claim is dropped from the
+// hub and given to JoinConfig.Rejected, never to handle.
+func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Delivered) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	for attempt := 0; ; attempt++ {
+		began := time.Now()
+		err := c.receiveOnce(ctx, handle)
+		select {
+		case <-c.done:
+			return ErrClosed
+		default:
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// The consumer went away or the hub restarted: start over, soon
+		// if it had been running for a while.
+		if time.Since(began) > 10*time.Second {
+			attempt = 0
+		}
+		t := time.NewTimer(reconnectDelay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		_ = err // the next attempt tells whether the hub is back
+	}
+}
+
+func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, Delivered) error) error {
+	cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if err := c.updateConsumer(ctx, c.Agents()); err != nil {
+			return err
+		}
+		cons, err = c.js.Consumer(ctx, c.names.stream(), c.host)
+	}
+	if err != nil {
+		return err
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch))
+	if err != nil {
+		return err
+	}
+	defer it.Stop()
+	for {
+		msg, err := it.Next(jetstream.NextContext(ctx))
+		if err != nil {
+			return err
+		}
+		c.process(ctx, msg, handle)
+	}
+}
+
+// process hands one copy over and settles it with the hub.
+func (c *Conn) process(ctx context.Context, msg jetstream.Msg, handle func(context.Context, Delivered) error) {
+	d, err := c.parse(msg)
+	if err == nil {
+		err = c.CheckSender(ctx, d.Host, d.From)
+		if err != nil && !errors.Is(err, ErrForged) {
+			// Presence could not be read: try the copy again later.
+			_ = msg.NakWithDelay(retryDelay(msg))
+			return
+		}
+	}
+	if err != nil {
+		_ = msg.TermWithReason(err.Error())
+		if c.rejected != nil {
+			c.rejected(d, err)
+		}
+		return
+	}
+	if err := c.handleInProgress(ctx, msg, d, handle); err != nil {
+		_ = msg.NakWithDelay(retryDelay(msg))
+		return
+	}
+	c.ack(ctx, msg)
+}
+
+// handleInProgress runs handle, telling the hub every half ack wait that
+// the copy is still being handled, so a slow disk does not cause a second
+// delivery.
+func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delivered, handle func(context.Context, Delivered) error) error {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(c.ackWait / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	err := handle(ctx, d)
+	close(done)
+	wg.Wait()
+	return err
+}
+
+// ack confirms a handled copy, retrying while the hub is away: a lost ack
+// would deliver the copy a second time.
+func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
+	for attempt := 0; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		err := msg.DoubleAck(actx)
+		cancel()
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		t := time.NewTimer(reconnectDelay(attempt))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (c *Conn) parse(msg jetstream.Msg) (Delivered, error) {
+	host, to, ok := c.names.parseMail(msg.Subject())
+	d := Delivered{ID: msg.Headers().Get(headerID), From: msg.Headers().Get(headerFrom), Host: host, To: to, Body: msg.Data()}
+	if !ok || d.ID == "" || d.From == "" {
+		return d, fmt.Errorf("%w: malformed copy on %s", ErrForged, msg.Subject())
+	}
+	return d, nil
+}
+
+// retryDelay grows by a second with each delivery, up to half a minute.
+func retryDelay(msg jetstream.Msg) time.Duration {
+	n := uint64(1)
+	if md, err := msg.Metadata(); err == nil {
+		n = md.NumDelivered
+	}
+	return min(time.Duration(n)*time.Second, 30*time.Second)
+}
+
+// errCodeWorkQueueNotUnique is the server's "filtered consumer not unique on
+// workqueue stream", which nats.go does not name.
+const errCodeWorkQueueNotUnique jetstream.ErrorCode = 10100

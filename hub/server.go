@@ -1,0 +1,167 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// ServerConfig describes an embedded hub.
+type ServerConfig struct {
+	// Listen is the address masters connect to; "127.0.0.1:0" when empty.
+	Listen string
+	// Dir holds JetStream's files and the hub's secret; required.
+	Dir string
+	// Team is the team this hub serves; "main" when empty. Every host's
+	// permissions are scoped to it.
+	Team string
+	// TLSCert and TLSKey are PEM files; when both are set the hub speaks TLS
+	// only and its URLs start with tls://.
+	TLSCert, TLSKey string
+}
+
+// Server is an embedded NATS server with JetStream, serving one team.
+type Server struct {
+	ns       *server.Server
+	secret   []byte
+	names    names
+	scheme   string
+	warnings []string
+}
+
+// readyTimeout bounds how long Start waits for the server to listen.
+const readyTimeout = 10 * time.Second
+
+// Start runs an embedded hub with file storage under cfg.Dir. It returns
+// once the hub accepts connections; ctx bounds that wait.
+func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+	if cfg.Dir == "" {
+		return nil, fmt.Errorf("%w: the hub needs a folder for its storage and secret", ErrBadConfig)
+	}
+	if cfg.Team == "" {
+		cfg.Team = "main"
+	}
+	if err := checkName("team", cfg.Team); err != nil {
+		return nil, err
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
+	}
+	host, portText, err := net.SplitHostPort(cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen address %q: %w", ErrBadConfig, cfg.Listen, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return nil, fmt.Errorf("%w: listen port %q is not a number", ErrBadConfig, portText)
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("make hub folder: %w", err)
+	}
+	secret, err := loadSecret(cfg.Dir)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{secret: secret, names: names{cfg.Team}, scheme: "nats"}
+	opts := &server.Options{
+		ServerName:                 "switchboard-hub",
+		Host:                       host,
+		Port:                       port,
+		JetStream:                  true,
+		StoreDir:                   filepath.Join(cfg.Dir, "jetstream"),
+		NoLog:                      true,
+		NoSigs:                     true,
+		CustomClientAuthentication: &hostAuth{secret: secret, names: s.names},
+	}
+	switch {
+	case cfg.TLSCert != "" && cfg.TLSKey != "":
+		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey})
+		if err != nil {
+			return nil, fmt.Errorf("%w: load TLS certificate: %w", ErrBadConfig, err)
+		}
+		opts.TLSConfig = tc
+		opts.TLS = true
+		s.scheme = "tls"
+	case cfg.TLSCert != "" || cfg.TLSKey != "":
+		return nil, fmt.Errorf("%w: TLS needs both a certificate and its key", ErrBadConfig)
+	case !loopback(host):
+		s.warnings = append(s.warnings, fmt.Sprintf(
+			"the hub listens on %s without TLS: mail, presence, locks and every host's password travel in clear text; "+
+				"listen on 127.0.0.1 behind a tunnel, or give the hub a TLS certificate", cfg.Listen))
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("configure hub: %w", err)
+	}
+	s.ns = ns
+	ns.Start()
+	wait := readyTimeout
+	if d, ok := ctx.Deadline(); ok {
+		wait = time.Until(d)
+	}
+	if !ns.ReadyForConnections(wait) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("start hub: %w", err)
+		}
+		return nil, fmt.Errorf("%w on %s within %s: is the address free, and the folder writable?", ErrNotReady, cfg.Listen, wait)
+	}
+	return s, nil
+}
+
+func loopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Addr is the address the hub listens on, with the port it was given.
+func (s *Server) Addr() string {
+	if a, ok := s.ns.Addr().(*net.TCPAddr); ok {
+		return a.String()
+	}
+	return s.ns.ClientURL()
+}
+
+// URL is what the master of host joins with: its name and password in the
+// URL of this hub. A host name has the charset of agent names; an invalid
+// one yields "".
+func (s *Server) URL(host string) string {
+	if !validName(host) {
+		return ""
+	}
+	u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: s.Addr()}
+	return u.String()
+}
+
+// Warnings are sentences for the person running the hub: a non-loopback
+// address without TLS is one.
+func (s *Server) Warnings() []string { return s.warnings }
+
+// Close shuts the hub down and waits until its files are closed.
+func (s *Server) Close() error {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+	return nil
+}
+
+// Sentinel errors of the package.
+var (
+	// ErrBadConfig is a configuration the hub or a host cannot run with.
+	ErrBadConfig = errors.New("hub: bad configuration")
+	// ErrBadName is a host, team or agent name outside the allowed charset.
+	ErrBadName = errors.New("hub: bad name")
+	// ErrNotReady is a hub that did not accept connections in time.
+	ErrNotReady = errors.New("hub: not ready")
+)
