@@ -44,6 +44,10 @@ type Options struct {
 	// the environment variable CommandsByProcessEnv set to "process" asks
 	// of the master command.
 	CommandsByProcess bool
+	// Hub, when its URL is set, joins the master to a team across machines:
+	// this host runs the agents whose profiles are in its workspace, and
+	// mail for the others goes through the hub.
+	Hub HubOptions
 }
 
 // CommandsByProcessEnv is the environment variable that, set to "process",
@@ -85,6 +89,7 @@ type Master struct {
 	pause     pause
 	known     map[uint64]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
 	sweep     inboxSweep        // the check of every inbox file under way
+	hub       *hubLink          // nil unless the master joins a team across machines
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -181,6 +186,13 @@ func (m *Master) Run(ctx context.Context) error {
 		return nil
 	}
 	m.settleRulesAtStart(ctx)
+	if m.opts.Hub.URL != "" {
+		stop, err := m.startHub(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	m.adoptOldNotices()
 	m.work.markInboxes()
 	m.logf("master running for %d agents and the operator in %s (pid %d)", m.rules.AgentCount(), m.root, os.Getpid())
@@ -218,6 +230,9 @@ func (m *Master) loop(ctx context.Context) error {
 		case <-retry.C:
 			retrying = false
 			m.work.markAll()
+		case c := <-m.hubArrivals():
+			m.takeFromHub(c)
+			continue
 		}
 		dirty, rulesChanged, all := m.work.take()
 		if rulesChanged {

@@ -198,7 +198,11 @@ func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 	for i, r := range batch {
 		delivered[i], fresh[i] = m.deliver(agent, r, written)
 	}
-	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
+	err = m.store.SyncInboxes(slices.Sorted(maps.Keys(written)))
+	if err == nil && m.hub != nil {
+		err = m.hub.flush()
+	}
+	if err != nil {
 		m.logf("cannot sync the inboxes: %v; will retry", err)
 		m.noteFull(err)
 		m.retryLater(agent)
@@ -233,6 +237,7 @@ func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all bool, fresh []string) {
 	copy := *r.msg
 	copy.Seq, copy.DeliveredAt = r.rec.Seq, r.rec.Time
+	copy.Via = "" // a copy routed here; only the master sets it, for one from the hub
 	// put reports whether the copy is in the inbox, and whether it was
 	// written now rather than found there from an earlier pass.
 	put := func(to string, msg *mailbox.Message) (in, now bool) {
@@ -250,6 +255,15 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 	}
 	all = true
 	for _, to := range r.rec.Delivered {
+		if m.hub != nil && m.hub.remote(to) {
+			// Its host's master delivers it, and tells its pane.
+			if err := m.hub.send(r.rec.Seq, to, &copy); err != nil {
+				m.logf("#%d: cannot keep the copy for %s, on another host: %v; will retry that copy", r.rec.Seq, to, err)
+				m.noteFull(err)
+				all = false
+			}
+			continue
+		}
 		in, now := put(to, &copy)
 		all = all && in
 		if now {

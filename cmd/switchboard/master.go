@@ -4,8 +4,11 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"switchboard/mailbox"
 	"switchboard/master"
+	"switchboard/workspace"
 )
 
 type masterOptions struct {
@@ -16,17 +19,26 @@ type masterOptions struct {
 func newMasterCmd(io *streams, g *globals) *cobra.Command {
 	opts := &masterOptions{}
 	cmd := &cobra.Command{
-		Use:   "master [--poll D]",
+		Use:   "master [--poll D] [--hub URL --host NAME [--team T]]",
 		Short: "Run the master process in the foreground: route every message",
 		Long: `Run the master process of the workspace in the foreground. It watches every
 agent's outbox, applies the rules, delivers into inboxes, tells senders of
 blocked and rejected messages, and appends every routed message to the audit
 log (mailboxes/log/messages.jsonl). One master runs per workspace; stop it with
 Ctrl-C or SIGTERM. A master killed at any instant and started again delivers
-every message exactly once.`,
+every message exactly once.
+
+--hub URL --host NAME joins a team across machines through a hub (see
+switchboard hub), and is remembered in the workspace, so that later masters
+(and up) join by themselves. This host then runs the agents whose profiles
+are in its agents/ folder (and those spawned here); mail for the others goes
+through the hub, exactly once, and waits on this disk while the hub is away.
+The rules file must be the same on every host: a master whose rules differ
+is refused, and says how.`,
 		Example: `  switchboard master
   switchboard master --poll 1s        # on NFS or other filesystems without inotify
-  SWITCHBOARD_TMUX_COMMANDS=process switchboard master   # a tmux process per command, no control connection`,
+  SWITCHBOARD_TMUX_COMMANDS=process switchboard master   # a tmux process per command, no control connection
+  switchboard master --hub 'nats://gpu:2f9c...@10.0.0.5:4222' --host gpu`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := findWorkspace(g)
@@ -36,6 +48,9 @@ every message exactly once.`,
 			opts.root = ws.Root
 			opts.Log = io.errOut
 			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"
+			if opts.Hub, err = hubSettings(ws, opts.Hub); err != nil {
+				return err
+			}
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},
 	}
@@ -44,5 +59,31 @@ every message exactly once.`,
 	f.DurationVar(&opts.Settle, "settle", master.DefaultSettle, "how long a file that is not valid JSON must stay unchanged before it is rejected")
 	f.DurationVar(&opts.Reconcile, "reconcile", master.DefaultReconcile, "interval of the full scan that backs up inotify")
 	f.BoolVar(&opts.NoFsync, "no-fsync", false, "skip fsync (faster; a power cut may lose recent mail, a crash does not)")
+	hubFlags(f, &opts.Hub)
 	return cmd
+}
+
+// hubFlags are the flags that join a team across machines.
+func hubFlags(f *pflag.FlagSet, s *workspace.HubSettings) {
+	f.StringVar(&s.URL, "hub", "", "join a team across machines through the hub at this URL (kept for later starts)")
+	f.StringVar(&s.Host, "host", "", "this host's name in the team across machines (with --hub)")
+	f.StringVar(&s.Team, "team", "", "the team's name on the hub (with --hub; default: main)")
+}
+
+// hubSettings keeps the hub settings given, or reads those kept before.
+func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspace.HubSettings, error) {
+	if given.URL == "" {
+		if given.Host != "" || given.Team != "" {
+			return given, usageError("--host and --team go with --hub URL: the hub to join")
+		}
+		kept, _, err := ws.Hub()
+		return kept, err
+	}
+	if given.Host == "" {
+		return given, usageError("--hub needs --host NAME: this host's name in the team, as the hub's line for it says")
+	}
+	if err := mailbox.ValidateAgentName(given.Host); err != nil {
+		return given, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
+	}
+	return given, ws.SetHub(given)
 }

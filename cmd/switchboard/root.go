@@ -101,6 +101,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newCloseCmd(io, g),
 		newDiffCmd(io, g),
 		newMergeCmd(io, g),
+		newHubCmd(io, g),
 		newWaitCmd(io, g),
 		newInterruptCmd(io, g),
 		newCancelCmd(io, g),

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ import (
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -30,6 +32,7 @@ type upOptions struct {
 	noMCP     bool
 	noConsole bool
 	web       bool
+	hub       workspace.HubSettings
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {
@@ -69,6 +72,7 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
 	f.BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of the agent clients: they use switchboard's shell commands alone")
+	hubFlags(f, &opts.hub)
 	return cmd
 }
 
@@ -138,9 +142,17 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if !opts.noConsole {
 		windows = append(windows, agents.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
+	settings, err := hubSettings(ws.folder, opts.hub)
+	if err != nil {
+		return err
+	}
+	names, err := hostedNames(ws, settings)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
-		Workspace: ws.folder, Names: ws.rules.Agents(), Client: client, Session: opts.session,
+		Workspace: ws.folder, Names: names, Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd, Windows: windows,
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
 	})
@@ -170,6 +182,19 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
 	return attachOrHint(io, opts, ws.folder)
+}
+
+// hostedNames are the agents up starts: all the rules name, or, in a team
+// across machines, those this host runs.
+func hostedNames(ws *caller, s workspace.HubSettings) ([]string, error) {
+	if s.URL == "" {
+		return ws.rules.Agents(), nil
+	}
+	hosted, err := profile.Hosted(ws.folder)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ws.rules.Agents(), func(name string) bool { return !hosted[name] }), nil
 }
 
 // reportWebURL prints the address of the web view the team's web window

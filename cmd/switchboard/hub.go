@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"switchboard/hub"
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
+
+	"github.com/spf13/cobra"
+)
+
+type hubOptions struct {
+	listen string
+	dir    string
+	team   string
+	hosts  []string
+	tlsCrt string
+	tlsKey string
+}
+
+func newHubCmd(io *streams, g *globals) *cobra.Command {
+	opts := &hubOptions{}
+	cmd := &cobra.Command{
+		Use:   "hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T]",
+		Short: "Run the hub that joins masters on several machines into one team",
+		Long: `Run an embedded NATS server with JetStream, in the foreground, that the
+masters of one team join from every host (switchboard master --hub URL --host
+NAME). Its first line of output is the URL the first --host joins with, its
+credentials in it; the next lines are the command each host runs. Every host
+has credentials of its own, derived from a secret kept in DIR, so the URLs
+stay valid when the hub starts again on the same DIR, and a host may send
+only as the agents it runs.
+
+Mail for an agent of another host waits on the hub (on disk, in DIR) until
+that host takes it. With the hub away, each host's own mail goes on, and mail
+for other hosts waits on its host's disk, in order, until the hub is back.
+
+The hub listens on loopback unless --listen says otherwise. On another
+address, without --tls-cert and --tls-key, mail and passwords cross the
+network in clear text, and the hub says so. Users with a NATS cluster of
+their own (JetStream on) skip this and give the masters its URL.`,
+		Example: `  switchboard hub --host laptop --host gpu
+  switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key`,
+		Args: args(0, 0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runHub(cmd.Context(), io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.listen, "listen", "127.0.0.1:4222", "the address masters connect to")
+	f.StringVar(&opts.dir, "dir", "", "where the hub keeps its messages and secret (default: switchboard/hub in your data folder)")
+	f.StringArrayVar(&opts.hosts, "host", nil, "a host of the team, to print its URL (repeatable; default: this machine)")
+	f.StringVar(&opts.team, "team", "", "the team's name on the hub (default: main)")
+	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only")
+	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
+	return cmd
+}
+
+func runHub(ctx context.Context, io *streams, opts *hubOptions) error {
+	if (opts.tlsCrt == "") != (opts.tlsKey == "") {
+		return usageError("--tls-cert and --tls-key go together: give both, or neither")
+	}
+	dir := opts.dir
+	if dir == "" {
+		data, err := dataDir()
+		if err != nil {
+			return fmt.Errorf("%w; give the hub a folder with --dir", err)
+		}
+		dir = filepath.Join(data, "switchboard", "hub")
+	}
+	hosts := opts.hosts
+	if len(hosts) == 0 {
+		hosts = []string{thisHost()}
+	}
+	for _, h := range hosts {
+		if err := mailbox.ValidateAgentName(h); err != nil {
+			return usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", h, err)
+		}
+	}
+	srv, err := hub.Start(ctx, hub.ServerConfig{Listen: opts.listen, Dir: dir, Team: opts.team, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey})
+	if err != nil {
+		return fmt.Errorf("start the hub: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintln(io.out, srv.URL(hosts[0]))
+	for _, h := range hosts {
+		team := ""
+		if opts.team != "" {
+			team = " --team " + safetext.ShellWord(opts.team)
+		}
+		fmt.Fprintf(io.out, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(srv.URL(h)), h, team)
+	}
+	for _, w := range srv.Warnings() {
+		fmt.Fprintf(io.errOut, "warning: %s\n", w)
+	}
+	fmt.Fprintf(io.errOut, "hub running on %s with its files in %s; stop it with Ctrl-C\n", srv.Addr(), dir)
+	<-ctx.Done()
+	return nil
+}
+
+// dataDir is where a user's programs keep their data.
+func dataDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("no home folder to keep the hub's files in")
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// thisHost is this machine's name as a host name of the team.
+func thisHost() string {
+	name, _ := os.Hostname()
+	name, _, _ = strings.Cut(strings.ToLower(name), ".")
+	name = regexp.MustCompile(`[^a-z0-9_-]+`).ReplaceAllString(name, "-")
+	if name == "" || mailbox.ValidateAgentName(name) != nil {
+		return "host-1"
+	}
+	return name
+}

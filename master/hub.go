@@ -1,0 +1,446 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"switchboard/hub"
+	"switchboard/internal/atomicfile"
+	"switchboard/mailbox"
+	"switchboard/profile"
+	"switchboard/workspace"
+)
+
+// HubOptions join the master to a team across machines: the hub's URL,
+// with this host's credentials, this host's name, and the team's name on
+// the hub ("" is the hub's default).
+type HubOptions = workspace.HubSettings
+
+// hubRetry is how long the master waits before it tries the hub again:
+// to join, to publish what waits, or to take mail.
+const hubRetry = time.Second
+
+// hubJoinTimeout bounds the first attempt to join, at start: a hub that
+// does not answer by then is joined in the background, and meanwhile mail
+// for other hosts waits on disk.
+const hubJoinTimeout = 10 * time.Second
+
+// hubLink is the master's part of a team across machines. The loop routes
+// a copy for an agent of another host into the outbox towards the hub; the
+// forwarder publishes those in order and removes each once the hub has it.
+// The receiver hands each copy the hub has for this host's agents to the
+// loop, which delivers it like a local one, and acknowledges it only once
+// it is in the inbox, synced.
+type hubLink struct {
+	opts   HubOptions
+	ws     *workspace.Workspace
+	outbox *mailbox.HubOutbox
+	logf   func(string, ...any)
+
+	wake     chan struct{} // a copy was put in the outbox
+	arrivals chan hubCopy  // copies from the hub, for the loop to deliver
+	conn     atomic.Pointer[hub.Conn]
+
+	mu     sync.Mutex
+	hosted map[string]bool // the agents this host runs, as last read
+	put    bool            // the loop put copies not yet synced
+}
+
+// hubCopy is one copy from the hub, and where its outcome goes.
+type hubCopy struct {
+	copy hub.Delivered
+	done chan error
+}
+
+func newHubLink(ws *workspace.Workspace, opts HubOptions, logf func(string, ...any)) (*hubLink, error) {
+	hosted, err := profile.Hosted(ws)
+	if err != nil {
+		return nil, err
+	}
+	return &hubLink{
+		opts: opts, ws: ws, outbox: ws.Store.HubOutbox(), logf: logf, hosted: hosted,
+		wake: make(chan struct{}, 1), arrivals: make(chan hubCopy),
+	}, nil
+}
+
+// agents are the agents this host runs, sorted.
+func (h *hubLink) agents() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Sorted(maps.Keys(h.hosted))
+}
+
+// remote reports whether agent runs on another host: it has neither a
+// profile in this workspace nor a registration of a spawn here. A name not
+// known here is looked up again (an agent spawned a moment ago).
+func (h *hubLink) remote(agent string) bool {
+	if agent == mailbox.Operator || agent == mailbox.System {
+		return false
+	}
+	h.mu.Lock()
+	known := h.hosted[agent]
+	h.mu.Unlock()
+	if known {
+		return false
+	}
+	return !h.refresh()[agent]
+}
+
+// refresh reads the agents this host runs again.
+func (h *hubLink) refresh() map[string]bool {
+	hosted, err := profile.Hosted(h.ws)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err != nil {
+		h.logf("cannot read this host's agents: %v; keeping the last list", err)
+		return maps.Clone(h.hosted)
+	}
+	h.hosted = hosted
+	return maps.Clone(hosted)
+}
+
+// send puts the copy of record seq for an agent of another host in the
+// outbox towards the hub; the loop syncs it with the inboxes (flush).
+func (h *hubLink) send(seq int64, to string, m *mailbox.Message) error {
+	_, err := h.outbox.Put(seq, to, m)
+	if err == nil {
+		h.mu.Lock()
+		h.put = true
+		h.mu.Unlock()
+	}
+	return err
+}
+
+// flush syncs the copies put since the last flush, and wakes the forwarder.
+func (h *hubLink) flush() error {
+	h.mu.Lock()
+	put := h.put
+	h.put = false
+	h.mu.Unlock()
+	if !put {
+		return nil
+	}
+	if err := h.outbox.Sync(); err != nil {
+		return err
+	}
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// join joins the hub. Its refusals (the rules differ, an agent runs on
+// another host) stop the start; a hub out of reach does not.
+func (h *hubLink) join(ctx context.Context, rulesText []byte, timeout time.Duration) error {
+	jctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	conn, err := hub.Join(jctx, h.opts.URL, hub.JoinConfig{
+		Team: h.opts.Team, Host: h.opts.Host, Agents: h.agents(), RulesText: rulesText,
+		Rejected: func(d hub.Delivered, err error) {
+			h.logf("refused a copy of %s from host %s as from %s: %v", d.ID, d.Host, d.From, err)
+		},
+	})
+	if err != nil {
+		return err
+	}
+	h.conn.Store(conn)
+	return nil
+}
+
+// refused reports whether a join failed because the hub refused this host,
+// not because it was out of reach.
+func refused(err error) bool {
+	var mismatch *hub.RulesMismatch
+	var claimed *hub.AgentClaimed
+	return errors.As(err, &mismatch) || errors.As(err, &claimed) || errors.Is(err, hub.ErrMailTaken)
+}
+
+// run keeps the link up until ctx is done: it joins (again and again while
+// the hub is away, or while it refuses this host), then forwards, receives
+// and keeps this host's presence current.
+func (h *hubLink) run(ctx context.Context, rulesText func() []byte) {
+	for h.conn.Load() == nil {
+		err := h.join(ctx, rulesText(), hubJoinTimeout)
+		if err == nil {
+			break
+		}
+		h.logf("cannot join the hub: %v; mail for other hosts waits in %s; trying again", err, h.outbox.Dir())
+		wait := hubRetry * 5
+		if refused(err) {
+			wait = 30 * time.Second
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+	conn := h.conn.Load()
+	defer conn.Close()
+	h.logf("joined the hub as host %s, running %s", h.opts.Host, strings.Join(h.agents(), ", "))
+	var wg sync.WaitGroup
+	for _, part := range []func(context.Context, *hub.Conn){h.forward, h.receive, h.present} {
+		wg.Go(func() { part(ctx, conn) })
+	}
+	wg.Wait()
+}
+
+// forward publishes the copies waiting in the outbox, oldest first, and
+// removes each once the hub has it. A publish that fails stops the round:
+// the same copy goes first next time, so the order holds.
+func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
+	const round = 64
+	reported := make(map[string]bool)
+	down := false
+	for {
+		copies, bad, err := h.outbox.Waiting(round)
+		for _, path := range bad {
+			if !reported[path] {
+				h.logf("%s is not a copy this master wrote; it stays there, unsent, for you to look at", path)
+				reported[path] = true
+			}
+		}
+		if err != nil {
+			h.logf("%v", err)
+		}
+		sent := 0
+		for _, c := range copies {
+			body, err := c.Message.Encode()
+			if err == nil {
+				err = conn.Publish(ctx, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
+			}
+			if err != nil {
+				if !down && ctx.Err() == nil {
+					h.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", c.Seq, c.To, err)
+				}
+				down = true
+				break
+			}
+			if down {
+				h.logf("the hub takes mail again")
+				down = false
+			}
+			if err := h.outbox.Done(c); err != nil {
+				h.logf("%v", err)
+				break
+			}
+			sent++
+		}
+		if sent == round {
+			continue
+		}
+		wait := time.Minute // the outbox is empty: a put wakes it
+		if len(copies) > sent {
+			wait = hubRetry
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		case <-time.After(wait):
+		}
+	}
+}
+
+// receive takes this host's agents' mail from the hub and hands each copy
+// to the loop, until ctx is done.
+func (h *hubLink) receive(ctx context.Context, conn *hub.Conn) {
+	for ctx.Err() == nil {
+		err := conn.Receive(ctx, func(ctx context.Context, d hub.Delivered) error {
+			a := hubCopy{copy: d, done: make(chan error, 1)}
+			select {
+			case h.arrivals <- a:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			select {
+			case err := <-a.done:
+				return err
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		h.logf("taking mail from the hub stopped: %v; trying again", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(hubRetry):
+		}
+	}
+}
+
+// present keeps this host's agents and their states on the hub, and the
+// whole team, as the hub shows it, in the workspace for the commands that
+// list the team.
+func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
+	claimed := h.agents()
+	tick := time.NewTicker(hub.Heartbeat)
+	defer tick.Stop()
+	for {
+		if agents := slices.Sorted(maps.Keys(h.refresh())); !slices.Equal(agents, claimed) {
+			if err := conn.SetAgents(ctx, agents); err != nil {
+				h.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
+			} else {
+				claimed = agents
+			}
+		}
+		states := make([]hub.AgentState, 0, len(claimed))
+		for _, a := range claimed {
+			st, ok, _ := h.ws.Store.ReadState(a)
+			state := "down"
+			if ok {
+				state = st.State
+			}
+			states = append(states, hub.AgentState{Agent: a, State: state})
+		}
+		if err := conn.Announce(ctx, states); err != nil && ctx.Err() == nil {
+			h.logf("cannot tell the hub the states of this host's agents: %v", err)
+		}
+		if members, err := conn.Team(ctx); err == nil {
+			h.writeTeam(members)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// HubMember is an agent of the team across machines as the hub last showed
+// it, in the file the master keeps for the commands that list the team.
+type HubMember struct {
+	Agent     string `json:"agent"`
+	Host      string `json:"host"`
+	State     string `json:"state"`
+	Reachable bool   `json:"reachable"`
+}
+
+// HubTeam is that file.
+type HubTeam struct {
+	Host    string      `json:"host"` // this host
+	At      time.Time   `json:"at"`
+	Members []HubMember `json:"members"`
+}
+
+func (h *hubLink) writeTeam(members []hub.Member) {
+	team := HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
+	for _, m := range members {
+		team.Members = append(team.Members, HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable})
+	}
+	data, err := json.MarshalIndent(team, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(h.ws.HubTeamFile()), 0o700)
+	}
+	if err == nil {
+		err = atomicfile.WriteFile(h.ws.HubTeamFile(), append(data, '\n'), atomicfile.Options{})
+	}
+	if err != nil {
+		h.logf("cannot keep the team's hosts in %s: %v", h.ws.HubTeamFile(), err)
+	}
+}
+
+// ReadHubTeam reads the team as the master last had it from the hub; ok is
+// false when there is none.
+func ReadHubTeam(ws *workspace.Workspace) (HubTeam, bool, error) {
+	data, err := os.ReadFile(ws.HubTeamFile())
+	if errors.Is(err, os.ErrNotExist) {
+		return HubTeam{}, false, nil
+	}
+	if err != nil {
+		return HubTeam{}, false, err
+	}
+	var t HubTeam
+	if err := json.Unmarshal(data, &t); err != nil {
+		return HubTeam{}, false, fmt.Errorf("read %s: %w", ws.HubTeamFile(), err)
+	}
+	return t, true, nil
+}
+
+// startHub joins the hub and keeps the link up until ctx is done, or stop.
+// A hub that refuses this host (its rules differ, one of its agents runs on
+// another host) stops the start; one out of reach is joined later.
+func (m *Master) startHub(ctx context.Context) (stop func(), err error) {
+	if m.hub, err = newHubLink(m.ws, m.opts.Hub, m.logf); err != nil {
+		return nil, err
+	}
+	rulesText := func() []byte {
+		data, _ := os.ReadFile(m.ws.RulesPath())
+		return data
+	}
+	switch err := m.hub.join(ctx, rulesText(), hubJoinTimeout); {
+	case refused(err):
+		return nil, fmt.Errorf("join the hub as host %s: %w", m.opts.Hub.Host, err)
+	case err != nil:
+		m.logf("the hub is out of reach (%v): mail for other hosts waits in %s until it is back", err, m.hub.outbox.Dir())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { defer close(done); m.hub.run(ctx, rulesText) }()
+	return func() { cancel(); <-done }, nil
+}
+
+// takeFromHub delivers a copy the hub has for an agent of this host, like
+// a local copy: vouched for by its mark, written once whatever the times
+// it comes, the inbox synced before the hub hears it is done, and the
+// agent's pane told.
+func (m *Master) takeFromHub(a hubCopy) {
+	d := a.copy
+	msg, err := mailbox.Parse(d.Body)
+	if err == nil && msg.ID != d.ID {
+		err = fmt.Errorf("its id %s is not the one it was sent under, %s", msg.ID, d.ID)
+	}
+	if err != nil {
+		// A copy that cannot be read never will be: taken, and said.
+		m.logf("a copy for %s from host %s does not read as a message (%v); dropped", d.To, d.Host, err)
+		a.done <- nil
+		return
+	}
+	if m.hub.remote(d.To) {
+		a.done <- fmt.Errorf("%s does not run on this host", d.To)
+		return
+	}
+	msg.Via = d.Host
+	if err := m.store.VouchNotice(d.To, msg); err != nil {
+		m.noteFull(err)
+		a.done <- err
+		return
+	}
+	now, err := m.store.Deliver(d.To, msg)
+	if err != nil {
+		m.logf("cannot deliver %s from host %s to %s: %v; the hub keeps it", msg.ID, d.Host, d.To, err)
+		m.noteFull(err)
+		a.done <- err
+		return
+	}
+	a.done <- nil
+	if !now {
+		return
+	}
+	m.logf("#%d@%s %s → %s: %s", msg.Seq, d.Host, msg.From, d.To, msg.Title)
+	rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
+	m.panes.Announce(d.To, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, d.To))
+}
+
+// hubArrivals is the channel of copies from the hub; nil, which never
+// delivers, without a hub.
+func (m *Master) hubArrivals() <-chan hubCopy {
+	if m.hub == nil {
+		return nil
+	}
+	return m.hub.arrivals
+}

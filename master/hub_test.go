@@ -1,0 +1,160 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/hub"
+	"switchboard/mailbox"
+	"switchboard/workspace"
+)
+
+// host is one workspace of a team across machines: its harness, and the
+// options its master joins the hub with.
+type host struct {
+	*harness
+	name string
+	opts Options
+}
+
+// newHost makes a workspace that runs the agents named (a profile each)
+// and joins the hub as name.
+func newHost(t *testing.T, srv *hub.Server, name string, agents ...string) *host {
+	t.Helper()
+	h := newHarness(t)
+	ws := workspace.New(h.root)
+	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		writeFile(t, ws.ProfilePath(a), "kind: shell\n")
+	}
+	return &host{harness: h, name: name, opts: Options{NoFsync: true, Hub: HubOptions{URL: srv.URL(name), Host: name}}}
+}
+
+// join starts the host's master and waits until it joined the hub.
+func (h *host) join() (stop func() error) {
+	h.t.Helper()
+	stop = h.start(h.opts)
+	h.waitFor(h.name+" to join the hub", func() bool { return strings.Contains(h.log.String(), "joined the hub") })
+	return stop
+}
+
+func startHub(t *testing.T, dir string) *hub.Server {
+	t.Helper()
+	srv, err := hub.Start(context.Background(), hub.ServerConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// vouched reports whether every copy in the agent's inbox is one the
+// master vouches for.
+func (h *host) vouched(agent string) error {
+	entries, err := h.store.List(agent, mailbox.All)
+	if err != nil {
+		return err
+	}
+	v := h.store.NewVoucher()
+	defer v.Close()
+	for _, e := range entries {
+		m, err := mailbox.Load(e.Path)
+		if err != nil {
+			return err
+		}
+		if !v.Vouches(agent, filepath.Base(e.Path), m) {
+			return fmt.Errorf("%s in the inbox of %s is not vouched for", filepath.Base(e.Path), agent)
+		}
+	}
+	return nil
+}
+
+func TestMailCrossesHostsOnceAndIsLoggedWhereItWasRouted(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "master_agent", "developer_agent")
+	b := newHost(t, srv, "gpu", "tester_agent", "reviewer_agent")
+	a.join()
+	b.join()
+
+	sent := post(t, a.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent", "master_agent"}, Title: "Run the GPU tests", Type: mailbox.TypeRequest})
+	got := b.waitInbox("tester_agent", 1)
+	if got[0].ID != sent.ID || got[0].Via != "laptop" || got[0].Seq != 1 {
+		t.Errorf("the copy on gpu: %+v; want the id, via laptop and seq 1", got[0])
+	}
+	a.waitInbox("master_agent", 1)
+	if err := b.vouched("tester_agent"); err != nil {
+		t.Error(err)
+	}
+	if recs := a.records(); len(recs) != 1 || recs[0].Message.ID != sent.ID {
+		t.Errorf("laptop's log holds %d records; want the one message", len(recs))
+	}
+	if recs := b.records(); len(recs) != 0 {
+		t.Errorf("gpu's log holds %d records; it routed nothing", len(recs))
+	}
+	if b.inbox("master_agent", mailbox.All) != nil {
+		t.Error("gpu delivered a copy for laptop's agent")
+	}
+
+	// The answer goes back the other way; the rules hold on either host.
+	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"developer_agent"}, Title: "All green", Type: mailbox.TypeResponse, InReplyTo: sent.ID})
+	a.waitInbox("developer_agent", 1)
+	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Forbidden", Type: mailbox.TypeNotification})
+	b.waitFor("the forbidden message's notice", func() bool { return len(b.inbox("tester_agent", mailbox.All)) == 2 })
+	if got := b.inbox("reviewer_agent", mailbox.All); len(got) != 0 {
+		t.Errorf("a forbidden message was delivered: %+v", got)
+	}
+}
+
+func TestAHostWhoseRulesDifferIsRefused(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent")
+	a.join()
+	b := newHost(t, srv, "gpu", "tester_agent")
+	writeFile(t, filepath.Join(b.root, "communication_rules.yaml"), strings.Replace(teamRules, "Should go through developer first", "Ask the developer", 1))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b.opts.Log = b.log
+	err := New(b.root, b.opts).Run(ctx)
+	var mismatch *hub.RulesMismatch
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), "Ask the developer") {
+		t.Errorf("a host whose rules differ: %v", err)
+	}
+}
+
+func TestMailForAnotherHostWaitsForTheHub(t *testing.T) {
+	dir := t.TempDir()
+	srv := startHub(t, dir)
+	a := newHost(t, srv, "laptop", "developer_agent")
+	b := newHost(t, srv, "gpu", "tester_agent")
+	a.join()
+	b.join()
+	srv.Close()
+
+	var ids []string
+	for i := range 20 {
+		ids = append(ids, post(t, a.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: fmt.Sprintf("while away %d", i), Type: mailbox.TypeNotification}).ID)
+	}
+	a.waitFor("the copies to wait on disk", func() bool {
+		copies, _, _ := a.store.HubOutbox().Waiting(100)
+		return len(copies) == 20
+	})
+	startHub(t, dir)
+	got := b.waitInbox("tester_agent", 20)
+	for i, m := range got {
+		if m.ID != ids[i] {
+			t.Fatalf("copy %d is %s; want %s: the order was lost", i, m.ID, ids[i])
+		}
+	}
+	a.waitFor("the outbox towards the hub to empty", func() bool {
+		copies, _, _ := a.store.HubOutbox().Waiting(1)
+		return len(copies) == 0
+	})
+}
