@@ -158,3 +158,17 @@ func TestMailForAnotherHostWaitsForTheHub(t *testing.T) {
 		return len(copies) == 0
 	})
 }
+
+func TestThePersonOnOneHostWritesToAnAgentOnAnother(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent")
+	b := newHost(t, srv, "gpu", "tester_agent")
+	a.join()
+	b.join()
+	sent := post(t, a.harness, mailbox.Operator, &mailbox.Message{To: []string{"tester_agent"}, Title: "From the person", Type: mailbox.TypeInstruction})
+	if got := b.waitInbox("tester_agent", 1); got[0].ID != sent.ID {
+		t.Errorf("the person's message arrived as %+v", got[0])
+	}
+	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{mailbox.Operator}, Title: "To the person", Type: mailbox.TypeResponse})
+	b.waitInbox(mailbox.Operator, 1) // the person of the sender's host
+}
