@@ -8,6 +8,7 @@ import (
 	"switchboard/profile"
 	"switchboard/rules"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // Member is one agent of the team, as the team runs now.
@@ -24,7 +25,13 @@ type Member struct {
 	// Worktree is its git worktree, for an agent that has one: its branch
 	// and its changes against its base.
 	Worktree *TreeSummary `json:"worktree,omitempty"`
+	// Host runs the agent, in a team across machines.
+	Host string `json:"host,omitempty"`
 }
+
+// StateUnreachable is the state of an agent of another host that the hub
+// has not heard from lately.
+const StateUnreachable = "unreachable"
 
 // StateDown is the state of an agent whose team is not up in tmux.
 const StateDown = "down"
@@ -55,9 +62,22 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 		return nil, err
 	}
 	trees := d.TreeSummaries(ctx, team)
+	hosts, err := d.hosts()
+	if err != nil {
+		return nil, err
+	}
 	members := make([]Member, 0, len(team))
 	for _, p := range team {
 		m := Member{Name: p.Name, Display: p.DisplayName, Kind: p.Kind, State: StateDown}
+		if hosts != nil {
+			if remote, ok := hosts.remote(p.Name); ok {
+				remote.Display = p.DisplayName
+				remote.Parent, _ = d.rules.Parent(p.Name)
+				members = append(members, remote)
+				continue
+			}
+			m.Host = hosts.here
+		}
 		if up {
 			if seat, ok := session.Agents[p.Name]; ok {
 				m.Pane, m.Kind = seat.Pane, seat.Kind
@@ -87,4 +107,47 @@ func (d *Desk) Graph() (rules.Graph, error) {
 		return rules.Graph{}, d.noRules()
 	}
 	return d.rules.Graph(), nil
+}
+
+// teamHosts is where a team across machines runs its agents.
+type teamHosts struct {
+	here   string
+	hosted map[string]bool
+	hub    map[string]workspace.HubMember
+}
+
+// hosts reads where the team's agents run; nil when the workspace joins no
+// hub.
+func (d *Desk) hosts() (*teamHosts, error) {
+	settings, joined, err := d.ws.Hub()
+	if err != nil || !joined {
+		return nil, err
+	}
+	hosted, err := profile.Hosted(d.ws)
+	if err != nil {
+		return nil, err
+	}
+	h := &teamHosts{here: settings.Host, hosted: hosted, hub: make(map[string]workspace.HubMember)}
+	if team, ok, err := d.ws.ReadHubTeam(); err == nil && ok {
+		for _, m := range team.Members {
+			h.hub[m.Agent] = m
+		}
+	}
+	return h, nil
+}
+
+// remote is an agent of another host as the hub last showed it; ok is
+// false for an agent of this host.
+func (h *teamHosts) remote(agent string) (Member, bool) {
+	if h.hosted[agent] {
+		return Member{}, false
+	}
+	m := Member{Name: agent, Kind: "-", State: StateUnreachable}
+	if hm, ok := h.hub[agent]; ok {
+		m.Host = hm.Host
+		if hm.Reachable {
+			m.State = hm.State
+		}
+	}
+	return m, true
 }

@@ -2,12 +2,10 @@ package master
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +13,6 @@ import (
 	"time"
 
 	"switchboard/hub"
-	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -321,54 +318,14 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 	}
 }
 
-// HubMember is an agent of the team across machines as the hub last showed
-// it, in the file the master keeps for the commands that list the team.
-type HubMember struct {
-	Agent     string `json:"agent"`
-	Host      string `json:"host"`
-	State     string `json:"state"`
-	Reachable bool   `json:"reachable"`
-}
-
-// HubTeam is that file.
-type HubTeam struct {
-	Host    string      `json:"host"` // this host
-	At      time.Time   `json:"at"`
-	Members []HubMember `json:"members"`
-}
-
 func (h *hubLink) writeTeam(members []hub.Member) {
-	team := HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
+	team := workspace.HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
 	for _, m := range members {
-		team.Members = append(team.Members, HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable})
+		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable})
 	}
-	data, err := json.MarshalIndent(team, "", "  ")
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(h.ws.HubTeamFile()), 0o700)
+	if err := h.ws.WriteHubTeam(team); err != nil {
+		h.logf("cannot keep the team's hosts: %v", err)
 	}
-	if err == nil {
-		err = atomicfile.WriteFile(h.ws.HubTeamFile(), append(data, '\n'), atomicfile.Options{})
-	}
-	if err != nil {
-		h.logf("cannot keep the team's hosts in %s: %v", h.ws.HubTeamFile(), err)
-	}
-}
-
-// ReadHubTeam reads the team as the master last had it from the hub; ok is
-// false when there is none.
-func ReadHubTeam(ws *workspace.Workspace) (HubTeam, bool, error) {
-	data, err := os.ReadFile(ws.HubTeamFile())
-	if errors.Is(err, os.ErrNotExist) {
-		return HubTeam{}, false, nil
-	}
-	if err != nil {
-		return HubTeam{}, false, err
-	}
-	var t HubTeam
-	if err := json.Unmarshal(data, &t); err != nil {
-		return HubTeam{}, false, fmt.Errorf("read %s: %w", ws.HubTeamFile(), err)
-	}
-	return t, true, nil
 }
 
 // startHub joins the hub and keeps the link up until ctx is done, or stop.

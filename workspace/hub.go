@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"switchboard/internal/atomicfile"
 )
@@ -54,4 +55,51 @@ func (w *Workspace) SetHub(s HubSettings) error {
 		return fmt.Errorf("keep the hub settings: %w", err)
 	}
 	return atomicfile.WriteFile(w.HubFile(), append(data, '\n'), atomicfile.Options{Durable: w.Store.Durable}) // made 0600, as every temporary file
+}
+
+// HubMember is an agent of the team across machines as the hub last showed
+// it.
+type HubMember struct {
+	Agent     string `json:"agent"`
+	Host      string `json:"host"`
+	State     string `json:"state"`
+	Reachable bool   `json:"reachable"`
+}
+
+// HubTeam is the whole team as the master last had it from the hub.
+type HubTeam struct {
+	Host    string      `json:"host"` // this host
+	At      time.Time   `json:"at"`
+	Members []HubMember `json:"members"`
+}
+
+// WriteHubTeam keeps the team as the hub shows it (HubTeamFile).
+func (w *Workspace) WriteHubTeam(t HubTeam) error {
+	data, err := json.MarshalIndent(t, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(filepath.Dir(w.HubTeamFile()), 0o700)
+	}
+	if err == nil {
+		err = atomicfile.WriteFile(w.HubTeamFile(), append(data, '\n'), atomicfile.Options{})
+	}
+	if err != nil {
+		return fmt.Errorf("keep the team's hosts in %s: %w", w.HubTeamFile(), err)
+	}
+	return nil
+}
+
+// ReadHubTeam reads the team as the master last had it from the hub; ok is
+// false when there is none.
+func (w *Workspace) ReadHubTeam() (t HubTeam, ok bool, err error) {
+	data, err := os.ReadFile(w.HubTeamFile())
+	if errors.Is(err, fs.ErrNotExist) {
+		return HubTeam{}, false, nil
+	}
+	if err != nil {
+		return HubTeam{}, false, fmt.Errorf("read the team's hosts: %w", err)
+	}
+	if err := json.Unmarshal(data, &t); err != nil {
+		return HubTeam{}, false, fmt.Errorf("read the team's hosts %s: %w", w.HubTeamFile(), err)
+	}
+	return t, true, nil
 }

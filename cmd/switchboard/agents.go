@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -62,7 +63,11 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 		return writeJSON(io.out, rows)
 	}
 	trees := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Worktree != nil })
+	hosts := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Host != "" })
 	header := []string{"NAME", "KIND", "STATE", "PANE", "UNREAD", "URGENT"}
+	if hosts {
+		header = append(header, "HOST")
+	}
 	if trees {
 		header = append(header, "BRANCH", "CHANGES")
 	}
@@ -78,6 +83,9 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 		}
 		name := r.branch + r.Name
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%d", name, r.Kind, state, pane, r.Unread, r.Urgent)
+		if hosts {
+			fmt.Fprintf(tw, "\t%s", cmp.Or(r.Host, "-"))
+		}
 		switch {
 		case r.Worktree != nil:
 			fmt.Fprintf(tw, "\t%s\t%s", r.Worktree.Branch, changesText(r.Worktree.Changes))

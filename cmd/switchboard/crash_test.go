@@ -216,9 +216,9 @@ func (b *lockedBuffer) String() string {
 	return b.buf.String()
 }
 
-func startMaster(t *testing.T, root string) *masterProcess {
+func startMaster(t *testing.T, root string, more ...string) *masterProcess {
 	t.Helper()
-	cmd := exec.Command("switchboard", "master", "--root", root)
+	cmd := exec.Command("switchboard", append([]string{"master", "--root", root}, more...)...)
 	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
