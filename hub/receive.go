@@ -72,7 +72,8 @@ func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
 // against other hosts' claims and announced, dropped ones leave presence,
 // and the host's consumer takes mail for exactly the new set.
 func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	agents = slices.Clone(agents)
 	if err := checkAgents(agents); err != nil {
 		return err
@@ -88,17 +89,17 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 		return err
 	}
 	if err := c.updateConsumer(ctx, agents); err != nil {
-		return c.explain(err, start, "update the mail consumer")
+		return c.explain(ctx, err, "update the mail consumer")
 	}
 	for _, a := range added {
 		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(err, start, "announce agent "+a)
+			return c.explain(ctx, err, "announce agent "+a)
 		}
 	}
 	for _, a := range old {
 		if !slices.Contains(agents, a) {
 			if err := c.presence.Delete(ctx, c.host+"."+a); err != nil {
-				return c.explain(err, start, "withdraw agent "+a)
+				return c.explain(ctx, err, "withdraw agent "+a)
 			}
 		}
 	}
@@ -231,8 +232,10 @@ func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delive
 // would deliver the copy a second time.
 func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
 	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		actx, cancel := context.WithTimeout(ctx, c.ackWait/2)
+		actx, cancelLink := c.linked(actx)
 		err := msg.DoubleAck(actx)
+		cancelLink()
 		cancel()
 		if err == nil || ctx.Err() != nil {
 			return
