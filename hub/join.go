@@ -77,9 +77,10 @@ type Conn struct {
 	link       context.Context
 	linkCancel context.CancelCauseFunc
 
-	done      chan struct{}
-	closeOnce sync.Once
-	wg        sync.WaitGroup
+	// closed ends when Close is called.
+	closed context.Context
+	close  context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // Join connects host to the team on the hub at rawURL and takes its place:
@@ -99,8 +100,8 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		ackWait:  cfg.ackWait,
 		rejected: cfg.Rejected,
 		agents:   slices.Clone(cfg.Agents),
-		done:     make(chan struct{}),
 	}
+	c.closed, c.close = context.WithCancel(context.Background())
 	c.senders.ttl = cfg.beat
 	c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	opts := []nats.Option{
@@ -149,7 +150,8 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: hub URL: %w", ErrBadConfig, err)
+		// The parser's error quotes the URL, password included.
+		return cfg, fmt.Errorf("%w: the hub URL cannot be parsed: ask the hub for this host's URL again", ErrBadConfig)
 	}
 	if cfg.Host == "" && u.User != nil {
 		cfg.Host = u.User.Username()
@@ -325,11 +327,9 @@ func (c *Conn) Host() string { return c.host }
 // agents become unreachable when the heartbeat expires, and mail for them
 // waits on the hub.
 func (c *Conn) Close() error {
-	c.closeOnce.Do(func() {
-		close(c.done)
-		c.wg.Wait()
-		c.nc.Close()
-	})
+	c.close()
+	c.wg.Wait()
+	c.nc.Close()
 	return nil
 }
 

@@ -58,7 +58,7 @@ func (c *Conn) heartbeatLoop() {
 	defer t.Stop()
 	for {
 		select {
-		case <-c.done:
+		case <-c.closed.Done():
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), c.beat)

@@ -41,10 +41,8 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	if err := checkName("sender", cp.From); err != nil {
 		return err
 	}
-	select {
-	case <-c.done:
+	if c.closed.Err() != nil {
 		return ErrClosed
-	default:
 	}
 	msg := &nats.Msg{
 		Subject: c.names.mail(c.host, cp.To),
