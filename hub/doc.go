@@ -9,7 +9,12 @@
 // with a durable pull consumer named after its host and acknowledges a copy
 // only after its handler stored it; a crash before the ack delivers it again.
 // The stream is a work queue: an acknowledged copy leaves the hub, and a copy
-// for an agent whose host is away waits (up to 30 days).
+// for an agent whose host is away waits (up to 30 days). The hub delivers an
+// unacknowledged copy again after 5 s; Receive tells it that a copy whose
+// handler is still running is in progress. The duplicate window is 10
+// minutes, and it forgets, across a hub restart, the ids of copies already
+// acknowledged: a copy whose publish failed and was retried may then arrive
+// twice, which the recipient's no-clobber inbox absorbs.
 //
 // # Credentials
 //
@@ -59,7 +64,9 @@
 //     host holds;
 //   - overwrite the team's rules record, take, release or force-release any
 //     lock, and overwrite any shared value;
-//   - fill the stream and buckets up to the server's limits.
+//   - fill the stream and buckets up to the server's limits;
+//   - on a new hub, before any honest host joined, create the team's stream
+//     and buckets with a configuration of its choosing.
 //
 // It cannot impersonate another host's sending or presence, nor read another
 // host's replies. Revoking a host means a new secret: remove hub.secret and

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -68,26 +67,20 @@ type Conn struct {
 	mu     sync.Mutex
 	agents []string
 
-	// denied is the last permission violation the server reported, with the
-	// time it arrived, so a request that timed out can say why.
-	denied atomic.Pointer[denial]
-
 	senders senderCache
 
-	// link is cancelled when the connection to the hub drops and replaced
-	// when it comes back, so that a request in flight fails at once.
+	// link is cancelled when the connection to the hub drops (and replaced
+	// when it comes back), or when the hub refuses something for want of
+	// permission (and replaced at once): a request in flight then fails
+	// at once with the reason, instead of waiting for its deadline.
 	linkMu     sync.Mutex
 	link       context.Context
-	linkCancel context.CancelFunc
+	linkCancel context.CancelCauseFunc
 
-	done      chan struct{}
-	closeOnce sync.Once
-	wg        sync.WaitGroup
-}
-
-type denial struct {
-	at  time.Time
-	err error
+	// closed ends when Close is called.
+	closed context.Context
+	close  context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // Join connects host to the team on the hub at rawURL and takes its place:
@@ -107,10 +100,10 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		ackWait:  cfg.ackWait,
 		rejected: cfg.Rejected,
 		agents:   slices.Clone(cfg.Agents),
-		done:     make(chan struct{}),
 	}
+	c.closed, c.close = context.WithCancel(context.Background())
 	c.senders.ttl = cfg.beat
-	c.link, c.linkCancel = context.WithCancel(context.Background())
+	c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	opts := []nats.Option{
 		nats.Name("switchboard " + cfg.Host),
 		nats.CustomInboxPrefix(inboxPrefix(cfg.Host)),
@@ -122,11 +115,11 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		nats.PingInterval(cfg.beat),
 		nats.MaxPingsOutstanding(3),
 		nats.NoCallbacksAfterClientClose(),
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { c.setLink(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { c.setLink(true) }),
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { c.cutLink(errLinkDown, false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { c.cutLink(nil, true) }),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if errors.Is(err, nats.ErrPermissionViolation) {
-				c.denied.Store(&denial{at: time.Now(), err: err})
+				c.cutLink(fmt.Errorf("%w: %w", ErrDenied, err), true)
 			}
 		}),
 	}
@@ -157,7 +150,8 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return cfg, fmt.Errorf("%w: hub URL: %w", ErrBadConfig, err)
+		// The parser's error quotes the URL, password included.
+		return cfg, fmt.Errorf("%w: the hub URL cannot be parsed: ask the hub for this host's URL again", ErrBadConfig)
 	}
 	if cfg.Host == "" && u.User != nil {
 		cfg.Host = u.User.Username()
@@ -213,9 +207,10 @@ func reconnectDelay(attempts int) time.Duration {
 // setUp makes the stream and buckets, checks the rules and the claims,
 // announces the agents and makes the durable consumer.
 func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	if err := c.ensureStream(ctx); err != nil {
-		return c.explain(err, start, "make the mail stream")
+		return c.explain(ctx, err, "make the mail stream")
 	}
 	var err error
 	kvs := []*jetstream.KeyValue{&c.presence, &c.heartbeat, &c.rules, &c.locks, &c.shared}
@@ -225,7 +220,7 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 			kv.TTL = 3 * cfg.beat
 		}
 		if *kvs[i], err = c.ensureBucket(ctx, kv); err != nil {
-			return c.explain(err, start, "make bucket "+bucket)
+			return c.explain(ctx, err, "make bucket "+bucket)
 		}
 	}
 	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
@@ -235,15 +230,15 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 		return err
 	}
 	if err := c.beatOnce(ctx); err != nil {
-		return c.explain(err, start, "write the heartbeat")
+		return c.explain(ctx, err, "write the heartbeat")
 	}
 	for _, a := range cfg.Agents {
 		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(err, start, "announce agent "+a)
+			return c.explain(ctx, err, "announce agent "+a)
 		}
 	}
 	if err := c.updateConsumer(ctx, cfg.Agents); err != nil {
-		return c.explain(err, start, "make the mail consumer")
+		return c.explain(ctx, err, "make the mail consumer")
 	}
 	return nil
 }
@@ -281,33 +276,41 @@ func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (
 	return kv, err
 }
 
-func (c *Conn) setLink(up bool) {
+// cutLink ends the current link with cause (if any), and starts a new one
+// when the connection is up.
+func (c *Conn) cutLink(cause error, up bool) {
 	c.linkMu.Lock()
 	defer c.linkMu.Unlock()
-	c.linkCancel()
-	if up {
-		c.link, c.linkCancel = context.WithCancel(context.Background())
+	if cause != nil {
+		c.linkCancel(cause)
+	}
+	if up && c.link.Err() != nil {
+		c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	}
 }
 
-// linked returns ctx, cancelled also when the connection drops.
+// linked returns ctx, also cancelled when the link is cut; its cause says
+// why.
 func (c *Conn) linked(ctx context.Context) (context.Context, context.CancelFunc) {
 	c.linkMu.Lock()
 	link := c.link
 	c.linkMu.Unlock()
 	ctx, cancel := context.WithCancelCause(ctx)
-	stop := context.AfterFunc(link, func() { cancel(errLinkDown) })
+	stop := context.AfterFunc(link, func() { cancel(context.Cause(link)) })
 	return ctx, func() { stop(); cancel(nil) }
 }
 
 var errLinkDown = errors.New("connection to the hub lost")
 
-// explain adds what the host was doing to err, and names a permission
-// violation the server reported since start as the likely cause of a
-// request that went unanswered.
-func (c *Conn) explain(err error, start time.Time, doing string) error {
-	if d := c.denied.Load(); d != nil && !d.at.Before(start) {
-		return fmt.Errorf("%w: %s: %w (%w); check that the team name is the hub's and the URL is this host's", ErrDenied, doing, err, d.err)
+// explain adds what the host was doing to err, and the reason a request
+// made with a linked ctx was cut short.
+func (c *Conn) explain(ctx context.Context, err error, doing string) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, ErrDenied) {
+		return fmt.Errorf("%s: %w; check that the team name is the hub's and the URL is this host's", doing, cause)
+	}
+	if errors.Is(cause, errLinkDown) {
+		err = fmt.Errorf("%w: %w", cause, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errLinkDown) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, nats.ErrConnectionClosed) ||
@@ -324,11 +327,9 @@ func (c *Conn) Host() string { return c.host }
 // agents become unreachable when the heartbeat expires, and mail for them
 // waits on the hub.
 func (c *Conn) Close() error {
-	c.closeOnce.Do(func() {
-		close(c.done)
-		c.wg.Wait()
-		c.nc.Close()
-	})
+	c.close()
+	c.wg.Wait()
+	c.nc.Close()
 	return nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -44,7 +43,8 @@ var ErrLockLost = errors.New("hub: lock no longer held")
 // *LockHeld when the lock is taken. Names are key names: letters, digits,
 // and - _ = / . (a dot separates tokens).
 func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	v, err := json.Marshal(lockValue{Owner: owner, Host: c.host})
 	if err != nil {
 		return Lock{}, err
@@ -65,7 +65,7 @@ func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
 		return Lock{}, fmt.Errorf("%w: lock name %q: use letters, digits, - _ = / and dots between them", ErrBadName, name)
 	}
 	if err != nil {
-		return Lock{}, c.explain(err, start, "take lock "+name)
+		return Lock{}, c.explain(ctx, err, "take lock "+name)
 	}
 	return Lock{Name: name, Owner: owner, Host: c.host, Revision: rev}, nil
 }
@@ -83,13 +83,14 @@ func (c *Conn) holder(ctx context.Context, name string) (*LockHeld, error) {
 // Unlock releases a lock taken by Lock, only if it is still that lock;
 // otherwise it returns ErrLockLost.
 func (c *Conn) Unlock(ctx context.Context, l Lock) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	err := c.locks.Delete(ctx, l.Name, jetstream.LastRevision(l.Revision))
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return fmt.Errorf("%w: %s was released by force or taken again", ErrLockLost, l.Name)
 	}
 	if err != nil {
-		return c.explain(err, start, "release lock "+l.Name)
+		return c.explain(ctx, err, "release lock "+l.Name)
 	}
 	return nil
 }
@@ -97,24 +98,25 @@ func (c *Conn) Unlock(ctx context.Context, l Lock) error {
 // ForceUnlock releases a lock whose holder's host is gone. It refuses, with
 // *LockHeld, when that host still beats; a lock that is free is no error.
 func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	held, err := c.holder(ctx, name)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil
 	}
 	if err != nil {
-		return c.explain(err, start, "read lock "+name)
+		return c.explain(ctx, err, "read lock "+name)
 	}
 	live, err := c.liveHosts(ctx)
 	if err != nil {
-		return c.explain(err, start, "read heartbeats")
+		return c.explain(ctx, err, "read heartbeats")
 	}
 	if held.Host != c.host && live[held.Host] {
 		held.Reachable = true
 		return held
 	}
 	if err := c.locks.Delete(ctx, name); err != nil {
-		return c.explain(err, start, "force lock "+name)
+		return c.explain(ctx, err, "force lock "+name)
 	}
 	return nil
 }

@@ -58,7 +58,7 @@ func (c *Conn) heartbeatLoop() {
 	defer t.Stop()
 	for {
 		select {
-		case <-c.done:
+		case <-c.closed.Done():
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), c.beat)
@@ -86,14 +86,15 @@ func (c *Conn) putPresence(ctx context.Context, agent, state string) error {
 
 // Announce records the state of some of this host's agents.
 func (c *Conn) Announce(ctx context.Context, states []AgentState) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	mine := c.Agents()
 	for _, s := range states {
 		if !slices.Contains(mine, s.Agent) {
 			return fmt.Errorf("%w: agent %q is not one of host %s's: add it to the host's agents first", ErrBadConfig, s.Agent, c.host)
 		}
 		if err := c.putPresence(ctx, s.Agent, s.State); err != nil {
-			return c.explain(err, start, "announce agent "+s.Agent)
+			return c.explain(ctx, err, "announce agent "+s.Agent)
 		}
 	}
 	return nil
@@ -109,14 +110,15 @@ func (c *Conn) Agents() []string {
 // Team lists every host's agents, sorted by agent then host. An agent claimed
 // by a reachable host hides any stale claim of an unreachable one.
 func (c *Conn) Team(ctx context.Context) ([]Member, error) {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	live, err := c.liveHosts(ctx)
 	if err != nil {
-		return nil, c.explain(err, start, "read heartbeats")
+		return nil, c.explain(ctx, err, "read heartbeats")
 	}
 	all, err := c.members(ctx, ">", live)
 	if err != nil {
-		return nil, c.explain(err, start, "read presence")
+		return nil, c.explain(ctx, err, "read presence")
 	}
 	reachable := map[string]bool{}
 	for _, m := range all {
@@ -198,18 +200,19 @@ func (c *Conn) keys(ctx context.Context, bucket, filter string) ([]string, error
 
 // checkClaims refuses agents that another host claims.
 func (c *Conn) checkClaims(ctx context.Context, agents []string) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	if len(agents) == 0 {
 		return nil
 	}
 	live, err := c.liveHosts(ctx)
 	if err != nil {
-		return c.explain(err, start, "read heartbeats")
+		return c.explain(ctx, err, "read heartbeats")
 	}
 	for _, a := range agents {
 		claims, err := c.members(ctx, "*."+a, live)
 		if err != nil {
-			return c.explain(err, start, "read presence")
+			return c.explain(ctx, err, "read presence")
 		}
 		for _, m := range claims {
 			if m.Host != c.host {
@@ -257,10 +260,11 @@ const Person = "operator"
 // It returns ErrForged when the claim is absent. Person is always
 // accepted: every host has one.
 func (c *Conn) CheckSender(ctx context.Context, host, from string) error {
-	start := time.Now()
 	if from == Person && validName(host) {
 		return nil // every host has a person at it, who may write from there
 	}
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	key := host + "." + from
 	if !validName(host) || !validName(from) {
 		return fmt.Errorf("%w: sender %q on host %q is not a valid name", ErrForged, from, host)
@@ -273,7 +277,7 @@ func (c *Conn) CheckSender(ctx context.Context, host, from string) error {
 		return fmt.Errorf("%w: host %s does not run agent %s", ErrForged, host, from)
 	}
 	if err != nil {
-		return c.explain(err, start, "check the sender")
+		return c.explain(ctx, err, "check the sender")
 	}
 	c.senders.remember(key)
 	return nil

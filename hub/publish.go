@@ -2,9 +2,7 @@ package hub
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go"
 )
@@ -32,7 +30,8 @@ type Copy struct {
 // published again. Publish fails, without waiting for a reconnect, when the
 // hub is unreachable: the caller keeps the copy and retries in order.
 func (c *Conn) Publish(ctx context.Context, cp Copy) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	if cp.ID == "" {
 		return fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
 	}
@@ -42,10 +41,8 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	if err := checkName("sender", cp.From); err != nil {
 		return err
 	}
-	select {
-	case <-c.done:
+	if c.closed.Err() != nil {
 		return ErrClosed
-	default:
 	}
 	msg := &nats.Msg{
 		Subject: c.names.mail(c.host, cp.To),
@@ -55,13 +52,8 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	msg.Header.Set(headerID, cp.ID)
 	msg.Header.Set(headerFrom, cp.From)
 	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
-	ctx, cancel := c.linked(ctx)
-	defer cancel()
 	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
-		if cause := context.Cause(ctx); errors.Is(cause, errLinkDown) {
-			err = fmt.Errorf("%w: %w", cause, err)
-		}
-		return c.explain(err, start, "publish "+cp.ID+" to "+cp.To)
+		return c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
 	}
 	return nil
 }

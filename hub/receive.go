@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -72,7 +71,8 @@ func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
 // against other hosts' claims and announced, dropped ones leave presence,
 // and the host's consumer takes mail for exactly the new set.
 func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	agents = slices.Clone(agents)
 	if err := checkAgents(agents); err != nil {
 		return err
@@ -88,17 +88,17 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 		return err
 	}
 	if err := c.updateConsumer(ctx, agents); err != nil {
-		return c.explain(err, start, "update the mail consumer")
+		return c.explain(ctx, err, "update the mail consumer")
 	}
 	for _, a := range added {
 		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(err, start, "announce agent "+a)
+			return c.explain(ctx, err, "announce agent "+a)
 		}
 	}
 	for _, a := range old {
 		if !slices.Contains(agents, a) {
 			if err := c.presence.Delete(ctx, c.host+"."+a); err != nil {
-				return c.explain(err, start, "withdraw agent "+a)
+				return c.explain(ctx, err, "withdraw agent "+a)
 			}
 		}
 	}
@@ -117,37 +117,34 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Delivered) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		select {
-		case <-c.done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	stop := context.AfterFunc(c.closed, cancel)
+	defer stop()
 	for attempt := 0; ; attempt++ {
 		began := time.Now()
-		err := c.receiveOnce(ctx, handle)
-		select {
-		case <-c.done:
+		// An error means the consumer went away or the hub restarted: the
+		// next attempt tells whether it is back.
+		_ = c.receiveOnce(ctx, handle)
+		if c.closed.Err() != nil {
 			return ErrClosed
-		default:
 		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		// The consumer went away or the hub restarted: start over, soon
-		// if it had been running for a while.
 		if time.Since(began) > 10*time.Second {
 			attempt = 0
 		}
-		t := time.NewTimer(reconnectDelay(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := sleep(ctx, reconnectDelay(attempt)); err != nil {
+			return err
 		}
-		_ = err // the next attempt tells whether the hub is back
+	}
+}
+
+// sleep waits for d or the end of ctx.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 
@@ -205,44 +202,31 @@ func (c *Conn) process(ctx context.Context, msg jetstream.Msg, handle func(conte
 // the copy is still being handled, so a slow disk does not cause a second
 // delivery.
 func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delivered, handle func(context.Context, Delivered) error) error {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(c.ackWait / 2)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				_ = msg.InProgress()
-			}
+	t := time.NewTicker(c.ackWait / 2)
+	defer t.Stop()
+	done := make(chan error, 1)
+	go func() { done <- handle(ctx, d) }()
+	for {
+		select {
+		case err := <-done:
+			return err
+		case <-t.C:
+			_ = msg.InProgress()
 		}
-	}()
-	err := handle(ctx, d)
-	close(done)
-	wg.Wait()
-	return err
+	}
 }
 
 // ack confirms a handled copy, retrying while the hub is away: a lost ack
 // would deliver the copy a second time.
 func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
-	for attempt := 0; ; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	for attempt := 0; ctx.Err() == nil; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, c.ackWait/2)
+		actx, cancelLink := c.linked(actx)
 		err := msg.DoubleAck(actx)
+		cancelLink()
 		cancel()
-		if err == nil || ctx.Err() != nil {
+		if err == nil || sleep(ctx, reconnectDelay(attempt)) != nil {
 			return
-		}
-		t := time.NewTimer(reconnectDelay(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return
-		case <-t.C:
 		}
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -44,7 +43,8 @@ func (e *RulesMismatch) Error() string {
 // checkRules stores this host's rules when the team has none, and refuses
 // them when the team's differ.
 func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	ours, err := json.Marshal(storedRules{Digest: digest, Text: text, Host: c.host})
 	if err != nil {
 		return err
@@ -54,11 +54,11 @@ func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error
 		return nil
 	}
 	if !errors.Is(err, jetstream.ErrKeyExists) {
-		return c.explain(err, start, "store the team's rules")
+		return c.explain(ctx, err, "store the team's rules")
 	}
 	entry, err := c.rules.Get(ctx, rulesKey)
 	if err != nil {
-		return c.explain(err, start, "read the team's rules")
+		return c.explain(ctx, err, "read the team's rules")
 	}
 	var theirs storedRules
 	if err := json.Unmarshal(entry.Value(), &theirs); err != nil {

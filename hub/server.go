@@ -31,6 +31,7 @@ type ServerConfig struct {
 // Server is an embedded NATS server with JetStream, serving one team.
 type Server struct {
 	ns       *server.Server
+	addr     string
 	secret   []byte
 	names    names
 	scheme   string
@@ -71,6 +72,9 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{secret: secret, names: names{cfg.Team}, scheme: "nats"}
+	if port == 0 {
+		port = server.RANDOM_PORT // the server reads 0 as its default port
+	}
 	opts := &server.Options{
 		ServerName:                 "switchboard-hub",
 		Host:                       host,
@@ -115,7 +119,23 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		}
 		return nil, fmt.Errorf("%w on %s within %s: is the address free, and the folder writable?", ErrNotReady, cfg.Listen, wait)
 	}
+	s.addr = reachableAddr(host, ns.Addr())
 	return s, nil
+}
+
+// reachableAddr is the address to put in URLs: the listen host with the
+// port the server got, or this machine's name for a wildcard address.
+func reachableAddr(host string, bound net.Addr) string {
+	port := "0"
+	if a, ok := bound.(*net.TCPAddr); ok {
+		port = strconv.Itoa(a.Port)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		if name, err := os.Hostname(); err == nil {
+			host = name
+		}
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func loopback(host string) bool {
@@ -126,13 +146,9 @@ func loopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Addr is the address the hub listens on, with the port it was given.
-func (s *Server) Addr() string {
-	if a, ok := s.ns.Addr().(*net.TCPAddr); ok {
-		return a.String()
-	}
-	return s.ns.ClientURL()
-}
+// Addr is the address hosts connect to: the listen address with the port
+// the hub got (this machine's name when it listens on every interface).
+func (s *Server) Addr() string { return s.addr }
 
 // URL is what the master of host joins with: its name and password in the
 // URL of this hub. A host name has the charset of agent names; an invalid

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -20,17 +19,19 @@ var (
 
 // Put sets a shared value of the team and returns its revision.
 func (c *Conn) Put(ctx context.Context, key string, value []byte) (uint64, error) {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	rev, err := c.shared.Put(ctx, key, value)
-	return rev, c.sharedErr(err, start, "put", key)
+	return rev, c.sharedErr(ctx, err, "put", key)
 }
 
 // Get returns a shared value and its revision, or ErrNotFound.
 func (c *Conn) Get(ctx context.Context, key string) ([]byte, uint64, error) {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	e, err := c.shared.Get(ctx, key)
 	if err != nil {
-		return nil, 0, c.sharedErr(err, start, "get", key)
+		return nil, 0, c.sharedErr(ctx, err, "get", key)
 	}
 	return e.Value(), e.Revision(), nil
 }
@@ -39,7 +40,8 @@ func (c *Conn) Get(ctx context.Context, key string) ([]byte, uint64, error) {
 // a key that must not exist yet), and returns the new revision; it fails
 // with ErrRevisionChanged when someone wrote in between.
 func (c *Conn) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
-	start := time.Now()
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
 	var rev uint64
 	var err error
 	if revision == 0 {
@@ -47,10 +49,10 @@ func (c *Conn) Update(ctx context.Context, key string, value []byte, revision ui
 	} else {
 		rev, err = c.shared.Update(ctx, key, value, revision)
 	}
-	return rev, c.sharedErr(err, start, "update", key)
+	return rev, c.sharedErr(ctx, err, "update", key)
 }
 
-func (c *Conn) sharedErr(err error, start time.Time, doing, key string) error {
+func (c *Conn) sharedErr(ctx context.Context, err error, doing, key string) error {
 	switch {
 	case err == nil:
 		return nil
@@ -61,5 +63,5 @@ func (c *Conn) sharedErr(err error, start time.Time, doing, key string) error {
 	case errors.Is(err, jetstream.ErrInvalidKey):
 		return fmt.Errorf("%w: key %q: use letters, digits, - _ = / and dots between them", ErrBadName, key)
 	}
-	return c.explain(err, start, doing+" shared value "+key)
+	return c.explain(ctx, err, doing+" shared value "+key)
 }

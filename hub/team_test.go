@@ -1,0 +1,238 @@
+package hub
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDifferentRulesAreRefused(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("allow: all\ndeny: none\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+
+	_, err = joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: []byte("allow: all\ndeny: bob\n")})
+	var m *RulesMismatch
+	if !errors.As(err, &m) {
+		t.Fatalf("join with other rules returned %v, want *RulesMismatch", err)
+	}
+	msg := err.Error()
+	t.Log(msg)
+	for _, want := range []string{"line 2", `"deny: none"`, `"deny: bob"`, "host a", "same on every host"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("refusal %q does not say %s", msg, want)
+		}
+	}
+
+	c, err := joinWith(s, "c", JoinConfig{Agents: []string{"carol"}, RulesText: []byte("allow: all\ndeny: none\n")})
+	if err != nil {
+		t.Fatalf("join with the same rules refused: %v", err)
+	}
+	c.Close()
+}
+
+func TestAgentClaimedByAnotherHostIsRefused(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	join(t, s, "a", "alice", "ann")
+	_, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob", "ann"}, RulesText: []byte("rules v1\n")})
+	var claimed *AgentClaimed
+	if !errors.As(err, &claimed) {
+		t.Fatalf("join claiming a's agent returned %v, want *AgentClaimed", err)
+	}
+	if claimed.Agent != "ann" || claimed.Host != "a" || !claimed.Reachable {
+		t.Fatalf("refusal names %+v, want ann on live host a", claimed)
+	}
+	if !strings.Contains(err.Error(), "ann") || !strings.Contains(err.Error(), "host a") {
+		t.Fatalf("refusal %q does not name the agent and the host", err)
+	}
+
+	// SetAgents refuses the same way, and lets an unclaimed agent in.
+	b := join(t, s, "b", "bob")
+	ctx := ctxFor(t, 5*time.Second)
+	if err := b.SetAgents(ctx, []string{"bob", "alice"}); !errors.As(err, &claimed) {
+		t.Fatalf("SetAgents claiming a's agent returned %v, want *AgentClaimed", err)
+	}
+	if err := b.SetAgents(ctx, []string{"bea"}); err != nil {
+		t.Fatal(err)
+	}
+	team, err := b.Team(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(team); got != "alice@a ann@a bea@b" {
+		t.Fatalf("team is %q, want alice@a ann@a bea@b", got)
+	}
+}
+
+func describe(team []Member) string {
+	var parts []string
+	for _, m := range team {
+		p := m.Agent + "@" + m.Host
+		if !m.Reachable {
+			p += "(unreachable)"
+		}
+		if m.State != "" {
+			p += "=" + m.State
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestMailFollowsSetAgents(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	b := join(t, s, "b", "bob")
+	got := receiveInto(t, b, nil)
+	ctx := ctxFor(t, 10*time.Second)
+	if err := b.SetAgents(ctx, []string{"bob", "bea"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Publish(ctx, Copy{ID: "m1", To: "bea", From: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-got:
+		if d.To != "bea" {
+			t.Fatalf("delivered %+v, want the copy to bea", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("mail for a newly added agent did not arrive within 10s")
+	}
+}
+
+func TestPresenceShowsAStoppedHostUnreachable(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	fast := func(agents ...string) JoinConfig {
+		return JoinConfig{Agents: agents, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+	}
+	a, err := joinWith(s, "a", fast("alice", "ann"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := joinWith(s, "b", fast("bob"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := ctxFor(t, 20*time.Second)
+	if err := a.Announce(ctx, []AgentState{{Agent: "alice", State: "working"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Announce(ctx, []AgentState{{Agent: "bob", State: "idle"}}); !errors.Is(err, ErrBadConfig) {
+		t.Fatalf("announcing another host's agent returned %v, want ErrBadConfig", err)
+	}
+	team, err := b.Team(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(team); got != "alice@a=working ann@a bob@b" {
+		t.Fatalf("team is %q, want alice@a=working ann@a bob@b", got)
+	}
+	// For several lifetimes of a heartbeat key, a stays reachable.
+	for until := time.Now().Add(time.Second); time.Now().Before(until); {
+		if team, _ = b.Team(ctx); describe(team) != "alice@a=working ann@a bob@b" {
+			t.Fatalf("with its heartbeat running, a shows as %q", describe(team))
+		}
+	}
+
+	a.Close() // no goodbye: only the heartbeat stops
+	waitFor(t, 10*time.Second, "a's agents unreachable", func() bool {
+		team, err := b.Team(ctx)
+		return err == nil && describe(team) == "alice@a(unreachable)=working ann@a(unreachable) bob@b"
+	})
+
+	// An unreachable host still holds its agents' mail: taking one is refused.
+	_, err = joinWith(s, "c", fast("ann"))
+	var claimed *AgentClaimed
+	if !errors.As(err, &claimed) || claimed.Reachable {
+		t.Fatalf("claiming an unreachable host's agent returned %v, want *AgentClaimed naming it unreachable", err)
+	}
+}
+
+func TestLockIsExclusiveAcrossHosts(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	fast := JoinConfig{RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+	cfgA, cfgB := fast, fast
+	cfgA.Agents, cfgB.Agents = []string{"alice"}, []string{"bob"}
+	a, err := joinWith(s, "a", cfgA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := joinWith(s, "b", cfgB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx := ctxFor(t, 20*time.Second)
+
+	la, err := a.Lock(ctx, "deploy", "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Lock(ctx, "deploy", "bob")
+	var held *LockHeld
+	if !errors.As(err, &held) || held.Owner != "alice" || held.Host != "a" {
+		t.Fatalf("second lock returned %v, want *LockHeld by alice on a", err)
+	}
+	if err := b.ForceUnlock(ctx, "deploy"); !errors.As(err, &held) || !held.Reachable {
+		t.Fatalf("forcing a live host's lock returned %v, want *LockHeld with a reachable host", err)
+	}
+	if err := a.Unlock(ctx, la); err != nil {
+		t.Fatal(err)
+	}
+	lb, err := b.Lock(ctx, "deploy", "bob")
+	if err != nil {
+		t.Fatalf("lock after release: %v", err)
+	}
+	if err := a.Unlock(ctx, la); !errors.Is(err, ErrLockLost) {
+		t.Fatalf("releasing a lock taken again by b returned %v, want ErrLockLost", err)
+	}
+
+	// b dies holding the lock; once it is unreachable, a may force it.
+	b.Close()
+	waitFor(t, 10*time.Second, "b's lock forced", func() bool { return a.ForceUnlock(ctx, "deploy") == nil })
+	if _, err := a.Lock(ctx, "deploy", "alice"); err != nil {
+		t.Fatalf("lock after a forced release: %v", err)
+	}
+	_ = lb
+}
+
+func TestSharedValuesCompareAndSwap(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	b := join(t, s, "b", "bob")
+	ctx := ctxFor(t, 10*time.Second)
+	if _, _, err := a.Get(ctx, "plan"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("get of a missing key returned %v, want ErrNotFound", err)
+	}
+	rev, err := a.Update(ctx, "plan", []byte("v1"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Update(ctx, "plan", []byte("b's v1"), 0); !errors.Is(err, ErrRevisionChanged) {
+		t.Fatalf("creating an existing key returned %v, want ErrRevisionChanged", err)
+	}
+	v, got, err := b.Get(ctx, "plan")
+	if err != nil || string(v) != "v1" || got != rev {
+		t.Fatalf("b reads %q at %d (%v), want v1 at %d", v, got, err, rev)
+	}
+	if _, err := b.Update(ctx, "plan", []byte("v2"), rev); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Update(ctx, "plan", []byte("a's v2"), rev); !errors.Is(err, ErrRevisionChanged) {
+		t.Fatalf("update from a stale revision returned %v, want ErrRevisionChanged", err)
+	}
+	if _, err := a.Put(ctx, "plan", []byte("v3")); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, _ := b.Get(ctx, "plan"); string(v) != "v3" {
+		t.Fatalf("b reads %q after a's put, want v3", v)
+	}
+}
