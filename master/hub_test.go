@@ -46,9 +46,14 @@ func (h *host) join() (stop func() error) {
 	return stop
 }
 
-func startHub(t *testing.T, dir string) *hub.Server {
+// startHub runs a hub with its files in dir, on addr ("" for any port).
+func startHub(t *testing.T, dir string, addr ...string) *hub.Server {
 	t.Helper()
-	srv, err := hub.Start(context.Background(), hub.ServerConfig{Dir: dir})
+	cfg := hub.ServerConfig{Dir: dir}
+	if len(addr) > 0 {
+		cfg.Listen = addr[0]
+	}
+	srv, err := hub.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +151,7 @@ func TestMailForAnotherHostWaitsForTheHub(t *testing.T) {
 		copies, _, _ := a.store.HubOutbox().Waiting(100)
 		return len(copies) == 20
 	})
-	startHub(t, dir)
+	startHub(t, dir, srv.Addr())
 	got := b.waitInbox("tester_agent", 20)
 	for i, m := range got {
 		if m.ID != ids[i] {
