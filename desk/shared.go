@@ -22,7 +22,9 @@ var (
 )
 
 // Lock takes a shared resource for the desk's agent; bulletin.ErrHeld,
-// wrapped, saying who holds it, when another does.
+// wrapped, saying who holds it, when another does. In a team across
+// machines it is taken on the hub first, so that no agent of another host
+// holds it at once; with the hub away it is not taken (ErrHubAway).
 func (d *Desk) Lock(resource, reason string) error {
 	if strings.TrimSpace(resource) == "" {
 		return fmt.Errorf("the resource: %w", ErrBlank)
@@ -36,7 +38,15 @@ func (d *Desk) Lock(resource, reason string) error {
 	if n := utf8.RuneCountInString(reason); n > mailbox.MaxTitleLength || strings.ContainsAny(reason, "\r\n") {
 		return fmt.Errorf("%w (this one has %d); say more in a message", ErrBadReason, n)
 	}
-	return d.ws.Bulletin().Acquire(resource, d.agent, reason)
+	release, err := d.lockOnHub(resource)
+	if err != nil {
+		return err
+	}
+	if err := d.ws.Bulletin().Acquire(resource, d.agent, reason); err != nil {
+		release()
+		return err
+	}
+	return nil
 }
 
 // Unlock releases a shared resource the desk's agent holds. With force the
@@ -57,7 +67,19 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, l.Holder)}
 		}
 	}
-	return store.Release(resource, d.agent, force)
+	released, err := store.Release(resource, d.agent, force)
+	if err != nil {
+		if errors.Is(err, bulletin.ErrNotHolder) || !force {
+			return released, err
+		}
+		// Not held here: a lock of an agent of another host, which the
+		// operator forces when that host is gone.
+		if hubErr := d.unlockOnHub(resource); hubErr != nil {
+			return released, hubErr
+		}
+		return bulletin.Lock{Holder: "an agent of another host"}, nil
+	}
+	return released, d.unlockOnHub(resource)
 }
 
 // exited reports whether an agent's state says it has exited.

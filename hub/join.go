@@ -93,6 +93,22 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	c, err := connect(ctx, rawURL, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.setUp(ctx, cfg); err != nil {
+		c.nc.Close()
+		return nil, err
+	}
+	c.wg.Add(1)
+	go c.heartbeatLoop()
+	return c, nil
+}
+
+// connect opens the connection of a Conn, which reconnects forever.
+func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
+	var err error
 	c := &Conn{
 		names:    names{cfg.Team},
 		host:     cfg.Host,
@@ -138,12 +154,6 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 		c.nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
 	}
-	if err := c.setUp(ctx, cfg); err != nil {
-		c.nc.Close()
-		return nil, err
-	}
-	c.wg.Add(1)
-	go c.heartbeatLoop()
 	return c, nil
 }
 

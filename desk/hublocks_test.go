@@ -1,0 +1,54 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"switchboard/bulletin"
+	"switchboard/hub"
+	"switchboard/workspace"
+)
+
+// TestALockTakenOnOneHostIsRefusedOnTheOther: two workspaces of one team
+// across machines share their locks through the hub.
+func TestALockTakenOnOneHostIsRefusedOnTheOther(t *testing.T) {
+	srv, err := hub.Start(context.Background(), hub.ServerConfig{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	desks := map[string]*Desk{}
+	for host, agent := range map[string]string{"laptop": "developer_agent", "gpu": "tester_agent"} {
+		ws, _ := defaultTeam(t)
+		if err := ws.SetHub(workspace.HubSettings{URL: srv.URL(host), Host: host}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := ws.Rules()
+		if err != nil {
+			t.Fatal(err)
+		}
+		desks[host] = New(ws, r, agent)
+	}
+	if err := desks["laptop"].Lock("db migrations", "adding a column"); err != nil {
+		t.Fatal(err)
+	}
+	err = desks["gpu"].Lock("db migrations", "me too")
+	if !errors.Is(err, bulletin.ErrHeld) || !strings.Contains(err.Error(), "developer_agent on host laptop") {
+		t.Fatalf("the lock on the other host: %v; want it refused, naming its holder", err)
+	}
+	if _, err := desks["laptop"].Unlock("db migrations", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := desks["gpu"].Lock("db migrations", "now mine"); err != nil {
+		t.Errorf("the lock once released: %v", err)
+	}
+	srv.Close()
+	if err := desks["laptop"].Lock("release notes", ""); !errors.Is(err, ErrHubAway) {
+		t.Errorf("a lock with the hub away: %v; want it refused", err)
+	}
+	if b, _ := desks["laptop"].ws.Bulletin().Read(); len(b.SharedResources) != 0 {
+		t.Errorf("a lock refused on the hub was taken here: %v", b.SharedResources)
+	}
+}

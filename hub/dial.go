@@ -1,0 +1,37 @@
+package hub
+
+import (
+	"context"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Dial connects host to the team's locks on the hub for a short errand (a
+// command that takes or releases a lock), without taking the host's place:
+// it claims no agent, reads no rules, takes no mail and sends no heartbeat.
+// Lock, Unlock and ForceUnlock work on what it returns; Close it after.
+func Dial(ctx context.Context, rawURL, team, host string) (*Conn, error) {
+	cfg, err := JoinConfig{Team: team, Host: host}.withDefaults(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	c, err := connect(ctx, rawURL, cfg)
+	if err != nil {
+		return nil, err
+	}
+	lctx, cancel := c.linked(ctx)
+	defer cancel()
+	for _, b := range []struct {
+		kv  *jetstream.KeyValue
+		cfg jetstream.KeyValueConfig
+	}{
+		{&c.heartbeat, jetstream.KeyValueConfig{Bucket: c.names.heartbeat(), Storage: jetstream.FileStorage, TTL: 3 * cfg.beat}},
+		{&c.locks, jetstream.KeyValueConfig{Bucket: c.names.locks(), Storage: jetstream.FileStorage}},
+	} {
+		if *b.kv, err = c.ensureBucket(lctx, b.cfg); err != nil {
+			c.Close()
+			return nil, c.explain(lctx, err, "open bucket "+b.cfg.Bucket)
+		}
+	}
+	return c, nil
+}
