@@ -24,12 +24,12 @@ type masterProcess struct {
 // stopGrace bounds the wait for the master to stop after SIGTERM.
 const stopGrace = 5 * time.Second
 
-// startMaster runs `<bin> master --root <root> [--no-fsync]` with
+// startMaster runs `<bin> master --root <root> [more...] [--no-fsync]` with
 // SWITCHBOARD_ROOT and SWITCHBOARD_AGENT unset. Its log goes to a file, not
 // a pipe, so that reading it costs the bench nothing, and not into the
 // workspace, whose folder the master watches.
-func startMaster(bin, root string, durable bool) (*masterProcess, error) {
-	args := []string{"master", "--root", root}
+func startMaster(bin, root string, durable bool, more ...string) (*masterProcess, error) {
+	args := append([]string{"master", "--root", root}, more...)
 	if !durable {
 		args = append(args, "--no-fsync")
 	}

@@ -31,6 +31,8 @@ type Result struct {
 	Soak *SoakResult `json:"soak,omitempty"`
 	// Worktree is a spawn with a git worktree (RunWorktree); nil when not run.
 	Worktree *WorktreeResult `json:"worktree,omitempty"`
+	// Hub is delivery across hosts (RunHub); nil when not run.
+	Hub *HubResult `json:"hub,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

@@ -66,6 +66,9 @@ const (
 	RowHistoryRSS     = "history_rss"
 	RowHistoryRestart = "history_restart"
 	RowHistoryRest    = "history_rest"
+	// The hub's rows: HubResult's remote delivery beside the local one.
+	RowHubP50   = "hub_p50"
+	RowHubBurst = "hub_burst"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
 	RowStatusLine      = "status_line"
 	RowHookPromptNew   = "hook_prompt_new"
@@ -94,6 +97,25 @@ func (r *Result) check() {
 	if r.History != nil {
 		r.checkHistory()
 	}
+	if r.Hub != nil {
+		r.checkHub()
+	}
+}
+
+// checkHub checks delivery across hosts against delivery on one.
+func (r *Result) checkHub() {
+	h := r.Hub
+	r.Checks = append(r.Checks,
+		Check{
+			Row:    RowHubP50,
+			Target: fmt.Sprintf("≤ %g× local", TargetHubP50Ratio),
+			Pass:   h.Remote.Latency.Lost == 0 && float64(h.Remote.Latency.P50) <= TargetHubP50Ratio*float64(h.Local.Latency.P50),
+		},
+		Check{
+			Row:    RowHubBurst,
+			Target: fmt.Sprintf("≥ %g× local", TargetHubBurstRatio),
+			Pass:   h.Remote.Burst.Lost == 0 && h.Remote.Burst.PerSecond >= TargetHubBurstRatio*h.Local.Burst.PerSecond,
+		})
 }
 
 // checkHistory checks the master started on a long history.

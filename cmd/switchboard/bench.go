@@ -22,6 +22,7 @@ type benchOptions struct {
 	soak    bench.SoakConfig
 	history bench.HistoryConfig
 	tree    bench.WorktreeConfig
+	hub     bench.HubConfig
 	only    string // a part, or empty for all but those only run when asked for
 	quick   bool
 }
@@ -34,10 +35,11 @@ const (
 	benchSoak    = "soak"
 	benchHistory = "history"
 	benchTree    = "worktree"
+	benchHub     = "hub"
 )
 
 // askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true}
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -45,7 +47,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|history|soak|worktree] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--quick]",
+		Use:   "bench [--only routing|hooks|team|history|soak|worktree|hub] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -123,6 +125,11 @@ git repository of --worktree-files files, its team up in tmux; the median of
 five spawns without a worktree, five with one, and five git worktree add
 alone on the same repository.
 
+The hub run only when asked for (--only hub): an embedded hub and two masters,
+each on a workspace of its own; 200 messages one at a time, then a burst of
+1,000, from an agent of the first host to another agent of it and to an agent
+of the second: latency and throughput across the hop beside those on one host.
+
 Progress goes to standard error; --json prints the numbers for scripts.
 
 File creation, listing and fsync costs vary with the filesystem and with what
@@ -136,6 +143,7 @@ workspace lives.`,
   switchboard bench --only history      # a master started on a million records, about five minutes
   switchboard bench --only soak --soak-duration 15m   # a long run, with SIGKILLs
   switchboard bench --only worktree     # spawn with a worktree on 10,000 files, about 20 seconds
+  switchboard bench --only hub          # delivery across two hosts beside delivery on one, about 30 seconds
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -222,7 +230,7 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	case opts.tree.Files < 1:
 		return usageError("--worktree-files must be at least 1")
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, history, soak or worktree, not %q", opts.only)
+		return usageError("--only is routing, hooks, team, history, soak, worktree or hub, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -295,6 +303,15 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		res.AddWorktree(w)
 	}
+	if parts(benchHub) {
+		hcfg := opts.hub
+		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
+		h, err := bench.RunHub(ctx, hcfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddHub(h)
+	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
 			return err
@@ -320,6 +337,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	if res.Worktree != nil {
 		tables = append(tables, printWorktreeTable)
 	}
+	if res.Hub != nil {
+		tables = append(tables, printHubTable)
+	}
 	for i, table := range tables {
 		if i > 0 {
 			fmt.Fprintln(io.out)
@@ -338,6 +358,20 @@ func soakBroken(res *bench.Result) error {
 		return exitWith(exitError)
 	}
 	return nil
+}
+
+// printHubTable writes delivery to an agent of another host beside
+// delivery to one of the sender's.
+func printHubTable(w io.Writer, r *bench.Result) error {
+	h := r.Hub
+	t := &benchTable{rightAligned: []bool{false, true, true, false, false}}
+	t.add("two masters joined through a hub", "same host", "other host", "target", "")
+	row := func(name, local, remote, checkRow string) { t.addChecked(r, checkRow, name, local, remote) }
+	row(fmt.Sprintf("one at a time (%d): p50", h.Local.Latency.Count), benchMillis(h.Local.Latency.P50)+" ms", benchMillis(h.Remote.Latency.P50)+" ms", bench.RowHubP50)
+	row("p99", benchMillis(h.Local.Latency.P99)+" ms", benchMillis(h.Remote.Latency.P99)+" ms", "")
+	row(fmt.Sprintf("a burst of %d", h.Local.Burst.Count), fmt.Sprintf("%.0f msg/s", h.Local.Burst.PerSecond), fmt.Sprintf("%.0f msg/s", h.Remote.Burst.PerSecond), bench.RowHubBurst)
+	row("lost", fmt.Sprint(h.Local.Latency.Lost+h.Local.Burst.Lost), fmt.Sprint(h.Remote.Latency.Lost+h.Remote.Burst.Lost), "")
+	return t.write(w)
 }
 
 // printWorktreeTable writes a spawn with a worktree beside one without and
