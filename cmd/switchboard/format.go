@@ -45,7 +45,11 @@ func printRouted(w io.Writer, m *mailbox.Message, rec *mailbox.Record) {
 			fmt.Fprintf(w, "  %-13s %s\n", name+":", safetext.Line(value))
 		}
 	}
-	header("From", m.From)
+	if m.Via != "" {
+		header("From", m.From+" (host "+m.Via+")")
+	} else {
+		header("From", m.From)
+	}
 	header("To", strings.Join(m.To, ", "))
 	header("Sent", localTime(m.Timestamp))
 	if rec != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,16 +91,19 @@ func runHub(ctx context.Context, io *streams, opts *hubOptions) error {
 		return fmt.Errorf("start the hub: %w", err)
 	}
 	defer srv.Close()
-	fmt.Fprintln(io.out, srv.URL(hosts[0]))
+	fmt.Fprintln(io.out, reachable(srv.URL(hosts[0])))
 	for _, h := range hosts {
 		team := ""
 		if opts.team != "" {
 			team = " --team " + safetext.ShellWord(opts.team)
 		}
-		fmt.Fprintf(io.out, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(srv.URL(h)), h, team)
+		fmt.Fprintf(io.out, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(reachable(srv.URL(h))), h, team)
 	}
 	for _, w := range srv.Warnings() {
 		fmt.Fprintf(io.errOut, "warning: %s\n", w)
+	}
+	if host, _, err := net.SplitHostPort(srv.Addr()); err == nil && net.ParseIP(host).IsLoopback() {
+		fmt.Fprintf(io.errOut, "note: the hub listens on loopback, so only masters of this machine reach it; for other machines, give --listen an address of this one, like --listen 0.0.0.0:4222 (with --tls-cert and --tls-key)\n")
 	}
 	fmt.Fprintf(io.errOut, "hub running on %s with its files in %s; stop it with Ctrl-C\n", srv.Addr(), dir)
 	<-ctx.Done()
@@ -126,4 +131,28 @@ func thisHost() string {
 		return "host-1"
 	}
 	return name
+}
+
+// reachable is a hub URL with an address other machines can use in place
+// of one that means "every address of this machine" (0.0.0.0, ::).
+func reachable(hubURL string) string {
+	u, err := url.Parse(hubURL)
+	if err != nil {
+		return hubURL
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || !ip.IsUnspecified() {
+		return hubURL
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			u.Host = net.JoinHostPort(n.IP.String(), u.Port())
+			return u.String()
+		}
+	}
+	if name, err := os.Hostname(); err == nil {
+		u.Host = net.JoinHostPort(name, u.Port())
+	}
+	return u.String()
 }
