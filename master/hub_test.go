@@ -177,3 +177,18 @@ func TestThePersonOnOneHostWritesToAnAgentOnAnother(t *testing.T) {
 	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{mailbox.Operator}, Title: "To the person", Type: mailbox.TypeResponse})
 	b.waitInbox(mailbox.Operator, 1) // the person of the sender's host
 }
+
+func TestAnAgentOnTwoHostsIsRefused(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent")
+	a.join()
+	b := newHost(t, srv, "gpu", "developer_agent", "tester_agent")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b.opts.Log = b.log
+	err := New(b.root, b.opts).Run(ctx)
+	var claimed *hub.AgentClaimed
+	if !errors.As(err, &claimed) || claimed.Agent != "developer_agent" || claimed.Host != "laptop" {
+		t.Errorf("a second host running developer_agent: %v", err)
+	}
+}
