@@ -14,8 +14,9 @@ import (
 // hubErrand bounds a lock's trip to the hub.
 const hubErrand = 10 * time.Second
 
-// ErrHubAway is a lock that could not be taken or released on the hub of a
-// team across machines: without it, another host could take the same.
+// ErrHubAway is a lock or a shared value that could not be taken, released
+// or set on the hub of a team across machines: without it, another host
+// could take the same lock, or would not see the value.
 var ErrHubAway = errors.New("the hub is out of reach")
 
 // hubLockKey is a resource's name as a key of the hub's locks.
@@ -34,7 +35,7 @@ func (d *Desk) onHub(errand func(ctx context.Context, c *hub.Conn) error) (ok bo
 	defer cancel()
 	c, err := hub.Dial(ctx, s.URL, s.Team, s.Host)
 	if err != nil {
-		return true, fmt.Errorf("%w (%w); the lock was left as it was: try again when the hub is back", ErrHubAway, err)
+		return true, fmt.Errorf("%w (%w); nothing was changed: try again when the hub is back", ErrHubAway, err)
 	}
 	defer c.Close()
 	return true, errand(ctx, c)

@@ -2,6 +2,7 @@ package desk
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 )
 
 // TestALockTakenOnOneHostIsRefusedOnTheOther: two workspaces of one team
-// across machines share their locks through the hub.
+// across machines share their locks and their state through the hub.
 func TestALockTakenOnOneHostIsRefusedOnTheOther(t *testing.T) {
 	srv, err := hub.Start(context.Background(), hub.ServerConfig{Dir: t.TempDir()})
 	if err != nil {
@@ -44,7 +45,17 @@ func TestALockTakenOnOneHostIsRefusedOnTheOther(t *testing.T) {
 	if err := desks["gpu"].Lock("db migrations", "now mine"); err != nil {
 		t.Errorf("the lock once released: %v", err)
 	}
+	// Shared state is the hub's, for every host.
+	if err := desks["laptop"].SetState("release version", json.RawMessage(`"2.1"`)); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := desks["gpu"].State("release version"); err != nil || string(v) != `"2.1"` {
+		t.Errorf("the other host reads %s, %v; want \"2.1\"", v, err)
+	}
 	srv.Close()
+	if err := desks["gpu"].SetState("release version", json.RawMessage(`"3"`)); !errors.Is(err, ErrHubAway) {
+		t.Errorf("a value set with the hub away: %v; want it refused", err)
+	}
 	if err := desks["laptop"].Lock("release notes", ""); !errors.Is(err, ErrHubAway) {
 		t.Errorf("a lock with the hub away: %v; want it refused", err)
 	}

@@ -88,9 +88,10 @@ func (d *Desk) exited(agent string) bool {
 	return ok && st.State == mailbox.StateExited
 }
 
-// State is one key of the shared state.
+// State is one key of the shared state: the hub's, in a team across
+// machines.
 func (d *Desk) State(key string) (json.RawMessage, error) {
-	state, err := d.ws.Bulletin().ReadState()
+	state, err := d.StateList()
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +102,8 @@ func (d *Desk) State(key string) (json.RawMessage, error) {
 	return v, nil
 }
 
-// SetState sets one key of the shared state to a JSON value.
+// SetState sets one key of the shared state to a JSON value; in a team
+// across machines on the hub too, for every host.
 func (d *Desk) SetState(key string, value json.RawMessage) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("the key: %w", ErrBlank)
@@ -109,10 +111,18 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 	if !json.Valid(value) {
 		return fmt.Errorf("the value of %s is not JSON", key)
 	}
+	// The hub first: a value it does not hold is not shared.
+	if err := d.setOnHub(key, value); err != nil {
+		return err
+	}
 	return d.ws.Bulletin().SetState(key, value)
 }
 
-// StateList is the whole shared state.
+// StateList is the whole shared state: the hub's, in a team across
+// machines.
 func (d *Desk) StateList() (map[string]json.RawMessage, error) {
+	if state, joined, err := d.stateOnHub(); joined || err != nil {
+		return state, err
+	}
 	return d.ws.Bulletin().ReadState()
 }

@@ -6,10 +6,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Dial connects host to the team's locks on the hub for a short errand (a
-// command that takes or releases a lock), without taking the host's place:
-// it claims no agent, reads no rules, takes no mail and sends no heartbeat.
-// Lock, Unlock and ForceUnlock work on what it returns; Close it after.
+// Dial connects host to the team's locks and shared values on the hub for a
+// short errand (a command that takes a lock or sets a value), without
+// taking the host's place: it claims no agent, reads no rules, takes no
+// mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update
+// and Values work on what it returns; Close it after.
 func Dial(ctx context.Context, rawURL, team, host string) (*Conn, error) {
 	cfg, err := JoinConfig{Team: team, Host: host}.withDefaults(rawURL)
 	if err != nil {
@@ -27,6 +28,7 @@ func Dial(ctx context.Context, rawURL, team, host string) (*Conn, error) {
 	}{
 		{&c.heartbeat, jetstream.KeyValueConfig{Bucket: c.names.heartbeat(), Storage: jetstream.FileStorage, TTL: 3 * cfg.beat}},
 		{&c.locks, jetstream.KeyValueConfig{Bucket: c.names.locks(), Storage: jetstream.FileStorage}},
+		{&c.shared, jetstream.KeyValueConfig{Bucket: c.names.shared(), Storage: jetstream.FileStorage}},
 	} {
 		if *b.kv, err = c.ensureBucket(lctx, b.cfg); err != nil {
 			c.Close()

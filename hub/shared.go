@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -64,4 +66,59 @@ func (c *Conn) sharedErr(ctx context.Context, err error, doing, key string) erro
 		return fmt.Errorf("%w: key %q: use letters, digits, - _ = / and dots between them", ErrBadName, key)
 	}
 	return c.explain(ctx, err, doing+" shared value "+key)
+}
+
+// Values returns every shared value of the team, by key.
+func (c *Conn) Values(ctx context.Context) (map[string][]byte, error) {
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
+	keys, err := c.keys(ctx, c.names.shared(), ">")
+	if err != nil {
+		return nil, c.sharedErr(ctx, err, "list", "")
+	}
+	values := make(map[string][]byte)
+	for _, key := range keys {
+		e, err := c.shared.Get(ctx, key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+			continue // deleted
+		}
+		if err != nil {
+			return nil, c.sharedErr(ctx, err, "get", key)
+		}
+		values[key] = e.Value()
+	}
+	return values, nil
+}
+
+// The team's shared state is kept under encoded keys, so that any name
+// (spaces, slashes) may be a key of it.
+const stateKeyPrefix = "s."
+
+func stateKey(key string) string {
+	return stateKeyPrefix + base64.RawURLEncoding.EncodeToString([]byte(key))
+}
+
+// SetState sets one key of the team's shared state.
+func (c *Conn) SetState(ctx context.Context, key string, value []byte) error {
+	_, err := c.Put(ctx, stateKey(key), value)
+	return err
+}
+
+// State is the team's shared state, by key.
+func (c *Conn) State(ctx context.Context) (map[string][]byte, error) {
+	values, err := c.Values(ctx)
+	if err != nil {
+		return nil, err
+	}
+	state := make(map[string][]byte, len(values))
+	for k, v := range values {
+		enc, ok := strings.CutPrefix(k, stateKeyPrefix)
+		if !ok {
+			continue
+		}
+		if key, err := base64.RawURLEncoding.DecodeString(enc); err == nil {
+			state[string(key)] = v
+		}
+	}
+	return state, nil
 }

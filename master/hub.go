@@ -1,7 +1,9 @@
 package master
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -310,10 +312,33 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 		if members, err := conn.Team(ctx); err == nil {
 			h.writeTeam(members)
 		}
+		h.mirrorState(ctx, conn)
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// mirrorState copies the team's shared state from the hub into this host's
+// bulletin, which the agents' hooks show.
+func (h *hubLink) mirrorState(ctx context.Context, conn *hub.Conn) {
+	shared, err := conn.State(ctx)
+	if err != nil {
+		return
+	}
+	store := h.ws.Bulletin()
+	local, err := store.ReadState()
+	if err != nil {
+		return
+	}
+	for key, value := range shared {
+		if !json.Valid(value) || bytes.Equal(local[key], value) {
+			continue
+		}
+		if err := store.SetState(key, value); err != nil {
+			h.logf("cannot keep the shared value %q of the team here: %v", key, err)
 		}
 	}
 }
