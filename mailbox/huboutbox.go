@@ -14,9 +14,11 @@ import (
 )
 
 // HubOutbox holds the copies routed here for agents on other hosts until
-// the hub has them: one file each, named by the record's seq and the
-// recipient, so that they leave in the order they were routed, and a copy
-// routed again after a crash finds its file and is not written twice.
+// the hub has them: one file each, named by the record's seq, the
+// recipient and the message's id, so that they leave in the order they
+// were routed, a copy routed again after a crash finds its file and is not
+// written twice, and a file planted under a name to come cannot take a
+// real copy's place (its id is not known before it is routed).
 type HubOutbox struct {
 	dir     string
 	stage   string
@@ -40,8 +42,8 @@ func (s *Store) HubOutbox() *HubOutbox {
 // Dir is the folder of the waiting copies.
 func (o *HubOutbox) Dir() string { return o.dir }
 
-func (o *HubOutbox) name(seq int64, to string) string {
-	return fmt.Sprintf("%020d-%s.json", seq, to)
+func (o *HubOutbox) name(seq int64, to, id string) string {
+	return fmt.Sprintf("%020d-%s-%s.json", seq, to, id)
 }
 
 // Put writes m, the copy of record seq for to, unless it is there already;
@@ -58,7 +60,7 @@ func (o *HubOutbox) Put(seq int64, to string, m *Message) (bool, error) {
 	if o.stage != "" {
 		opts.TmpDir = o.stage
 	}
-	err = atomicfile.Publish(filepath.Join(o.dir, o.name(seq, to)), data, opts)
+	err = atomicfile.Publish(filepath.Join(o.dir, o.name(seq, to, m.ID)), data, opts)
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}
@@ -98,16 +100,36 @@ func (o *HubOutbox) Waiting(n int) (copies []HubCopy, bad []string, err error) {
 			break
 		}
 		path := filepath.Join(o.dir, name)
-		seqText, to, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
+		seqText, rest, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
 		seq, err := strconv.ParseInt(seqText, 10, 64)
 		m, loadErr := Load(path)
-		if !ok || err != nil || loadErr != nil {
+		var to string
+		if ok && err == nil && loadErr == nil {
+			to, ok = strings.CutSuffix(rest, "-"+m.ID)
+		}
+		if !ok || err != nil || loadErr != nil || to == "" {
 			bad = append(bad, path)
 			continue
 		}
 		copies = append(copies, HubCopy{Path: path, Seq: seq, To: to, Message: m})
 	}
 	return copies, bad, nil
+}
+
+// Refuse moves a file (of Waiting's copies or bad ones) that is not a copy
+// the master routed out of the
+// way, into a folder beside the outbox, for a person to look at; it
+// returns where it went.
+func (o *HubOutbox) Refuse(path string) (string, error) {
+	dir := filepath.Join(filepath.Dir(o.dir), "refused")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("hub outbox: %w", err)
+	}
+	to := filepath.Join(dir, filepath.Base(path))
+	if err := os.Rename(path, to); err != nil {
+		return "", fmt.Errorf("hub outbox: %w", err)
+	}
+	return to, nil
 }
 
 // Done removes a copy the hub has.

@@ -17,11 +17,11 @@ func TestTheHubOutboxKeepsCopiesInOrderAndOnce(t *testing.T) {
 		seq int64
 		to  string
 	}{{12, "tester_agent"}, {3, "reviewer_agent"}, {3, "tester_agent"}} {
-		if wrote, err := o.Put(c.seq, c.to, msg("m"+c.to)); err != nil || !wrote {
+		if wrote, err := o.Put(c.seq, c.to, msg("m-"+c.to)); err != nil || !wrote {
 			t.Fatalf("put #%d for %s: %v, %v", c.seq, c.to, wrote, err)
 		}
 	}
-	if wrote, err := o.Put(12, "tester_agent", msg("again")); err != nil || wrote {
+	if wrote, err := o.Put(12, "tester_agent", msg("m-tester_agent")); err != nil || wrote {
 		t.Errorf("a copy put again was written: %v, %v", wrote, err)
 	}
 	if err := os.WriteFile(filepath.Join(o.Dir(), "junk.json"), []byte("{"), 0o600); err != nil {
@@ -31,7 +31,7 @@ func TestTheHubOutboxKeepsCopiesInOrderAndOnce(t *testing.T) {
 	if err != nil || len(bad) != 1 || len(copies) != 3 {
 		t.Fatalf("waiting: %d copies, bad %v, %v", len(copies), bad, err)
 	}
-	if copies[0].Seq != 3 || copies[0].To != "reviewer_agent" || copies[2].Seq != 12 || copies[2].Message.ID != "mtester_agent" {
+	if copies[0].Seq != 3 || copies[0].To != "reviewer_agent" || copies[2].Seq != 12 || copies[2].Message.ID != "m-tester_agent" || copies[2].To != "tester_agent" {
 		t.Errorf("order: %+v", copies)
 	}
 	if err := o.Done(copies[0]); err != nil {

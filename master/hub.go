@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -205,16 +206,35 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 	for {
 		copies, bad, err := h.outbox.Waiting(round)
 		for _, path := range bad {
-			if !reported[path] {
-				h.logf("%s is not a copy this master wrote; it stays there, unsent, for you to look at", path)
-				reported[path] = true
+			if where, err := h.outbox.Refuse(path); err != nil {
+				if !reported[path] {
+					h.logf("%s does not read as a copy, and stays: %v", path, err)
+					reported[path] = true
+				}
+			} else {
+				h.logf("%s does not read as a copy: not sent; moved to %s", filepath.Base(path), where)
 			}
 		}
 		if err != nil {
 			h.logf("%v", err)
 		}
+		// Only a copy the log vouches for goes out: a file put in the outbox
+		// by anyone else would be sent under its sender's name. A voucher
+		// a round, as it reads the log as long as it was when opened.
+		voucher := h.ws.Store.NewVoucher()
 		sent := 0
 		for _, c := range copies {
+			m := c.Message
+			if m.Via != "" || !voucher.Vouches(c.To, mailbox.FileName(m.DeliveredAt, m.Priority, m.ID), m) {
+				where, err := h.outbox.Refuse(c.Path)
+				if err != nil {
+					h.logf("%v", err)
+					break
+				}
+				h.logf("%s is not a copy this master routed (no record of the log vouches for it): not sent; moved to %s", filepath.Base(c.Path), where)
+				sent++
+				continue
+			}
 			body, err := c.Message.Encode()
 			if err == nil {
 				err = conn.Publish(ctx, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
@@ -236,6 +256,7 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 			}
 			sent++
 		}
+		voucher.Close()
 		if sent == round {
 			continue
 		}
