@@ -331,7 +331,7 @@ func messageText(rec *mailbox.Record) string {
 	msg := rec.Message
 	var b strings.Builder
 	fmt.Fprintf(&b, "#%d  %s\n", rec.Seq, safetext.Line(msg.Title))
-	fmt.Fprintf(&b, "from %s to %s, %s, %s %s\n", msg.From, strings.Join(msg.To, ", "), rec.Time.Local().Format("2006-01-02 15:04:05"), msg.Priority, msg.Type)
+	fmt.Fprintf(&b, "from %s to %s, %s, %s %s\n", msg.From, strings.Join(msg.To, ", "), rec.Time.In(zone).Format("2006-01-02 15:04:05"), msg.Priority, msg.Type)
 	fmt.Fprintf(&b, "routing: %s", rec.Status)
 	for _, bl := range rec.Blocked {
 		fmt.Fprintf(&b, "; blocked to %s: %s", bl.To, safetext.Line(bl.Reason))

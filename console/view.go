@@ -51,6 +51,10 @@ func stateOf(a Agent) (symbol, word string, style lipgloss.Style) {
 	return "·", a.State, styleQuiet
 }
 
+// zone is where the console shows times: the machine's own; the tests
+// of the golden frames set UTC.
+var zone = time.Local
+
 // column is one column of the agents' table: its heading, width, and cell.
 type column struct {
 	head  string
@@ -227,7 +231,7 @@ func renderLog(records []mailbox.Record, cursor, width, height int, focused bool
 		for _, b := range rec.Blocked {
 			to = append(to, "✗"+b.To)
 		}
-		row := fit(fmt.Sprintf("#%-5d %s %s → %s: %s", rec.Seq, rec.Time.Local().Format("15:04:05"), rec.Message.From, strings.Join(to, ", "), rec.Message.Title), width-2)
+		row := fit(fmt.Sprintf("#%-5d %s %s → %s: %s", rec.Seq, rec.Time.In(zone).Format("15:04:05"), rec.Message.From, strings.Join(to, ", "), rec.Message.Title), width-2)
 		if rec.Status == mailbox.StatusBlocked {
 			row = styleBad.Render(row)
 		}
