@@ -108,6 +108,7 @@ func TreeOf(ctx context.Context, ws *workspace.Workspace, p *profile.Profile) (*
 type TreeFate struct {
 	Agent string        `json:"agent"`
 	Tree  worktree.Tree `json:"tree"`
+	Repo  string        `json:"repo"` // the main checkout's folder
 	// Removed says the tree and its branch are gone; Discarded lists the
 	// work thrown away with them when that was asked for.
 	Removed   bool             `json:"removed"`
@@ -129,6 +130,9 @@ func closeTrees(ctx context.Context, ws *workspace.Workspace, team []*profile.Pr
 			continue
 		}
 		fate := TreeFate{Agent: p.Name, Tree: tree}
+		if repo != nil {
+			fate.Repo = repo.Root
+		}
 		if err != nil {
 			fate.Kept = err
 			fates = append(fates, fate)

@@ -41,6 +41,9 @@ type Server struct {
 // readyTimeout bounds how long Start waits for the server to listen.
 const readyTimeout = 10 * time.Second
 
+// maxPayload bounds a copy on the hub: four times the largest message file.
+const maxPayload = 4 << 20
+
 // Start runs an embedded hub with file storage under cfg.Dir. It returns
 // once the hub accepts connections; ctx bounds that wait.
 func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
@@ -84,6 +87,12 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		NoLog:                      true,
 		NoSigs:                     true,
 		CustomClientAuthentication: &hostAuth{secret: secret, names: s.names},
+		// A copy the hub took is on its disk, as a message a master
+		// delivered is: a power cut loses neither.
+		SyncAlways: true,
+		// Room for a message of the largest size a mailbox takes, with
+		// the fields its master adds.
+		MaxPayload: maxPayload,
 	}
 	switch {
 	case cfg.TLSCert != "" && cfg.TLSKey != "":

@@ -79,7 +79,9 @@ func (o *HubOutbox) Sync() error {
 }
 
 // Waiting returns up to n copies, oldest first. A file that does not read
-// as a copy is skipped and reported in bad, to be looked at by a person.
+// as a copy (its name or its text) is skipped and reported in bad, to be
+// looked at by a person; one that could not be read stops the listing
+// there, with the error.
 func (o *HubOutbox) Waiting(n int) (copies []HubCopy, bad []string, err error) {
 	entries, err := os.ReadDir(o.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,6 +105,9 @@ func (o *HubOutbox) Waiting(n int) (copies []HubCopy, bad []string, err error) {
 		seqText, rest, ok := strings.Cut(strings.TrimSuffix(name, ".json"), "-")
 		seq, err := strconv.ParseInt(seqText, 10, 64)
 		m, loadErr := Load(path)
+		if loadErr != nil && !errors.Is(loadErr, ErrInvalid) {
+			return copies, bad, fmt.Errorf("hub outbox: %w", loadErr)
+		}
 		var to string
 		if ok && err == nil && loadErr == nil {
 			to, ok = strings.CutSuffix(rest, "-"+m.ID)

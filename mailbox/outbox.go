@@ -83,6 +83,10 @@ func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error)
 		return nil, Refusal(fmt.Sprintf("spoofed sender: \"from\" is %q, but the message was posted in the outbox of %s", msg.From, agent))
 	}
 	normalized := msg.Normalize(now)
+	if msg.Via != "" {
+		// Only a master says which host a copy came from.
+		msg.Via, normalized = "", true
+	}
 	if err := msg.Validate(); err != nil {
 		return nil, Refusal(err.Error())
 	}

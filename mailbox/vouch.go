@@ -156,6 +156,13 @@ func (v *Voucher) record(seq int64) (Record, bool) {
 	return v.recordAt(off)
 }
 
+// Broken is why the log could not be read, when it could not: then the
+// Voucher vouches for no message, whatever the files hold.
+func (v *Voucher) Broken() error {
+	v.openLog()
+	return v.err
+}
+
 func (v *Voucher) openLog() bool {
 	if v.log != nil {
 		return true

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"switchboard/hub"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -51,10 +52,16 @@ type hubLink struct {
 	arrivals chan hubCopy  // copies from the hub, for the loop to deliver
 	conn     atomic.Pointer[hub.Conn]
 
-	mu     sync.Mutex
-	hosted map[string]bool // the agents this host runs, as last read
-	put    bool            // the loop put copies not yet synced
+	mu      sync.Mutex
+	hosted  map[string]bool      // the agents this host runs, as last read
+	notHere map[string]time.Time // agents last found to run elsewhere, and when
+	put     bool                 // the loop put copies not yet synced
 }
+
+// notHereFresh is how long an agent found to run on another host is taken
+// to, before this host's agents are read again for it. A name never looked
+// up (an agent spawned a moment ago) is always read.
+const notHereFresh = time.Second
 
 // hubCopy is one copy from the hub, and where its outcome goes.
 type hubCopy struct {
@@ -68,7 +75,7 @@ func newHubLink(ws *workspace.Workspace, opts HubOptions, logf func(string, ...a
 		return nil, err
 	}
 	return &hubLink{
-		opts: opts, ws: ws, outbox: ws.Store.HubOutbox(), logf: logf, hosted: hosted,
+		opts: opts, ws: ws, outbox: ws.Store.HubOutbox(), logf: logf, hosted: hosted, notHere: make(map[string]time.Time),
 		wake: make(chan struct{}, 1), arrivals: make(chan hubCopy),
 	}, nil
 }
@@ -89,11 +96,21 @@ func (h *hubLink) remote(agent string) bool {
 	}
 	h.mu.Lock()
 	known := h.hosted[agent]
+	at, elsewhere := h.notHere[agent]
 	h.mu.Unlock()
 	if known {
 		return false
 	}
-	return !h.refresh()[agent]
+	if elsewhere && time.Since(at) < notHereFresh {
+		return true
+	}
+	if h.refresh()[agent] {
+		return false
+	}
+	h.mu.Lock()
+	h.notHere[agent] = time.Now()
+	h.mu.Unlock()
+	return true
 }
 
 // refresh reads the agents this host runs again.
@@ -131,6 +148,9 @@ func (h *hubLink) flush() error {
 		return nil
 	}
 	if err := h.outbox.Sync(); err != nil {
+		h.mu.Lock()
+		h.put = true // synced by the next flush, whatever it puts
+		h.mu.Unlock()
 		return err
 	}
 	select {
@@ -163,7 +183,8 @@ func (h *hubLink) join(ctx context.Context, rulesText []byte, timeout time.Durat
 func refused(err error) bool {
 	var mismatch *hub.RulesMismatch
 	var claimed *hub.AgentClaimed
-	return errors.As(err, &mismatch) || errors.As(err, &claimed) || errors.Is(err, hub.ErrMailTaken)
+	return errors.As(err, &mismatch) || errors.As(err, &claimed) || errors.Is(err, hub.ErrMailTaken) ||
+		errors.Is(err, hub.ErrBadConfig) || errors.Is(err, hub.ErrBadName) || errors.Is(err, hub.ErrDenied)
 }
 
 // run keeps the link up until ctx is done: it joins (again and again while
@@ -222,6 +243,11 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 		// by anyone else would be sent under its sender's name. A voucher
 		// a round, as it reads the log as long as it was when opened.
 		voucher := h.ws.Store.NewVoucher()
+		stuck := err != nil // a copy could not be read: try again soon
+		if err := voucher.Broken(); err != nil {
+			h.logf("cannot read the log to check the copies for the hub: %v; they wait", err)
+			copies, stuck = nil, true
+		}
 		sent := 0
 		for _, c := range copies {
 			m := c.Message
@@ -261,7 +287,7 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 			continue
 		}
 		wait := time.Minute // the outbox is empty: a put wakes it
-		if len(copies) > sent {
+		if len(copies) > sent || stuck {
 			wait = hubRetry
 		}
 		select {
@@ -403,13 +429,11 @@ func (m *Master) startHub(ctx context.Context) (stop func(), err error) {
 // agent's pane told.
 func (m *Master) takeFromHub(a hubCopy) {
 	d := a.copy
-	msg, err := mailbox.Parse(d.Body)
-	if err == nil && msg.ID != d.ID {
-		err = fmt.Errorf("its id %s is not the one it was sent under, %s", msg.ID, d.ID)
-	}
+	msg, err := m.checkFromHub(d)
 	if err != nil {
-		// A copy that cannot be read never will be: taken, and said.
-		m.logf("a copy for %s from host %s does not read as a message (%v); dropped", d.To, d.Host, err)
+		// A copy that is not one a master routed never will be: taken, and
+		// said.
+		m.logf("refused a copy of %s for %s from host %s: %v", d.ID, d.To, d.Host, err)
 		a.done <- nil
 		return
 	}
@@ -434,9 +458,37 @@ func (m *Master) takeFromHub(a hubCopy) {
 	if !now {
 		return
 	}
-	m.logf("#%d@%s %s → %s: %s", msg.Seq, d.Host, msg.From, d.To, msg.Title)
+	m.logf("#%d@%s %s → %s: %s", msg.Seq, d.Host, msg.From, d.To, safetext.Line(msg.Title))
 	rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
 	m.panes.Announce(d.To, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, d.To))
+}
+
+// checkFromHub reads a copy from the hub and checks it as the master checks
+// a message in an outbox, and as the sender's master routed it: a whole
+// message, sent by the agent the hub says, for this recipient, numbered and
+// dated by that master, and allowed by the rules (the same on every host).
+func (m *Master) checkFromHub(d hub.Delivered) (*mailbox.Message, error) {
+	msg, err := mailbox.Parse(d.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := msg.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case msg.ID != d.ID:
+		return nil, fmt.Errorf("its id is not %s, the one it was sent under", d.ID)
+	case msg.From != d.From:
+		return nil, fmt.Errorf("it says it is from %s, but was sent as from %s", msg.From, d.From)
+	case msg.Seq <= 0 || msg.DeliveredAt.IsZero():
+		return nil, errors.New("its sender's master did not number and date it")
+	case !slices.Contains(msg.To, d.To) && !slices.Contains(msg.To, mailbox.Broadcast):
+		return nil, fmt.Errorf("it is not addressed to %s", d.To)
+	}
+	if decision := m.rules.Decide(msg.From, d.To); !decision.Allowed {
+		return nil, fmt.Errorf("the rules do not let %s write to %s", msg.From, d.To)
+	}
+	return msg, nil
 }
 
 // hubArrivals is the channel of copies from the hub; nil, which never

@@ -2,6 +2,7 @@ package worktree
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -11,6 +12,9 @@ import (
 type DirtyError struct {
 	Path  string
 	Files []string
+	// Agent is set when the checkout is the agent's tree, not the one
+	// merged into.
+	Agent string
 }
 
 func (e *DirtyError) Error() string {
@@ -51,6 +55,10 @@ type Merged struct {
 // aborted. Afterwards the tree's changes are counted from what was merged.
 func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
 	if err := dirty(ctx, t.Path, true); err != nil {
+		var d *DirtyError
+		if errors.As(err, &d) {
+			d.Agent = t.Agent
+		}
 		return Merged{}, err
 	}
 	if into == "" {

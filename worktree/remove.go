@@ -45,7 +45,9 @@ func (r *Repo) Unsaved(ctx context.Context, t Tree) (Unsaved, error) {
 		return u, err
 	}
 	u.Files = lines(out)
-	out, err = git(ctx, r.Root, "log", "--oneline", "--no-decorate", "refs/heads/"+t.Branch,
+	// The tree's HEAD too: commits made on a detached HEAD there are held by
+	// nothing else.
+	out, err = git(ctx, t.Path, "log", "--oneline", "--no-decorate", "refs/heads/"+t.Branch, "HEAD",
 		"--not", "--exclude="+t.Branch, "--branches", "--remotes")
 	if err != nil {
 		return u, err

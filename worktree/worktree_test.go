@@ -178,6 +178,15 @@ func TestRemoveKeepsATreeThatHoldsWork(t *testing.T) {
 		t.Errorf("the refusal does not name the file: %v", err)
 	}
 
+	// A commit made on a detached HEAD in the tree is work too.
+	detached := add(t, r, AddOptions{Agent: "detached"})
+	run(t, detached.Path, "switch", "-q", "--detach")
+	write(t, filepath.Join(detached.Path, "a.txt"), "on a detached HEAD\n")
+	commitAll(t, detached.Path, "detached work")
+	if _, err := r.Remove(ctx, detached, false); !errors.As(err, new(*UnsavedError)) {
+		t.Errorf("remove of a tree with a commit on a detached HEAD: %v, want an UnsavedError", err)
+	}
+
 	// Once its commit is on another branch, the tree goes.
 	run(t, r.Root, "branch", "keep", committed.Branch)
 	if _, err := r.Remove(ctx, committed, false); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/worktree"
 
 	"github.com/spf13/cobra"
 )
@@ -69,9 +70,12 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string, discar
 			}
 		case fate.Removed:
 			fmt.Fprintf(io.out, "removed the worktree of %s and its branch %s: it held nothing unmerged\n", fate.Agent, fate.Tree.Branch)
+		case errors.As(fate.Kept, new(*worktree.UnsavedError)):
+			repo := safetext.ShellWord(fate.Repo)
+			fmt.Fprintln(io.out, runnable(fmt.Sprintf("kept %v; bring it home with `switchboard merge %s`, or throw it away with `git -C %s worktree remove --force %s && git -C %s branch -D %s`",
+				fate.Kept, fate.Agent, repo, safetext.ShellWord(fate.Tree.Path), repo, fate.Tree.Branch), ws.folder.Binary()))
 		default:
-			fmt.Fprintln(io.out, runnable(fmt.Sprintf("kept %v; bring it home with `switchboard merge %s`, or throw it away with `git worktree remove --force %s && git branch -D %s`",
-				fate.Kept, fate.Agent, safetext.ShellWord(fate.Tree.Path), fate.Tree.Branch), ws.folder.Binary()))
+			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v\n", fate.Agent, fate.Kept)
 		}
 	}
 	return nil

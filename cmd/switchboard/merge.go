@@ -45,9 +45,12 @@ func runMerge(ctx context.Context, io *streams, g *globals, agent, into string) 
 	var conflict *desk.MergeConflictError
 	var notOut *worktree.NotCheckedOutError
 	switch {
+	case errors.As(err, &dirty) && dirty.Agent != "":
+		return fmt.Errorf("%w: nothing was merged; ask %s to commit its work, or commit it there yourself (git -C %s add -A && git -C %s commit -m %s), then merge again",
+			err, agent, safetext.ShellWord(dirty.Path), safetext.ShellWord(dirty.Path), safetext.ShellWord("Work of "+agent))
 	case errors.As(err, &dirty):
-		return fmt.Errorf("%w: nothing was merged; commit them there (git -C %s add -A && git -C %s commit -m %s) or stash them (git -C %s stash -u), then merge again",
-			err, safetext.ShellWord(dirty.Path), safetext.ShellWord(dirty.Path), safetext.ShellWord("Work of "+agent), safetext.ShellWord(dirty.Path))
+		return fmt.Errorf("%w: nothing was merged; commit or stash your changes there first (git -C %s stash), then merge again",
+			err, safetext.ShellWord(dirty.Path))
 	case errors.As(err, &conflict):
 		told := fmt.Sprintf("%s was mailed the files", agent)
 		if conflict.Mail != nil {

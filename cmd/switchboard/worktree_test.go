@@ -111,7 +111,7 @@ func TestATeamWorksInWorktrees(t *testing.T) {
 	}
 
 	// A dirty tree is not merged; a committed one is.
-	if out, code := tm.switchboard("merge", "developer_agent"); code == 0 || !strings.Contains(out, "uncommitted") || !strings.Contains(out, "commit them there") {
+	if out, code := tm.switchboard("merge", "developer_agent"); code == 0 || !strings.Contains(out, "uncommitted") || !strings.Contains(out, "ask developer_agent to commit its work") {
 		t.Errorf("merge of a dirty tree: exit %d, %s", code, out)
 	}
 	gitIn(t, devTree, "commit", "-q", "-am", "login")
