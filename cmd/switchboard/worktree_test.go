@@ -115,6 +115,12 @@ func TestATeamWorksInWorktrees(t *testing.T) {
 		t.Errorf("merge of a dirty tree: exit %d, %s", code, out)
 	}
 	gitIn(t, devTree, "commit", "-q", "-am", "login")
+	// An agent may not bring its own work home, nor a peer's.
+	for _, as := range []string{"developer_agent", "tester_agent"} {
+		if out, code := tm.switchboard("merge", "developer_agent", "--as", as); code != exitRefused {
+			t.Errorf("merge by %s: exit %d (%s); want 3", as, code, out)
+		}
+	}
 	if out := tm.must("merge", "developer_agent"); !strings.HasPrefix(out, "merged 1 commit of developer_agent into main") {
 		t.Errorf("merge said %q", out)
 	}
