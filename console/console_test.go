@@ -306,3 +306,17 @@ func TestALargeTeamScrollsInItsWindow(t *testing.T) {
 		t.Errorf("the cursor's agent is not in view after 60 steps down:\n%s", frame)
 	}
 }
+
+func TestAnAgentsWorktreeShowsItsChanges(t *testing.T) {
+	s := team()
+	s.Agents[0].Worktree = &desk.TreeSummary{Branch: "switchboard/" + s.Agents[0].Name}
+	s.Agents[0].Worktree.Added, s.Agents[0].Worktree.Deleted = 42, 7
+	m, _, _ := console(t, 140, 24, s)
+	frame := m.View()
+	if !strings.Contains(frame, "TREE") || !strings.Contains(frame, "+42/-7") {
+		t.Errorf("the frame does not show the worktree's changes:\n%s", frame)
+	}
+	if plain, _, _ := console(t, 140, 24, team()); strings.Contains(plain.View(), "TREE") {
+		t.Error("a team without worktrees has a TREE column")
+	}
+}

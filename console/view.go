@@ -63,17 +63,20 @@ type column struct {
 }
 
 // agentColumns are the columns after the agent's name and state, in the
-// order they are dropped last: a narrow terminal hides the last first. The
-// worktree's column comes last.
+// order they are dropped last: a narrow terminal hides the last first.
 var agentColumns = []column{
 	{"NEW", 4, func(a Agent, _ time.Time) string { return count(a.Unread) }},
 	{"URG", 4, func(a Agent, _ time.Time) string { return count(a.Urgent) }},
+	{treeHead, 12, func(a Agent, _ time.Time) string { return treeCell(a) }},
 	{"TASK", 28, func(a Agent, _ time.Time) string { return a.Task }},
 	{"LAST IN", 30, func(a Agent, now time.Time) string { return lineOf(a.LastIn, now) }},
 	{"LAST OUT", 30, func(a Agent, now time.Time) string { return lineOf(a.LastOut, now) }},
 	{"LOCKS", 16, func(a Agent, _ time.Time) string { return strings.Join(a.Locks, ",") }},
-	{"TREE", 12, func(a Agent, _ time.Time) string { return treeCell(a) }},
 }
+
+// treeHead heads the column of the agents' worktrees, shown only when an
+// agent has one.
+const treeHead = "TREE"
 
 // treeCell is an agent's worktree changes: "+12/-3", or "" without a tree.
 func treeCell(a Agent) string {
@@ -135,7 +138,7 @@ func fit(s string, width int) string {
 func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
 	all := agentColumns
 	if !slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Worktree != nil }) {
-		all = all[:len(all)-1]
+		all = slices.DeleteFunc(slices.Clone(all), func(c column) bool { return c.head == treeHead })
 	}
 	used := 2 + nameWidth + 1 + stateWidth
 	for i, c := range all {
