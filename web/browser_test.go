@@ -15,6 +15,7 @@ import (
 	"switchboard/desk"
 	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
+	"switchboard/worktree"
 )
 
 // liveTeam is a snapshot the test changes, as the team would.
@@ -44,7 +45,8 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	now := time.Now()
 	request := &mailbox.Message{ID: "01a2-permission", From: "reviewer_agent-1", To: []string{mailbox.Operator}, Title: "[PERMISSION] Bash: npm test", Type: mailbox.TypeRequest}
 	team := &liveTeam{snap: &console.Snapshot{At: now, Status: "normal", Agents: []console.Agent{
-		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateIdle}},
+		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateIdle, Host: "laptop",
+			Worktree: &desk.TreeSummary{Branch: "switchboard/developer_agent", Changes: worktree.Changes{Added: 3, Deleted: 1}}}},
 		{Member: desk.Member{Name: "reviewer_agent-1", State: mailbox.StateBusy, Parent: "developer_agent"}, Depth: 1},
 	}, Log: []mailbox.Record{{Seq: 1, Time: now, Status: mailbox.StatusDelivered, Delivered: []string{"reviewer_agent-1"}, Message: &mailbox.Message{From: "developer_agent", To: []string{"reviewer_agent-1"}, Title: "Review auth.go"}}}}}
 	acts := &fakeActions{}
@@ -64,6 +66,9 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	}
 	if err := shows("#agents", "reviewer_agent-1", 10*time.Second); err != nil {
 		t.Fatalf("the page with the token: %v", err)
+	}
+	if err := shows("#agents", "@laptop switchboard/developer_agent +3/-1", time.Second); err != nil {
+		t.Errorf("the developer's host and worktree: %v", err)
 	}
 	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {
 		t.Errorf("the rules graph: %v", err)

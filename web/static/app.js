@@ -65,7 +65,10 @@ function draw(s) {
     const [word, cls] = stateOf(a);
     const tr = el("tr", undefined, needsYou(a) ? "needs" : "");
     tr.dataset.agent = a.name;
-    tr.append(el("td", "\u00a0\u00a0".repeat(a.depth) + (a.depth ? "└ " : "") + a.name));
+    const name = el("td", "\u00a0\u00a0".repeat(a.depth) + (a.depth ? "└ " : "") + a.name);
+    if (a.host) name.append(el("span", " @" + a.host, "host"));
+    if (a.worktree) name.append(el("span", ` ${a.worktree.branch} +${a.worktree.added}/-${a.worktree.deleted}`, "tree"));
+    tr.append(name);
     tr.append(el("td", word, "state-" + cls));
     tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), el("td", a.task || ""));
     tr.append(el("td", a.last_in ? age(a.last_in.time, now) + " " + a.last_in.title : ""));
