@@ -216,10 +216,15 @@ func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delive
 	}
 }
 
-// ack confirms a handled copy, retrying while the hub is away: a lost ack
-// would deliver the copy a second time.
+// ackAttempts bounds the tries of one ack. A lost ack delivers the copy a
+// second time, which the handler finds done; an ack retried forever (a hub
+// that restarted may never answer one for a delivery it forgot) would stop
+// every copy after it.
+const ackAttempts = 8
+
+// ack confirms a handled copy, retrying a while when the hub is away.
 func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
-	for attempt := 0; ctx.Err() == nil; attempt++ {
+	for attempt := 0; attempt < ackAttempts && ctx.Err() == nil; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.ackWait/2)
 		actx, cancelLink := c.linked(actx)
 		err := msg.DoubleAck(actx)
