@@ -3,8 +3,10 @@ package hub
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Headers of a copy on the hub; the recipient is in the subject.
@@ -56,4 +58,58 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 		return c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
 	}
 	return nil
+}
+
+// publishAllWait bounds the wait for the hub's answers to one PublishAll.
+const publishAllWait = 30 * time.Second
+
+// PublishAll stores copies on the hub the way Publish stores one, but sends
+// them all before it waits, so that a backlog crosses at the pace of the
+// hub's disk rather than of one round trip a copy. It returns how many of
+// the first copies the hub has, in order, and the error of the first one it
+// may not have: the caller publishes again from there (a copy stored after
+// it is then dropped as a re-publish). The hub stores the copies of one
+// connection in the order sent.
+func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err error) {
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
+	ctx, cancelWait := context.WithTimeout(ctx, publishAllWait)
+	defer cancelWait()
+	if c.closed.Err() != nil {
+		return 0, ErrClosed
+	}
+	futures := make([]jetstream.PubAckFuture, 0, len(copies))
+	var sendErr error
+	for _, cp := range copies {
+		if cp.ID == "" {
+			sendErr = fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
+			break
+		}
+		if sendErr = checkName("recipient", cp.To); sendErr != nil {
+			break
+		}
+		if sendErr = checkName("sender", cp.From); sendErr != nil {
+			break
+		}
+		msg := &nats.Msg{Subject: c.names.mail(c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
+		msg.Header.Set(headerID, cp.ID)
+		msg.Header.Set(headerFrom, cp.From)
+		msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
+		f, err := c.js.PublishMsgAsync(msg)
+		if err != nil {
+			sendErr = c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
+			break
+		}
+		futures = append(futures, f)
+	}
+	for i, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			return i, c.explain(ctx, err, "publish "+copies[i].ID+" to "+copies[i].To)
+		case <-ctx.Done():
+			return i, c.explain(ctx, ctx.Err(), "publish "+copies[i].ID+" to "+copies[i].To)
+		}
+	}
+	return len(futures), sendErr
 }

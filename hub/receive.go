@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -115,6 +116,19 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 // copy whose sender the publishing host does not claim is dropped from the
 // hub and given to JoinConfig.Rejected, never to handle.
 func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Delivered) error) error {
+	return c.ReceiveBatch(ctx, func(ctx context.Context, ds []Delivered) []error {
+		errs := make([]error, len(ds))
+		for i, d := range ds {
+			errs[i] = handle(ctx, d)
+		}
+		return errs
+	})
+}
+
+// ReceiveBatch is Receive for a handler that takes the copies that arrived
+// together (up to a batch), so that it can sync its disk once for them all;
+// it returns one error a copy, nil for a copy it stored.
+func (c *Conn) ReceiveBatch(ctx context.Context, handle func(context.Context, []Delivered) []error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(c.closed, cancel)
@@ -148,7 +162,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, Delivered) error) error {
+func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []Delivered) []error) error {
 	cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
 	if errors.Is(err, jetstream.ErrConsumerNotFound) {
 		if err := c.updateConsumer(ctx, c.Agents()); err != nil {
@@ -169,49 +183,73 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, Del
 		if err != nil {
 			return err
 		}
-		c.process(ctx, msg, handle)
+		// What arrived with it is handled with it.
+		msgs := []jetstream.Msg{msg}
+		for len(msgs) < pullBatch {
+			more, err := it.Next(jetstream.NextMaxWait(100 * time.Microsecond))
+			if err != nil {
+				break
+			}
+			msgs = append(msgs, more)
+		}
+		c.process(ctx, msgs, handle)
 	}
 }
 
-// process hands one copy over and settles it with the hub.
-func (c *Conn) process(ctx context.Context, msg jetstream.Msg, handle func(context.Context, Delivered) error) {
-	d, err := c.parse(msg)
-	if err == nil {
-		err = c.CheckSender(ctx, d.Host, d.From)
-		if err != nil && !errors.Is(err, ErrForged) {
-			// Presence could not be read: try the copy again later.
+// process hands copies over and settles each with the hub.
+func (c *Conn) process(ctx context.Context, msgs []jetstream.Msg, handle func(context.Context, []Delivered) []error) {
+	var ds []Delivered
+	var kept []jetstream.Msg
+	for _, msg := range msgs {
+		d, err := c.parse(msg)
+		if err == nil {
+			err = c.CheckSender(ctx, d.Host, d.From)
+			if err != nil && !errors.Is(err, ErrForged) {
+				// Presence could not be read: try the copy again later.
+				_ = msg.NakWithDelay(retryDelay(msg))
+				continue
+			}
+		}
+		if err != nil {
+			_ = msg.TermWithReason(err.Error())
+			if c.rejected != nil {
+				c.rejected(d, err)
+			}
+			continue
+		}
+		ds, kept = append(ds, d), append(kept, msg)
+	}
+	if len(ds) == 0 {
+		return
+	}
+	errs := c.handleInProgress(ctx, kept, ds, handle)
+	var acks sync.WaitGroup
+	for i, msg := range kept {
+		if len(errs) != len(kept) || errs[i] != nil {
 			_ = msg.NakWithDelay(retryDelay(msg))
-			return
+			continue
 		}
+		acks.Go(func() { c.ack(ctx, msg) })
 	}
-	if err != nil {
-		_ = msg.TermWithReason(err.Error())
-		if c.rejected != nil {
-			c.rejected(d, err)
-		}
-		return
-	}
-	if err := c.handleInProgress(ctx, msg, d, handle); err != nil {
-		_ = msg.NakWithDelay(retryDelay(msg))
-		return
-	}
-	c.ack(ctx, msg)
+	acks.Wait()
 }
 
 // handleInProgress runs handle, telling the hub every half ack wait that
-// the copy is still being handled, so a slow disk does not cause a second
-// delivery.
-func (c *Conn) handleInProgress(ctx context.Context, msg jetstream.Msg, d Delivered, handle func(context.Context, Delivered) error) error {
+// the copies are still being handled, so a slow disk does not cause a
+// second delivery.
+func (c *Conn) handleInProgress(ctx context.Context, msgs []jetstream.Msg, ds []Delivered, handle func(context.Context, []Delivered) []error) []error {
 	t := time.NewTicker(c.ackWait / 2)
 	defer t.Stop()
-	done := make(chan error, 1)
-	go func() { done <- handle(ctx, d) }()
+	done := make(chan []error, 1)
+	go func() { done <- handle(ctx, ds) }()
 	for {
 		select {
-		case err := <-done:
-			return err
+		case errs := <-done:
+			return errs
 		case <-t.C:
-			_ = msg.InProgress()
+			for _, msg := range msgs {
+				_ = msg.InProgress()
+			}
 		}
 	}
 }

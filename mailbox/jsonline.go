@@ -11,9 +11,21 @@ import (
 // the file's place is not followed: the master writes nowhere a link set by
 // someone else points.
 func appendJSONLine(path string, v any, durable bool) error {
-	line, err := json.Marshal(v)
-	if err != nil {
-		return err
+	return appendJSONLines(path, []any{v}, durable)
+}
+
+// appendJSONLines appends one line per value in one write, synced once.
+func appendJSONLines(path string, vs []any, durable bool) error {
+	var line []byte
+	for i, v := range vs {
+		one, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		line = append(line, one...)
+		if i < len(vs)-1 {
+			line = append(line, '\n')
+		}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {

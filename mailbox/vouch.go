@@ -80,6 +80,23 @@ func (s *Store) VouchNotice(agent string, m *Message) error {
 	return nil
 }
 
+// VouchCopies records copies before the master delivers them, each to its
+// agent, with one write: copies another host's master routed, which this
+// log does not hold.
+func (s *Store) VouchCopies(to []string, ms []*Message) error {
+	marks := make([]any, len(ms))
+	for i, m := range ms {
+		marks[i] = NoticeMark{ID: m.ID, To: to[i], Hash: Fingerprint(m)}
+	}
+	if len(marks) == 0 {
+		return nil
+	}
+	if err := appendJSONLines(s.NoticesPath(), marks, s.Durable); err != nil {
+		return fmt.Errorf("record copies: %w", err)
+	}
+	return nil
+}
+
 // NoticeKey indexes notice marks.
 func NoticeKey(id, to string) string { return id + "/" + to }
 

@@ -63,10 +63,11 @@ type hubLink struct {
 // up (an agent spawned a moment ago) is always read.
 const notHereFresh = time.Second
 
-// hubCopy is one copy from the hub, and where its outcome goes.
+// hubCopy is copies from the hub that arrived together, and where their
+// outcomes go, one a copy.
 type hubCopy struct {
-	copy hub.Delivered
-	done chan error
+	copies []hub.Delivered
+	done   chan []error
 }
 
 func newHubLink(ws *workspace.Workspace, opts HubOptions, logf func(string, ...any)) (*hubLink, error) {
@@ -249,6 +250,7 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 			copies, stuck = nil, true
 		}
 		sent := 0
+		var ready []mailbox.HubCopy
 		for _, c := range copies {
 			m := c.Message
 			if m.Via != "" || !voucher.Vouches(c.To, mailbox.FileName(m.DeliveredAt, m.Priority, m.ID), m) {
@@ -261,26 +263,32 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 				sent++
 				continue
 			}
+			ready = append(ready, c)
+		}
+		batch := make([]hub.Copy, 0, len(ready))
+		for _, c := range ready {
 			body, err := c.Message.Encode()
-			if err == nil {
-				err = conn.Publish(ctx, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
-			}
 			if err != nil {
-				if !down && ctx.Err() == nil {
-					h.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", c.Seq, c.To, err)
-				}
-				down = true
+				h.logf("cannot encode #%d for %s: %v", c.Seq, c.To, err)
 				break
 			}
-			if down {
-				h.logf("the hub takes mail again")
-				down = false
-			}
+			batch = append(batch, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
+		}
+		stored, err := conn.PublishAll(ctx, batch)
+		for _, c := range ready[:stored] {
 			if err := h.outbox.Done(c); err != nil {
 				h.logf("%v", err)
 				break
 			}
 			sent++
+		}
+		switch {
+		case err != nil && !down && ctx.Err() == nil && stored < len(ready):
+			h.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", ready[stored].Seq, ready[stored].To, err)
+			down = true
+		case err == nil && down:
+			h.logf("the hub takes mail again")
+			down = false
 		}
 		voucher.Close()
 		if sent == round {
@@ -299,22 +307,22 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 	}
 }
 
-// receive takes this host's agents' mail from the hub and hands each copy
-// to the loop, until ctx is done.
+// receive takes this host's agents' mail from the hub and hands the copies
+// to the loop, as they come, until ctx is done.
 func (h *hubLink) receive(ctx context.Context, conn *hub.Conn) {
 	for ctx.Err() == nil {
-		err := conn.Receive(ctx, func(ctx context.Context, d hub.Delivered) error {
-			a := hubCopy{copy: d, done: make(chan error, 1)}
+		err := conn.ReceiveBatch(ctx, func(ctx context.Context, ds []hub.Delivered) []error {
+			a := hubCopy{copies: ds, done: make(chan []error, 1)}
 			select {
 			case h.arrivals <- a:
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil // none stored: all come again
 			}
 			select {
-			case err := <-a.done:
-				return err
+			case errs := <-a.done:
+				return errs
 			case <-ctx.Done():
-				return ctx.Err()
+				return nil
 			}
 		})
 		if ctx.Err() != nil {
@@ -423,44 +431,75 @@ func (m *Master) startHub(ctx context.Context) (stop func(), err error) {
 	return func() { cancel(); <-done }, nil
 }
 
-// takeFromHub delivers a copy the hub has for an agent of this host, like
-// a local copy: vouched for by its mark, written once whatever the times
-// it comes, the inbox synced before the hub hears it is done, and the
-// agent's pane told.
+// takeFromHub delivers copies the hub has for agents of this host, like
+// local ones: vouched for by their marks, each written once whatever the
+// times it comes, the inboxes synced before the hub hears they are done,
+// and the agents' panes told.
 func (m *Master) takeFromHub(a hubCopy) {
-	d := a.copy
-	msg, err := m.checkFromHub(d)
-	if err != nil {
-		// A copy that is not one a master routed never will be: taken, and
-		// said.
-		m.logf("refused a copy of %s for %s from host %s: %v", d.ID, d.To, d.Host, err)
-		a.done <- nil
-		return
+	errs := make([]error, len(a.copies))
+	var msgs []*mailbox.Message
+	var tos []string
+	var index []int // of each message, in a.copies
+	for i, d := range a.copies {
+		msg, err := m.checkFromHub(d)
+		if err != nil {
+			// A copy that is not one a master routed never will be: taken,
+			// and said.
+			m.logf("refused a copy of %s for %s from host %s: %v", d.ID, d.To, d.Host, err)
+			continue
+		}
+		if m.hub.remote(d.To) {
+			errs[i] = fmt.Errorf("%s does not run on this host", d.To)
+			continue
+		}
+		msg.Via = d.Host
+		msgs, tos, index = append(msgs, msg), append(tos, d.To), append(index, i)
 	}
-	if m.hub.remote(d.To) {
-		a.done <- fmt.Errorf("%s does not run on this host", d.To)
-		return
+	fail := func(err error, which []int) {
+		for _, j := range which {
+			errs[index[j]] = err
+		}
 	}
-	msg.Via = d.Host
-	if err := m.store.VouchNotice(d.To, msg); err != nil {
+	all := make([]int, len(msgs))
+	for j := range all {
+		all[j] = j
+	}
+	if err := m.store.VouchCopies(tos, msgs); err != nil {
+		m.logf("cannot record copies from the hub: %v; the hub keeps them", err)
 		m.noteFull(err)
-		a.done <- err
+		fail(err, all)
+		a.done <- errs
 		return
 	}
-	now, err := m.store.Deliver(d.To, msg)
-	if err != nil {
-		m.logf("cannot deliver %s from host %s to %s: %v; the hub keeps it", msg.ID, d.Host, d.To, err)
+	written := make(map[string]bool)
+	var fresh []int
+	for j, msg := range msgs {
+		now, err := m.store.DeliverUnsynced(tos[j], msg)
+		if err != nil {
+			m.logf("cannot deliver %s from host %s to %s: %v; the hub keeps it", msg.ID, msg.Via, tos[j], err)
+			m.noteFull(err)
+			fail(err, []int{j})
+			continue
+		}
+		if now {
+			written[tos[j]] = true
+			fresh = append(fresh, j)
+		}
+	}
+	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
+		m.logf("cannot sync the inboxes: %v; the hub keeps those copies", err)
 		m.noteFull(err)
-		a.done <- err
+		fail(err, fresh)
+		a.done <- errs
 		return
 	}
-	a.done <- nil
-	if !now {
-		return
+	a.done <- errs
+	for _, j := range fresh {
+		msg, to := msgs[j], tos[j]
+		m.logf("#%d@%s %s → %s: %s", msg.Seq, msg.Via, msg.From, to, safetext.Line(msg.Title))
+		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
+		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
 	}
-	m.logf("#%d@%s %s → %s: %s", msg.Seq, d.Host, msg.From, d.To, safetext.Line(msg.Title))
-	rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
-	m.panes.Announce(d.To, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, d.To))
 }
 
 // checkFromHub reads a copy from the hub and checks it as the master checks
