@@ -46,17 +46,24 @@ func (s *Store) openNoticeMarks() *noticeMarks {
 // the file name holding m: the record is read back until one does, or to
 // its start.
 func (n *noticeMarks) vouches(agent, name string, m *Message) bool {
+	_, ok := n.find(agent, name, m)
+	return ok
+}
+
+// find returns the mark that vouches for the file name in agent's
+// mailbox, holding m.
+func (n *noticeMarks) find(agent, name string, m *Message) (NoticeMark, bool) {
 	key := NoticeKey(m.ID, agent)
 	seen := 0
 	for {
 		for _, mark := range n.marks[key][seen:] {
 			if mark.Vouches(agent, name, m) {
-				return true
+				return mark, true
 			}
 		}
 		seen = len(n.marks[key])
 		if n.f == nil || n.err != nil || !n.readBack() {
-			return false
+			return NoticeMark{}, false
 		}
 	}
 }

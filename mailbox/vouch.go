@@ -40,6 +40,9 @@ type NoticeMark struct {
 	ID   string `json:"id"`
 	To   string `json:"to"`
 	Hash string `json:"hash"`
+	// Answers is, for a response another host's master routed, the
+	// request of this host's it answers, by this master's check.
+	Answers string `json:"answers,omitempty"`
 }
 
 // Vouches reports whether the file name in agent's mailbox, holding m, is
@@ -80,13 +83,18 @@ func (s *Store) VouchNotice(agent string, m *Message) error {
 	return nil
 }
 
-// VouchCopies records copies before the master delivers them, each to its
-// agent, with one write: copies another host's master routed, which this
-// log does not hold.
-func (s *Store) VouchCopies(to []string, ms []*Message) error {
-	marks := make([]any, len(ms))
-	for i, m := range ms {
-		marks[i] = NoticeMark{ID: m.ID, To: to[i], Hash: Fingerprint(m)}
+// MarkOf is the mark of a copy of m for agent; answers is the request it
+// answers, if any.
+func MarkOf(agent string, m *Message, answers string) NoticeMark {
+	return NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m), Answers: answers}
+}
+
+// VouchCopies records copies before the master delivers them, with one
+// write: copies another host's master routed, which this log does not hold.
+func (s *Store) VouchCopies(copies []NoticeMark) error {
+	marks := make([]any, len(copies))
+	for i, m := range copies {
+		marks[i] = m
 	}
 	if len(marks) == 0 {
 		return nil
@@ -140,14 +148,16 @@ func (v *Voucher) Vouches(agent, name string, m *Message) bool {
 
 // Record returns the log record under which the master delivered the file
 // name, holding m, to agent, and whether it did. A notice of the master's
-// own is vouched for by its mark, and has no record: the Record is then
-// empty.
+// own, or a copy another host's master routed, is vouched for by its mark,
+// and has no record here: the Record then holds only what the mark says
+// (Answers).
 func (v *Voucher) Record(agent, name string, m *Message) (Record, bool) {
 	if markedCopy(m) {
 		if v.notices == nil {
 			v.notices = v.store.openNoticeMarks()
 		}
-		return Record{}, v.notices.vouches(agent, name, m)
+		mark, ok := v.notices.find(agent, name, m)
+		return Record{Answers: mark.Answers}, ok
 	}
 	rec, ok := v.record(m.Seq)
 	if !ok || !rec.Vouches(agent, name, m) {

@@ -439,6 +439,7 @@ func (m *Master) takeFromHub(a hubCopy) {
 	errs := make([]error, len(a.copies))
 	var msgs []*mailbox.Message
 	var tos []string
+	var marks []mailbox.NoticeMark
 	var index []int // of each message, in a.copies
 	for i, d := range a.copies {
 		msg, err := m.checkFromHub(d)
@@ -454,6 +455,7 @@ func (m *Master) takeFromHub(a hubCopy) {
 		}
 		msg.Via = d.Host
 		msgs, tos, index = append(msgs, msg), append(tos, d.To), append(index, i)
+		marks = append(marks, mailbox.MarkOf(d.To, msg, m.answered(msg)))
 	}
 	fail := func(err error, which []int) {
 		for _, j := range which {
@@ -464,7 +466,7 @@ func (m *Master) takeFromHub(a hubCopy) {
 	for j := range all {
 		all[j] = j
 	}
-	if err := m.store.VouchCopies(tos, msgs); err != nil {
+	if err := m.store.VouchCopies(marks); err != nil {
 		m.logf("cannot record copies from the hub: %v; the hub keeps them", err)
 		m.noteFull(err)
 		fail(err, all)
@@ -500,6 +502,24 @@ func (m *Master) takeFromHub(a hubCopy) {
 		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
 		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
 	}
+}
+
+// answered is the request of this host's log that a response from another
+// host answers: one this master routed to the response's sender (or any,
+// for the operator). An answer is bound to its question where the question
+// was routed, as bindAnswer binds one routed here.
+func (m *Master) answered(msg *mailbox.Message) string {
+	if msg.Type != mailbox.TypeResponse || msg.InReplyTo == "" {
+		return ""
+	}
+	req, ok, err := m.log.Routed(msg.InReplyTo)
+	if err != nil || !ok {
+		return ""
+	}
+	if msg.From == mailbox.Operator || slices.Contains(req.Delivered, msg.From) {
+		return msg.InReplyTo
+	}
+	return ""
 }
 
 // checkFromHub reads a copy from the hub and checks it as the master checks

@@ -263,3 +263,43 @@ func TestAHostCannotForgeWhatItSends(t *testing.T) {
 		t.Error("a copy's id wrote a file outside the inbox")
 	}
 }
+
+// TestAnAnswerFromAnotherHostIsBoundToItsQuestion: the master that routed a
+// request binds the response that comes back across the hop, and only the
+// one from the agent the request reached.
+func TestAnAnswerFromAnotherHostIsBoundToItsQuestion(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent", "master_agent")
+	b := newHost(t, srv, "gpu", "tester_agent", "reviewer_agent")
+	a.join()
+	b.join()
+	req := post(t, a.harness, "master_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "May I deploy?", Type: mailbox.TypeRequest, RequiresResponse: true})
+	b.waitInbox("tester_agent", 1)
+	post(t, b.harness, "reviewer_agent", &mailbox.Message{To: []string{"master_agent"}, Title: "yes (not asked)", Type: mailbox.TypeResponse, InReplyTo: req.ID})
+	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"master_agent"}, Title: "yes", Type: mailbox.TypeResponse, InReplyTo: req.ID})
+	a.waitInbox("master_agent", 2)
+	entries, err := a.store.List("master_agent", mailbox.All)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := a.store.NewVoucher()
+	defer v.Close()
+	answers := map[string]bool{}
+	for _, e := range entries {
+		m, err := mailbox.Load(e.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec, ok := v.Record("master_agent", filepath.Base(e.Path), m)
+		if !ok {
+			t.Fatalf("%s is not vouched for", m.Title)
+		}
+		answers[m.From] = rec.Answers == req.ID
+		if m.From == "tester_agent" && !mailbox.IsAnswer(m, rec, req.ID, "tester_agent") {
+			t.Error("the tester's response is not the answer its asker waits for")
+		}
+	}
+	if !answers["tester_agent"] || answers["reviewer_agent"] {
+		t.Errorf("bound as answers: %v; want the tester's alone (the reviewer never received the request)", answers)
+	}
+}
