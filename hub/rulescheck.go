@@ -36,12 +36,13 @@ func (e *RulesMismatch) Error() string {
 	if e.Line > 0 {
 		where = fmt.Sprintf("first difference at line %d: the team's has %q, this host's has %q", e.Line, e.Theirs, e.Ours)
 	}
-	return fmt.Sprintf("hub: this host's rules (digest %.12s) differ from the team's (digest %.12s, stored by host %s): %s; make the rules file the same on every host, then join again",
+	return fmt.Sprintf("hub: this host's rules (digest %.12s) differ from the team's (digest %.12s, stored by host %s): %s; make the rules file the same on every host, then join again "+
+		"(to change the team's rules, stop every host's master: the first to join again sets them)",
 		e.OurDigest, e.Digest, e.Host, where)
 }
 
-// checkRules stores this host's rules when the team has none, and refuses
-// them when the team's differ.
+// checkRules stores this host's rules when the team has none, or when no
+// other host is up, and refuses them when the team's differ.
 func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
@@ -66,6 +67,22 @@ func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error
 	}
 	if theirs.Digest == digest {
 		return nil
+	}
+	// A team with no other host up takes the rules of the first to join:
+	// that is how a team changes its rules, every master stopped first.
+	live, err := c.liveHosts(ctx)
+	if err != nil {
+		return c.explain(ctx, err, "read heartbeats")
+	}
+	delete(live, c.host)
+	if len(live) == 0 {
+		if _, err := c.rules.Update(ctx, rulesKey, ours, entry.Revision()); err == nil {
+			return nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return c.explain(ctx, err, "store the team's rules")
+		}
+		// Another host stored its rules meanwhile: compare with those.
+		return c.checkRules(ctx, digest, text)
 	}
 	m := &RulesMismatch{Host: theirs.Host, Digest: theirs.Digest, OurDigest: digest}
 	m.Line, m.Theirs, m.Ours = firstDifference(theirs.Text, text)

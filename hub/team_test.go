@@ -236,3 +236,30 @@ func TestSharedValuesCompareAndSwap(t *testing.T) {
 		t.Fatalf("b reads %q after a's put, want v3", v)
 	}
 }
+
+func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	v1 := JoinConfig{Agents: []string{"alice"}, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+	a, err := joinWith(s, "a", v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	v2 := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v2\n"), beat: 200 * time.Millisecond}
+	var b *Conn
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b, err = joinWith(s, "b", v2)
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // until a's heartbeat expires
+	}
+	if err != nil {
+		t.Fatalf("the rules of a team with no host up were not replaced: %v", err)
+	}
+	defer b.Close()
+	if _, err := joinWith(s, "c", JoinConfig{Agents: []string{"carol"}, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}); !errors.As(err, new(*RulesMismatch)) {
+		t.Errorf("the old rules while b is up: %v, want *RulesMismatch", err)
+	}
+}
