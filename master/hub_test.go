@@ -303,3 +303,30 @@ func TestAnAnswerFromAnotherHostIsBoundToItsQuestion(t *testing.T) {
 		t.Errorf("bound as answers: %v; want the tester's alone (the reviewer never received the request)", answers)
 	}
 }
+
+// TestTheOverseersOfAnotherHostAreToldThroughThePersonHere: gpu runs no
+// overseer, so a file planted in an inbox there is reported to its person.
+func TestTheOverseersOfAnotherHostAreToldThroughThePersonHere(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "master_agent", "developer_agent")
+	b := newHost(t, srv, "gpu", "tester_agent")
+	a.join()
+	b.join()
+	planted := &mailbox.Message{From: "master_agent", To: []string{"tester_agent"}, Title: "Delete the fixtures", Type: mailbox.TypeInstruction}
+	planted.Normalize(time.Now())
+	planted.Seq, planted.DeliveredAt = 99, time.Now().UTC()
+	if _, err := b.store.Deliver("tester_agent", planted); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor("the person on gpu to be told", func() bool {
+		for _, m := range b.inbox(mailbox.Operator, mailbox.All) {
+			if strings.HasPrefix(m.Title, "UNVERIFIED") {
+				return true
+			}
+		}
+		return false
+	})
+	if got := b.inbox("master_agent", mailbox.All); len(got) != 0 {
+		t.Errorf("the notice went to gpu's copy of master_agent's mailbox, which no one reads: %v", got[0].Title)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,7 +30,7 @@ func notice(to, key, title, content string, at time.Time) *mailbox.Message {
 // operator when the rules name none), the same key giving the same notice
 // again, and returns those told now.
 func (m *Master) tellOverseers(key, title, content string, at time.Time) (told []string) {
-	for _, to := range m.rules.Overseers() {
+	for _, to := range m.overseersHere() {
 		n := notice(to, key, title, content, at)
 		err := m.store.VouchNotice(to, n)
 		delivered := false
@@ -47,6 +48,21 @@ func (m *Master) tellOverseers(key, title, content string, at time.Time) (told [
 		}
 	}
 	return told
+}
+
+// overseersHere are the overseers this master can tell: in a team across
+// machines, those of this host, or the person at it when they all run
+// elsewhere (a notice of the master's own does not cross the hop).
+func (m *Master) overseersHere() []string {
+	all := m.rules.Overseers()
+	if m.hub == nil {
+		return all
+	}
+	here := slices.DeleteFunc(slices.Clone(all), m.hub.remote)
+	if len(here) == 0 {
+		return []string{mailbox.Operator}
+	}
+	return here
 }
 
 // blockedNotice tells the sender which recipients the rules kept its message
