@@ -301,3 +301,37 @@ func BenchmarkPublishReceive(b *testing.B) {
 	rcancel()
 	<-recvDone
 }
+
+// TestACopyOutlivesItsSendersLeaving: alice leaves host a while her copy
+// waits for bob's host; it still arrives, and alice is no longer a's.
+func TestACopyOutlivesItsSendersLeaving(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	b := join(t, s, "b", "bob")
+	if err := a.Publish(ctxFor(t, 5*time.Second), Copy{ID: "m1", To: "bob", From: "alice", Body: []byte("before I go")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetAgents(ctxFor(t, 5*time.Second), nil); err != nil {
+		t.Fatal(err)
+	}
+	got := receiveInto(t, b, nil)
+	select {
+	case d := <-got:
+		if d.ID != "m1" {
+			t.Fatalf("delivered %+v", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the copy of an agent that left its host did not arrive")
+	}
+	members, err := b.Team(ctxFor(t, 5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range members {
+		if m.Agent == "alice" {
+			t.Errorf("alice is still listed, on %s", m.Host)
+		}
+	}
+	c := join(t, s, "c", "alice") // and may run elsewhere now
+	c.Close()
+}

@@ -48,6 +48,10 @@ func (e *AgentClaimed) Error() string {
 	return fmt.Sprintf("hub: agent %s is claimed by host %s, which is unreachable and still holds its mail: start host %s again without the agent, then try again", e.Agent, e.Host, e.Host)
 }
 
+// stateLeft marks an agent its host no longer runs. Its key stays, so that
+// the copies it sent before it left are still taken as its host's.
+const stateLeft = "left"
+
 type presenceValue struct {
 	State string `json:"state"`
 }
@@ -159,6 +163,9 @@ func (c *Conn) members(ctx context.Context, filter string, live map[string]bool)
 		}
 		var v presenceValue
 		_ = json.Unmarshal(e.Value(), &v) // a garbled state reads as unknown
+		if v.State == stateLeft {
+			continue // no longer its host's
+		}
 		out = append(out, Member{Agent: agent, Host: host, State: v.State, Reachable: live[host]})
 	}
 	return out, nil

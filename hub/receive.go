@@ -69,7 +69,7 @@ func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
 }
 
 // SetAgents changes the agents this host claims: new ones are checked
-// against other hosts' claims and announced, dropped ones leave presence,
+// against other hosts' claims and announced, dropped ones are marked gone,
 // and the host's consumer takes mail for exactly the new set.
 func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 	ctx, cancel := c.linked(ctx)
@@ -98,7 +98,9 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 	}
 	for _, a := range old {
 		if !slices.Contains(agents, a) {
-			if err := c.presence.Delete(ctx, c.host+"."+a); err != nil {
+			// Marked, not deleted: a copy it sent while here, still on its
+			// way, is still its host's to have sent.
+			if err := c.putPresence(ctx, a, stateLeft); err != nil {
 				return c.explain(ctx, err, "withdraw agent "+a)
 			}
 		}
