@@ -33,7 +33,7 @@ func (d *Desk) onHub(errand func(ctx context.Context, c *hub.Conn) error) (ok bo
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), hubErrand)
 	defer cancel()
-	c, err := hub.Dial(ctx, s.URL, s.Team, s.Host)
+	c, err := hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA})
 	if err != nil {
 		return true, fmt.Errorf("%w (%w); nothing was changed: try again when the hub is back", ErrHubAway, err)
 	}

@@ -11,8 +11,9 @@ import (
 // taking the host's place: it claims no agent, reads no rules, takes no
 // mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update
 // and Values work on what it returns; Close it after.
-func Dial(ctx context.Context, rawURL, team, host string) (*Conn, error) {
-	cfg, err := JoinConfig{Team: team, Host: host}.withDefaults(rawURL)
+// Of cfg, Dial reads Team, Host and RootCAs.
+func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
+	cfg, err := JoinConfig{Team: cfg.Team, Host: cfg.Host, RootCAs: cfg.RootCAs}.withDefaults(rawURL)
 	if err != nil {
 		return nil, err
 	}

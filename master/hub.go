@@ -167,7 +167,7 @@ func (h *hubLink) join(ctx context.Context, rulesText []byte, timeout time.Durat
 	jctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	conn, err := hub.Join(jctx, h.opts.URL, hub.JoinConfig{
-		Team: h.opts.Team, Host: h.opts.Host, Agents: h.agents(), RulesText: rulesText,
+		Team: h.opts.Team, Host: h.opts.Host, Agents: h.agents(), RulesText: rulesText, RootCAs: h.opts.CA,
 		Rejected: func(d hub.Delivered, err error) {
 			h.logf("refused a copy of %s from host %s as from %s: %v", d.ID, d.Host, d.From, err)
 		},

@@ -223,7 +223,7 @@ func TestAHostCannotForgeWhatItSends(t *testing.T) {
 	b := newHost(t, srv, "gpu", "tester_agent")
 	a.join()
 	b.join()
-	rogue, err := hub.Dial(context.Background(), srv.URL("gpu"), "", "gpu")
+	rogue, err := hub.Dial(context.Background(), srv.URL("gpu"), hub.JoinConfig{Host: "gpu"})
 	if err != nil {
 		t.Fatal(err)
 	}

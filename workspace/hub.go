@@ -13,12 +13,16 @@ import (
 )
 
 // HubSettings join the workspace's master to a team across machines: the
-// hub's URL (with this host's credentials in it), this host's name, and the
-// team's name on the hub ("" is the hub's default).
+// hub's URL (with this host's credentials in it), this host's name, the
+// team's name on the hub ("" is the hub's default), and the authority of
+// its certificate.
 type HubSettings struct {
 	URL  string `json:"url"`
 	Host string `json:"host"`
 	Team string `json:"team,omitempty"`
+	// CA is a PEM file of the authority that signed the hub's TLS
+	// certificate, when the system does not trust it (a self-signed one).
+	CA string `json:"ca,omitempty"`
 }
 
 // HubFile holds the HubSettings; it holds a password, so only its owner

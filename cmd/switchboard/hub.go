@@ -97,6 +97,10 @@ func runHub(ctx context.Context, io *streams, opts *hubOptions) error {
 		if opts.team != "" {
 			team = " --team " + safetext.ShellWord(opts.team)
 		}
+		if opts.tlsCrt != "" {
+			// A certificate of the hub's own: each host needs a copy of it.
+			team += " --hub-ca " + safetext.ShellWord(opts.tlsCrt)
+		}
 		fmt.Fprintf(io.out, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(reachable(srv.URL(h))), h, team)
 	}
 	for _, w := range srv.Warnings() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -68,13 +69,14 @@ func hubFlags(f *pflag.FlagSet, s *workspace.HubSettings) {
 	f.StringVar(&s.URL, "hub", "", "join a team across machines through the hub at this URL (kept for later starts)")
 	f.StringVar(&s.Host, "host", "", "this host's name in the team across machines (with --hub)")
 	f.StringVar(&s.Team, "team", "", "the team's name on the hub (with --hub; default: main)")
+	f.StringVar(&s.CA, "hub-ca", "", "a PEM file of the authority of the hub's TLS certificate, when the system does not trust it (with --hub)")
 }
 
 // hubSettings keeps the hub settings given, or reads those kept before.
 func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspace.HubSettings, error) {
 	if given.URL == "" {
-		if given.Host != "" || given.Team != "" {
-			return given, usageError("--host and --team go with --hub URL: the hub to join")
+		if given.Host != "" || given.Team != "" || given.CA != "" {
+			return given, usageError("--host, --team and --hub-ca go with --hub URL: the hub to join")
 		}
 		kept, _, err := ws.Hub()
 		return kept, err
@@ -84,6 +86,16 @@ func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspac
 	}
 	if err := mailbox.ValidateAgentName(given.Host); err != nil {
 		return given, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
+	}
+	if given.CA != "" {
+		abs, err := filepath.Abs(given.CA)
+		if err != nil {
+			return given, err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return given, usageError("--hub-ca %s: %v", given.CA, err)
+		}
+		given.CA = abs
 	}
 	return given, ws.SetHub(given)
 }
