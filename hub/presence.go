@@ -25,11 +25,16 @@ import (
 // AgentState is what a host announces about one of its agents.
 type AgentState struct {
 	Agent, State string
+	// Profile and Parent are set for an agent spawned at run time: what it
+	// was spawned from, and under whom, so that every host's rules know it.
+	Profile, Parent string
 }
 
 // Member is one agent of the team as presence shows it.
 type Member struct {
 	Agent, Host, State string
+	// Profile and Parent, for an agent spawned at run time.
+	Profile, Parent string
 	// Reachable is false when the host's heartbeat stopped.
 	Reachable bool
 }
@@ -53,7 +58,9 @@ func (e *AgentClaimed) Error() string {
 const stateLeft = "left"
 
 type presenceValue struct {
-	State string `json:"state"`
+	State   string `json:"state"`
+	Profile string `json:"profile,omitempty"`
+	Parent  string `json:"parent,omitempty"`
 }
 
 func (c *Conn) heartbeatLoop() {
@@ -80,7 +87,11 @@ func (c *Conn) beatOnce(ctx context.Context) error {
 }
 
 func (c *Conn) putPresence(ctx context.Context, agent, state string) error {
-	v, err := json.Marshal(presenceValue{State: state})
+	return c.putPresenceValue(ctx, agent, presenceValue{State: state})
+}
+
+func (c *Conn) putPresenceValue(ctx context.Context, agent string, pv presenceValue) error {
+	v, err := json.Marshal(pv)
 	if err != nil {
 		return err
 	}
@@ -97,7 +108,7 @@ func (c *Conn) Announce(ctx context.Context, states []AgentState) error {
 		if !slices.Contains(mine, s.Agent) {
 			return fmt.Errorf("%w: agent %q is not one of host %s's: add it to the host's agents first", ErrBadConfig, s.Agent, c.host)
 		}
-		if err := c.putPresence(ctx, s.Agent, s.State); err != nil {
+		if err := c.putPresenceValue(ctx, s.Agent, presenceValue{State: s.State, Profile: s.Profile, Parent: s.Parent}); err != nil {
 			return c.explain(ctx, err, "announce agent "+s.Agent)
 		}
 	}
@@ -166,7 +177,7 @@ func (c *Conn) members(ctx context.Context, filter string, live map[string]bool)
 		if v.State == stateLeft {
 			continue // no longer its host's
 		}
-		out = append(out, Member{Agent: agent, Host: host, State: v.State, Reachable: live[host]})
+		out = append(out, Member{Agent: agent, Host: host, State: v.State, Profile: v.Profile, Parent: v.Parent, Reachable: live[host]})
 	}
 	return out, nil
 }

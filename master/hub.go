@@ -56,6 +56,9 @@ type hubLink struct {
 	hosted  map[string]bool      // the agents this host runs, as last read
 	notHere map[string]time.Time // agents last found to run elsewhere, and when
 	put     bool                 // the loop put copies not yet synced
+
+	// teamChanged is called when other hosts spawned or closed agents.
+	teamChanged func()
 }
 
 // notHereFresh is how long an agent found to run on another host is taken
@@ -352,6 +355,7 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 				claimed = agents
 			}
 		}
+		spawned, _ := h.ws.Spawned()
 		states := make([]hub.AgentState, 0, len(claimed))
 		for _, a := range claimed {
 			st, ok, _ := h.ws.Store.ReadState(a)
@@ -359,7 +363,8 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 			if ok {
 				state = st.State
 			}
-			states = append(states, hub.AgentState{Agent: a, State: state})
+			sp := spawned[a]
+			states = append(states, hub.AgentState{Agent: a, State: state, Profile: sp.Profile, Parent: sp.Parent})
 		}
 		if err := conn.Announce(ctx, states); err != nil && ctx.Err() == nil {
 			h.logf("cannot tell the hub the states of this host's agents: %v", err)
@@ -398,13 +403,30 @@ func (h *hubLink) mirrorState(ctx context.Context, conn *hub.Conn) {
 	}
 }
 
+// writeTeam keeps the team as the hub shows it, and reloads the rules when
+// the agents other hosts spawned changed: the rules know those too.
 func (h *hubLink) writeTeam(members []hub.Member) {
 	team := workspace.HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
 	for _, m := range members {
-		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable})
+		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable,
+			Profile: m.Profile, Parent: m.Parent})
 	}
 	if err := h.ws.WriteHubTeam(team); err != nil {
 		h.logf("cannot keep the team's hosts: %v", err)
+		return
+	}
+	before, err := h.ws.HubSpawned()
+	elsewhere := team.SpawnedElsewhere()
+	same := func(a, b workspace.Spawned) bool { return a.Profile == b.Profile && a.Parent == b.Parent }
+	if err == nil && maps.EqualFunc(before, elsewhere, same) {
+		return
+	}
+	if err := h.ws.WriteHubSpawned(elsewhere); err != nil {
+		h.logf("cannot keep the agents other hosts spawned: %v", err)
+		return
+	}
+	if h.teamChanged != nil {
+		h.teamChanged()
 	}
 }
 
@@ -415,6 +437,7 @@ func (m *Master) startHub(ctx context.Context) (stop func(), err error) {
 	if m.hub, err = newHubLink(m.ws, m.opts.Hub, m.logf); err != nil {
 		return nil, err
 	}
+	m.hub.teamChanged = m.work.markRules
 	rulesText := func() []byte {
 		data, _ := os.ReadFile(m.ws.RulesPath())
 		return data

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"switchboard/hub"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -329,4 +330,47 @@ func TestTheOverseersOfAnotherHostAreToldThroughThePersonHere(t *testing.T) {
 	if got := b.inbox("master_agent", mailbox.All); len(got) != 0 {
 		t.Errorf("the notice went to gpu's copy of master_agent's mailbox, which no one reads: %v", got[0].Title)
 	}
+}
+
+// TestAHelperSpawnedOnOneHostIsKnownOnTheOther: the agents a host spawns
+// reach the other hosts' rules through the hub, and mail flows both ways;
+// a file put in this host's copy of a remote agent's outbox is not routed.
+func TestAHelperSpawnedOnOneHostIsKnownOnTheOther(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent", "master_agent")
+	b := newHost(t, srv, "gpu", "tester_agent")
+	a.join()
+	b.join()
+	err := workspace.New(a.root).UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		all["developer_agent-1"] = workspace.Spawned{Profile: "developer_agent", Parent: "developer_agent", Started: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor("gpu's rules to know the helper", func() bool {
+		r, err := workspace.New(b.root).Rules()
+		return err == nil && r.Knows("developer_agent-1")
+	})
+	post(t, a.harness, "developer_agent-1", &mailbox.Message{To: []string{"tester_agent"}, Title: "From the helper", Type: mailbox.TypeNotification})
+	b.waitInbox("tester_agent", 1)
+	b.waitFor("gpu's master to route to the helper", func() bool {
+		post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"developer_agent-1"}, Title: "To the helper", Type: mailbox.TypeNotification})
+		return watchFor(a, "developer_agent-1")
+	})
+
+	forged := post(t, b.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "Not from laptop", Type: mailbox.TypeNotification})
+	b.waitFor("the forged file to be rejected", func() bool { return strings.Contains(b.log.String(), "runs on another host") })
+	for _, m := range b.inbox("tester_agent", mailbox.All) {
+		if m.ID == forged.ID {
+			t.Error("a file in gpu's copy of developer_agent's outbox was delivered")
+		}
+	}
+}
+
+// watchFor reports whether the agent has mail on host h, waiting a little.
+func watchFor(h *host, agent string) bool {
+	return watch.Until(context.Background(), 20*time.Millisecond, 2*time.Second, func() bool {
+		return len(h.inbox(agent, mailbox.All)) > 0
+	})
 }

@@ -137,6 +137,11 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		return nil, false, nil
 	}
 	delete(m.unsettled, path)
+	if m.hub != nil && m.hub.remote(agent) {
+		// Its own host's master routes its mail; a file here was put by
+		// someone else.
+		return nil, m.reject(agent, path, fmt.Sprintf("%s runs on another host: its mail is routed there, not from this host's copy of its outbox", agent)), nil
+	}
 	rec, logged, err := m.log.Routed(msg.ID)
 	if err != nil {
 		return nil, false, errLog{err}

@@ -55,7 +55,7 @@ type rulesFile struct {
 // settleRulesAtStart has seen the file stand still.
 func (m *Master) loadRulesAtStart() error {
 	f := &m.rulesFile
-	f.spawned = watch.FileStamp(m.ws.SpawnedFile())
+	f.spawned = m.spawnedStamp()
 	data, err := m.ws.ReadRulesFile()
 	if kept, ok := m.ws.ReadLoadedRules(); ok && (err != nil || !bytes.Equal(data, kept)) {
 		if r, kerr := m.ws.RulesFrom(m.ws.LoadedRulesPath(), kept); kerr == nil {
@@ -96,7 +96,7 @@ func (m *Master) settleRulesAtStart(ctx context.Context) {
 		return
 	}
 	if _, err := m.ws.RulesFrom(m.ws.RulesPath(), data); err == nil {
-		m.applyRules(data, watch.FileStamp(m.ws.SpawnedFile()), true)
+		m.applyRules(data, m.spawnedStamp(), true)
 	}
 }
 
@@ -112,11 +112,17 @@ func (m *Master) keepLoadedRules() {
 	}
 }
 
-// reloadRules follows a change of the rules file or of the registry of
+// spawnedStamp stamps the registries of spawned agents: this host's, and
+// the one of the agents other hosts spawned.
+func (m *Master) spawnedStamp() string {
+	return watch.FileStamp(m.ws.SpawnedFile()) + "+" + watch.FileStamp(m.ws.HubSpawnedFile())
+}
+
+// reloadRules follows a change of the rules file or of the registries of
 // spawned agents.
 func (m *Master) reloadRules() {
 	f := &m.rulesFile
-	spawned := watch.FileStamp(m.ws.SpawnedFile())
+	spawned := m.spawnedStamp()
 	stamp := watch.FileStamp(m.ws.RulesPath())
 	data, readErr := m.ws.ReadRulesFile()
 	if readErr == nil && bytes.Equal(data, f.loaded) {

@@ -68,6 +68,9 @@ type HubMember struct {
 	Host      string `json:"host"`
 	State     string `json:"state"`
 	Reachable bool   `json:"reachable"`
+	// Profile and Parent are set for an agent spawned at run time.
+	Profile string `json:"profile,omitempty"`
+	Parent  string `json:"parent,omitempty"`
 }
 
 // HubTeam is the whole team as the master last had it from the hub.
@@ -106,4 +109,32 @@ func (w *Workspace) ReadHubTeam() (t HubTeam, ok bool, err error) {
 		return HubTeam{}, false, fmt.Errorf("read the team's hosts %s: %w", w.HubTeamFile(), err)
 	}
 	return t, true, nil
+}
+
+// HubSpawnedFile holds the agents other hosts spawned at run time, as the
+// hub last showed them: the rules know them as this host's own spawned ones.
+// The master writes it only when they change.
+func (w *Workspace) HubSpawnedFile() string {
+	return filepath.Join(w.Store.Dir, ".hub", "spawned.json")
+}
+
+// HubSpawned reads HubSpawnedFile; none is no agents.
+func (w *Workspace) HubSpawned() (map[string]Spawned, error) {
+	return readSpawned(w.HubSpawnedFile())
+}
+
+// WriteHubSpawned keeps the agents other hosts spawned.
+func (w *Workspace) WriteHubSpawned(spawned map[string]Spawned) error {
+	return writeSpawned(w.HubSpawnedFile(), spawned, w.Store.Durable)
+}
+
+// SpawnedElsewhere are the agents other hosts spawned at run time.
+func (t HubTeam) SpawnedElsewhere() map[string]Spawned {
+	out := make(map[string]Spawned)
+	for _, m := range t.Members {
+		if m.Host != t.Host && m.Profile != "" {
+			out[m.Agent] = Spawned{Profile: m.Profile, Parent: m.Parent}
+		}
+	}
+	return out
 }

@@ -34,7 +34,8 @@ func (w *Workspace) ReadRulesFile() ([]byte, error) {
 }
 
 // RulesFrom makes the team's rules from the contents of a rules file (path
-// names it in errors) and the registry of spawned agents.
+// names it in errors), the registry of spawned agents, and, in a team across
+// machines, the agents other hosts spawned.
 func (w *Workspace) RulesFrom(path string, data []byte) (*rules.Rules, error) {
 	r, err := rules.Parse(path, data)
 	if err != nil {
@@ -43,6 +44,16 @@ func (w *Workspace) RulesFrom(path string, data []byte) (*rules.Rules, error) {
 	spawned, err := w.Spawned()
 	if err != nil {
 		return nil, err
+	}
+	// In a team across machines, the agents other hosts spawned too.
+	elsewhere, err := w.HubSpawned()
+	if err != nil {
+		return nil, err
+	}
+	for name, s := range elsewhere {
+		if _, here := spawned[name]; !here {
+			spawned[name] = s
+		}
 	}
 	if len(spawned) == 0 {
 		return r, nil

@@ -43,7 +43,11 @@ func (w *Workspace) SpawnedFile() string { return filepath.Join(w.Store.Dir, "sp
 
 // Spawned reads the registry; no file is no spawned agents.
 func (w *Workspace) Spawned() (map[string]Spawned, error) {
-	data, err := os.ReadFile(w.SpawnedFile())
+	return readSpawned(w.SpawnedFile())
+}
+
+func readSpawned(path string) (map[string]Spawned, error) {
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]Spawned{}, nil
 	}
@@ -52,9 +56,20 @@ func (w *Workspace) Spawned() (map[string]Spawned, error) {
 	}
 	spawned := map[string]Spawned{}
 	if err := json.Unmarshal(data, &spawned); err != nil {
-		return nil, fmt.Errorf("read spawned agents: %s: %w", w.SpawnedFile(), err)
+		return nil, fmt.Errorf("read spawned agents: %s: %w", path, err)
 	}
 	return spawned, nil
+}
+
+func writeSpawned(path string, spawned map[string]Spawned, durable bool) error {
+	data, err := json.MarshalIndent(spawned, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode spawned agents: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("keep spawned agents: %w", err)
+	}
+	return atomicfile.WriteFile(path, append(data, '\n'), atomicfile.Options{Durable: durable})
 }
 
 // UpdateSpawned changes the registry under a lock, so that agents spawning
@@ -68,10 +83,6 @@ func (w *Workspace) UpdateSpawned(change func(map[string]Spawned) error) error {
 		if err := change(spawned); err != nil {
 			return err
 		}
-		data, err := json.MarshalIndent(spawned, "", "  ")
-		if err != nil {
-			return fmt.Errorf("encode spawned agents: %w", err)
-		}
-		return atomicfile.WriteFile(w.SpawnedFile(), append(data, '\n'), atomicfile.Options{Durable: w.Store.Durable})
+		return writeSpawned(w.SpawnedFile(), spawned, w.Store.Durable)
 	})
 }
