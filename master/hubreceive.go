@@ -1,0 +1,163 @@
+package master
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	"switchboard/hub"
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
+)
+
+// receive takes this host's agents' mail from the hub and hands the copies
+// to the loop, as they come, until ctx is done.
+func (h *hubLink) receive(ctx context.Context, conn *hub.Conn) {
+	for ctx.Err() == nil {
+		err := conn.ReceiveBatch(ctx, func(ctx context.Context, ds []hub.Delivered) []error {
+			a := hubCopy{copies: ds, done: make(chan []error, 1)}
+			select {
+			case h.arrivals <- a:
+			case <-ctx.Done():
+				return nil // none stored: all come again
+			}
+			select {
+			case errs := <-a.done:
+				return errs
+			case <-ctx.Done():
+				return nil
+			}
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		h.logf("taking mail from the hub stopped: %v; trying again", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(hubRetry):
+		}
+	}
+}
+
+// takeFromHub delivers copies the hub has for agents of this host, like
+// local ones: vouched for by their marks, each written once whatever the
+// times it comes, the inboxes synced before the hub hears they are done,
+// and the agents' panes told.
+func (m *Master) takeFromHub(a hubCopy) {
+	errs := make([]error, len(a.copies))
+	var msgs []*mailbox.Message
+	var tos []string
+	var marks []mailbox.NoticeMark
+	var index []int // of each message, in a.copies
+	for i, d := range a.copies {
+		msg, err := m.checkFromHub(d)
+		if err != nil {
+			// A copy that is not one a master routed never will be: taken,
+			// and said.
+			m.logf("refused a copy of %s for %s from host %s: %v", d.ID, d.To, d.Host, err)
+			continue
+		}
+		if m.hub.remote(d.To) {
+			errs[i] = fmt.Errorf("%s does not run on this host", d.To)
+			continue
+		}
+		msg.Via = d.Host
+		msgs, tos, index = append(msgs, msg), append(tos, d.To), append(index, i)
+		marks = append(marks, mailbox.MarkOf(d.To, msg, m.answered(msg)))
+	}
+	fail := func(err error, which []int) {
+		for _, j := range which {
+			errs[index[j]] = err
+		}
+	}
+	all := make([]int, len(msgs))
+	for j := range all {
+		all[j] = j
+	}
+	if err := m.store.VouchCopies(marks); err != nil {
+		m.logf("cannot record copies from the hub: %v; the hub keeps them", err)
+		m.noteFull(err)
+		fail(err, all)
+		a.done <- errs
+		return
+	}
+	written := make(map[string]bool)
+	var fresh []int
+	for j, msg := range msgs {
+		now, err := m.store.DeliverUnsynced(tos[j], msg)
+		if err != nil {
+			m.logf("cannot deliver %s from host %s to %s: %v; the hub keeps it", msg.ID, msg.Via, tos[j], err)
+			m.noteFull(err)
+			fail(err, []int{j})
+			continue
+		}
+		if now {
+			written[tos[j]] = true
+			fresh = append(fresh, j)
+		}
+	}
+	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
+		m.logf("cannot sync the inboxes: %v; the hub keeps those copies", err)
+		m.noteFull(err)
+		fail(err, fresh)
+		a.done <- errs
+		return
+	}
+	a.done <- errs
+	for _, j := range fresh {
+		msg, to := msgs[j], tos[j]
+		m.logf("#%d@%s %s → %s: %s", msg.Seq, msg.Via, msg.From, to, safetext.Line(msg.Title))
+		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
+		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
+	}
+}
+
+// answered is the request of this host's log that a response from another
+// host answers: one this master routed to the response's sender (or any,
+// for the operator). An answer is bound to its question where the question
+// was routed, as bindAnswer binds one routed here.
+func (m *Master) answered(msg *mailbox.Message) string {
+	if msg.Type != mailbox.TypeResponse || msg.InReplyTo == "" {
+		return ""
+	}
+	req, ok, err := m.log.Routed(msg.InReplyTo)
+	if err != nil || !ok {
+		return ""
+	}
+	if msg.From == mailbox.Operator || slices.Contains(req.Delivered, msg.From) {
+		return msg.InReplyTo
+	}
+	return ""
+}
+
+// checkFromHub reads a copy from the hub and checks it as the master checks
+// a message in an outbox, and as the sender's master routed it: a whole
+// message, sent by the agent the hub says, for this recipient, numbered and
+// dated by that master, and allowed by the rules (the same on every host).
+func (m *Master) checkFromHub(d hub.Delivered) (*mailbox.Message, error) {
+	msg, err := mailbox.Parse(d.Body)
+	if err != nil {
+		return nil, err
+	}
+	if err := msg.Validate(); err != nil {
+		return nil, err
+	}
+	switch {
+	case msg.ID != d.ID:
+		return nil, fmt.Errorf("its id is not %s, the one it was sent under", d.ID)
+	case msg.From != d.From:
+		return nil, fmt.Errorf("it says it is from %s, but was sent as from %s", msg.From, d.From)
+	case msg.Seq <= 0 || msg.DeliveredAt.IsZero():
+		return nil, errors.New("its sender's master did not number and date it")
+	case !slices.Contains(msg.To, d.To) && !slices.Contains(msg.To, mailbox.Broadcast):
+		return nil, fmt.Errorf("it is not addressed to %s", d.To)
+	}
+	if decision := m.rules.Decide(msg.From, d.To); !decision.Allowed {
+		return nil, fmt.Errorf("the rules do not let %s write to %s", msg.From, d.To)
+	}
+	return msg, nil
+}
