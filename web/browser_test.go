@@ -67,7 +67,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	if err := shows("#agents", "reviewer_agent-1", 10*time.Second); err != nil {
 		t.Fatalf("the page with the token: %v", err)
 	}
-	if err := shows("#agents", "@laptop switchboard/developer_agent +3/-1", time.Second); err != nil {
+	if err := shows("#agents", "developer_agent @laptop +3/-1", time.Second); err != nil {
 		t.Errorf("the developer's host and worktree: %v", err)
 	}
 	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {

@@ -67,7 +67,11 @@ function draw(s) {
     tr.dataset.agent = a.name;
     const name = el("td", "\u00a0\u00a0".repeat(a.depth) + (a.depth ? "└ " : "") + a.name);
     if (a.host) name.append(el("span", " @" + a.host, "host"));
-    if (a.worktree) name.append(el("span", ` ${a.worktree.branch} +${a.worktree.added}/-${a.worktree.deleted}`, "tree"));
+    if (a.worktree) {
+      const tree = el("span", ` +${a.worktree.added}/-${a.worktree.deleted}`, "tree");
+      tree.title = `worktree ${a.worktree.path}, branch ${a.worktree.branch}`;
+      name.append(tree);
+    }
     tr.append(name);
     tr.append(el("td", word, "state-" + cls));
     tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), el("td", a.task || ""));
