@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
+	"switchboard/hub"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master"
@@ -48,7 +49,8 @@ func newDoctorCmd(io *streams, g *globals) *cobra.Command {
 		Long: `Check, one line each, what a team needs: tmux and its version, switchboard
 on your PATH, the workspace and its rules, the master, the inotify limits, and
 for each agent its program (with the version of Claude Code, Codex CLI or
-Gemini CLI) and, while the team runs, whether its hooks report. Each line says
+Gemini CLI) and, while the team runs, whether its hooks report; in a team
+across machines, whether the hub takes this host. Each line says
 ok, note (worth knowing) or fix, with what to do. Exits 1 when something needs
 fixing.`,
 		Example: `  switchboard doctor
@@ -116,6 +118,10 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		if loops := r.ParentLoops(); len(loops) > 0 {
 			add("spawned", levelFix, "%s", parentLoopError(ws, loops))
 		}
+	}
+
+	if hubFinding := checkHub(ctx, ws); hubFinding.Check != "" {
+		out = append(out, hubFinding)
 	}
 
 	running := false
@@ -228,4 +234,36 @@ func relativeTo(root, path string) string {
 		return rel
 	}
 	return path
+}
+
+// checkHub says whether the hub of a team across machines takes this host's
+// credentials, and which agents of the team it shows unreachable.
+func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
+	s, joined, err := ws.Hub()
+	switch {
+	case err != nil:
+		return finding{Check: "hub", Level: levelFix, Detail: err.Error()}
+	case !joined:
+		return finding{}
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA})
+	if err != nil {
+		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %v (its settings: %s)", s.Host, err, ws.HubFile())}
+	}
+	c.Close()
+	detail := fmt.Sprintf("host %s reaches the hub", s.Host)
+	if team, ok, _ := ws.ReadHubTeam(); ok {
+		var away []string
+		for _, m := range team.Members {
+			if !m.Reachable {
+				away = append(away, m.Agent+" on "+m.Host)
+			}
+		}
+		if len(away) > 0 {
+			return finding{Check: "hub", Level: levelNote, Detail: detail + "; unreachable: " + strings.Join(away, ", ")}
+		}
+	}
+	return finding{Check: "hub", Level: levelOK, Detail: detail}
 }
