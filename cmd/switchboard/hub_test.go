@@ -184,6 +184,9 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 			t.Errorf("%s logged %d messages; want the %d it routed", host, len(ids), total/2)
 		}
 	}
+	if out, _ := exec.Command("switchboard", "doctor", "--root", laptop).CombinedOutput(); !strings.Contains(string(out), "host laptop reaches the hub") {
+		t.Errorf("doctor does not say the hub takes laptop:\n%s", out)
+	}
 	for _, m := range masters {
 		m.stop(t)
 	}
