@@ -132,18 +132,6 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 	if err := SaveSession(ws, session); err != nil {
 		return nil, nil, err
 	}
-	// The session is saved before the master starts, so that it never
-	// reads the one of the team's last life.
-	if len(opts.Master) > 0 {
-		command := append([]string{ws.Binary()}, opts.Master...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
-		if err == nil {
-			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("start the master window: %w", err)
-		}
-	}
 	for _, w := range opts.Windows {
 		command := append([]string{ws.Binary()}, w.Args...)
 		pane, err := opts.Client.NewWindow(ctx, opts.Session, w.Name, tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
@@ -155,6 +143,19 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("start the %s window: %w", w.Name, err)
+		}
+	}
+	// The session is saved before the master starts, so that it never
+	// reads the one of the team's last life; its window comes last, so that
+	// no window is made while it connects to tmux (see UpUnderWay).
+	if len(opts.Master) > 0 {
+		command := append([]string{ws.Binary()}, opts.Master...)
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
+		if err == nil {
+			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("start the master window: %w", err)
 		}
 	}
 	return session, notes, nil

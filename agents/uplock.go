@@ -84,3 +84,20 @@ func holder(f *os.File) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
 	return pid
 }
+
+// UpUnderWay reports whether a process is bringing the team up (or starting
+// its master again) now: it holds the up lock. The master waits for it to be
+// done before it connects to tmux as a control client, since tmux 3.3a can
+// crash when a window is made while a control client is still connecting.
+func UpUnderWay(ws *workspace.Workspace) bool {
+	f, err := os.Open(ws.UpLock())
+	if err != nil {
+		return false // never taken: no lock file
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}

@@ -165,7 +165,6 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err := waitForMaster(ctx, ws); err != nil {
 		return err
 	}
-	lock.Release() // the team is up: another up may attach to it
 	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
 	if err != nil {
 		return err
@@ -181,6 +180,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		}
 		fmt.Fprintf(io.out, "the demo plays in the agents window; it takes about a minute\n")
 	}
+	// The team is up, every window made: another up may attach to it, and
+	// the master connects to tmux as a control client (see UpUnderWay).
+	lock.Release()
 	return attachOrHint(io, opts, ws.folder)
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"switchboard/agents"
 	"switchboard/tmux"
 )
 
@@ -46,6 +47,9 @@ func (p *Panes) connect(ctx context.Context, client *tmux.Client, session string
 	}
 	if client == nil || !p.eventDriven || p.byProcess {
 		return
+	}
+	if agents.UpUnderWay(p.ws) {
+		return // its windows are still being made: the next look connects
 	}
 	ctx, stop := context.WithCancel(ctx)
 	l.client = client

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/agents"
 	"switchboard/tmux"
 )
 
@@ -40,6 +41,12 @@ func (p *Panes) followOutput(ctx context.Context, client *tmux.Client, session s
 	h.listened, h.printing = map[string]bool{}, map[string]time.Time{}
 	h.mu.Unlock()
 	if client == nil || !p.eventDriven {
+		return
+	}
+	if agents.UpUnderWay(p.ws) {
+		// Its windows are still being made, and tmux 3.3a can crash when
+		// a window is made while a control client connects: the screens
+		// are read until the next look, which follows.
 		return
 	}
 	ctx, stop := context.WithCancel(ctx)
