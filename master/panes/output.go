@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/mailbox"
 	"switchboard/agents"
+	"switchboard/mailbox"
 	"switchboard/tmux"
 )
 
