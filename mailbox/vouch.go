@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
 )
 
 // Only the master writes inboxes, and it keeps a record of each file it
@@ -91,6 +92,9 @@ func MarkOf(agent string, m *Message, answers string) NoticeMark {
 
 // VouchCopies records copies before the master delivers them, with one
 // write: copies another host's master routed, which this log does not hold.
+// The record is synced by SyncMarks, which the master calls before it tells
+// the hub the copies are stored: a mark lost to a power cut comes back with
+// its copy.
 func (s *Store) VouchCopies(copies []NoticeMark) error {
 	marks := make([]any, len(copies))
 	for i, m := range copies {
@@ -99,8 +103,27 @@ func (s *Store) VouchCopies(copies []NoticeMark) error {
 	if len(marks) == 0 {
 		return nil
 	}
-	if err := appendJSONLines(s.NoticesPath(), marks, s.Durable); err != nil {
+	if err := appendJSONLines(s.NoticesPath(), marks, false); err != nil {
 		return fmt.Errorf("record copies: %w", err)
+	}
+	return nil
+}
+
+// SyncMarks makes the record of notices and copies survive a power cut.
+func (s *Store) SyncMarks() error {
+	if !s.Durable {
+		return nil
+	}
+	f, err := os.OpenFile(s.NoticesPath(), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return fmt.Errorf("sync the record of notices: %w", err)
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("sync the record of notices: %w", err)
 	}
 	return nil
 }

@@ -130,12 +130,24 @@ func (h *hubLink) refresh() map[string]bool {
 // outbox towards the hub; the loop syncs it with the inboxes (flush).
 func (h *hubLink) send(seq int64, to string, m *mailbox.Message) error {
 	_, err := h.outbox.Put(seq, to, m)
-	if err == nil {
-		h.mu.Lock()
-		h.put = true
-		h.mu.Unlock()
+	if err != nil {
+		return err
 	}
-	return err
+	h.mu.Lock()
+	h.put = true
+	h.mu.Unlock()
+	// The forwarder may start at once: the copy's data and its record are
+	// on disk, and a copy whose name a crash loses is routed, and sent,
+	// again under the same id.
+	h.wakeForwarder()
+	return nil
+}
+
+func (h *hubLink) wakeForwarder() {
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
 }
 
 // flush syncs the copies put since the last flush, and wakes the forwarder.
@@ -153,10 +165,7 @@ func (h *hubLink) flush() error {
 		h.mu.Unlock()
 		return err
 	}
-	select {
-	case h.wake <- struct{}{}:
-	default:
-	}
+	h.wakeForwarder()
 	return nil
 }
 

@@ -100,7 +100,11 @@ func (m *Master) takeFromHub(a hubCopy) {
 			fresh = append(fresh, j)
 		}
 	}
-	if err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written))); err != nil {
+	err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written)))
+	if err == nil {
+		err = m.store.SyncMarks()
+	}
+	if err != nil {
 		m.logf("cannot sync the inboxes: %v; the hub keeps those copies", err)
 		m.noteFull(err)
 		fail(err, fresh)
