@@ -38,33 +38,24 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 	if !d.rules.MayChangeBulletin(d.agent) {
 		return "", &RightError{Msg: fmt.Sprintf("%s may not change the bulletin's status, phase or warnings: only oversight agents (%s) and the operator may", d.agent, d.rules.OversightNames())}
 	}
-	var said []string
-	err := d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
-		said = nil
-		if c.Status != "" {
-			b.SystemStatus = c.Status
-			said = append(said, fmt.Sprintf("status set to %q", c.Status))
+	change := bulletin.BoardChange{Status: c.Status, Phase: c.Phase, Warn: c.Warn, ClearWarnings: c.ClearWarnings, By: d.agent}
+	// In a team across machines the hub holds the board: it is changed
+	// there, and this host's bulletin shows what it holds then.
+	said, board, joined, err := d.changeBoardOnHub(change)
+	if err != nil {
+		return "", err
+	}
+	err = d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+		if joined {
+			b.SetBoard(board)
+			return nil
 		}
-		if c.Phase != "" {
-			b.CurrentPhase = c.Phase
-			said = append(said, fmt.Sprintf("phase set to %q", c.Phase))
+		current := b.Board()
+		var err error
+		if said, err = current.Apply(change, time.Now().UTC()); err != nil {
+			return err
 		}
-		if c.ClearWarnings {
-			n := len(b.Warnings)
-			b.Warnings = nil
-			s := "warnings"
-			if n == 1 {
-				s = "warning"
-			}
-			said = append(said, fmt.Sprintf("%d %s cleared", n, s))
-		}
-		if c.Warn != "" {
-			if len(b.Warnings) >= bulletin.MaxWarnings {
-				return fmt.Errorf("the bulletin holds %d warnings, %w: clear them first", len(b.Warnings), bulletin.ErrTooBig)
-			}
-			b.Warnings = append(b.Warnings, bulletin.Warning{Text: c.Warn, From: d.agent, At: time.Now().UTC()})
-			said = append(said, fmt.Sprintf("warning added (%d in all)", len(b.Warnings)))
-		}
+		b.SetBoard(current)
 		return nil
 	})
 	if err != nil {

@@ -52,6 +52,19 @@ func TestALockTakenOnOneHostIsRefusedOnTheOther(t *testing.T) {
 	if v, err := desks["gpu"].State("release version"); err != nil || string(v) != `"2.1"` {
 		t.Errorf("the other host reads %s, %v; want \"2.1\"", v, err)
 	}
+	// The board is the team's: an overseer on one host sets the status, one
+	// on the other adds a warning, and each bulletin shows both.
+	laptopMaster := New(desks["laptop"].ws, desks["laptop"].rules, "master_agent")
+	if _, err := laptopMaster.ChangeBulletin(BulletinChange{Status: "blocked", Phase: "release"}); err != nil {
+		t.Fatal(err)
+	}
+	gpuMaster := New(desks["gpu"].ws, desks["gpu"].rules, "master_agent")
+	if _, err := gpuMaster.ChangeBulletin(BulletinChange{Warn: "main is frozen"}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := desks["gpu"].ws.Bulletin().Read(); b.SystemStatus != "blocked" || b.CurrentPhase != "release" || len(b.Warnings) != 1 {
+		t.Errorf("gpu's bulletin: status %q, phase %q, warnings %v; want the team's board", b.SystemStatus, b.CurrentPhase, b.Warnings)
+	}
 	srv.Close()
 	if err := desks["gpu"].SetState("release version", json.RawMessage(`"3"`)); !errors.Is(err, ErrHubAway) {
 		t.Errorf("a value set with the hub away: %v; want it refused", err)

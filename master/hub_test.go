@@ -2,6 +2,7 @@ package master
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/bulletin"
 	"switchboard/hub"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
@@ -372,5 +374,26 @@ func TestAHelperSpawnedOnOneHostIsKnownOnTheOther(t *testing.T) {
 func watchFor(h *host, agent string) bool {
 	return watch.Until(context.Background(), 20*time.Millisecond, 2*time.Second, func() bool {
 		return len(h.inbox(agent, mailbox.All)) > 0
+	})
+}
+
+// TestTheTeamsBoardShowsOnEveryHost: what an overseer puts on the hub's
+// board reaches the bulletin of a host that did not set it, within a beat.
+func TestTheTeamsBoardShowsOnEveryHost(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	b := newHost(t, srv, "gpu", "tester_agent")
+	b.join()
+	conn, err := hub.Dial(context.Background(), srv.URL("laptop"), hub.JoinConfig{Host: "laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	board, _ := json.Marshal(bulletin.Board{Status: "blocked", Phase: "release", Warnings: []bulletin.Warning{{Text: "main is frozen", From: "master_agent", At: time.Now().UTC()}}})
+	if _, err := conn.Put(context.Background(), bulletin.BoardKey, board); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor("gpu's bulletin to show the board", func() bool {
+		got, err := workspace.New(b.root).Bulletin().Read()
+		return err == nil && got.SystemStatus == "blocked" && got.CurrentPhase == "release" && len(got.Warnings) == 1
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"switchboard/bulletin"
 	"switchboard/hub"
 	"switchboard/workspace"
 )
@@ -45,6 +46,7 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 			h.writeTeam(members)
 		}
 		h.mirrorState(ctx, conn)
+		h.mirrorBoard(ctx, conn)
 		select {
 		case <-ctx.Done():
 			return
@@ -72,6 +74,26 @@ func (h *hubLink) mirrorState(ctx context.Context, conn *hub.Conn) {
 		if err := store.SetState(key, value); err != nil {
 			h.logf("cannot keep the shared value %q of the team here: %v", key, err)
 		}
+	}
+}
+
+// mirrorBoard copies the team's board (status, phase, the overseers'
+// warnings) from the hub into this host's bulletin, when it changed.
+func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
+	data, _, err := conn.Get(ctx, bulletin.BoardKey)
+	if err != nil {
+		return // none set yet, or the hub away: the bulletin stays
+	}
+	var board bulletin.Board
+	if json.Unmarshal(data, &board) != nil {
+		return
+	}
+	store := h.ws.Bulletin()
+	if b, err := store.Read(); err != nil || b.Board().Equal(board) {
+		return
+	}
+	if err := store.Update(func(b *bulletin.Bulletin) error { b.SetBoard(board); return nil }); err != nil {
+		h.logf("cannot show the team's board in this host's bulletin: %v", err)
 	}
 }
 

@@ -1,0 +1,88 @@
+package bulletin
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// Board is the part of the bulletin that the overseers set for the whole
+// team: its status, its phase and their warnings. In a team across machines
+// the hub holds it (under BoardKey), and each host's bulletin shows it.
+type Board struct {
+	Status   string    `json:"status,omitempty"`
+	Phase    string    `json:"phase,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty"`
+}
+
+// BoardKey is the Board's key among a team's shared values on the hub.
+const BoardKey = "board"
+
+// BoardChange is what an overseer changes of the Board; fields left empty
+// stay as they are.
+type BoardChange struct {
+	Status        string // one of Statuses
+	Phase         string
+	Warn          string // a warning added, from By
+	ClearWarnings bool
+	By            string
+}
+
+// Apply changes the board and says what it did, a clause each.
+func (b *Board) Apply(c BoardChange, at time.Time) (said []string, err error) {
+	if c.Status != "" {
+		b.Status = c.Status
+		said = append(said, fmt.Sprintf("status set to %q", c.Status))
+	}
+	if c.Phase != "" {
+		b.Phase = c.Phase
+		said = append(said, fmt.Sprintf("phase set to %q", c.Phase))
+	}
+	if c.ClearWarnings {
+		n := len(b.Warnings)
+		b.Warnings = nil
+		s := "warnings"
+		if n == 1 {
+			s = "warning"
+		}
+		said = append(said, fmt.Sprintf("%d %s cleared", n, s))
+	}
+	if c.Warn != "" {
+		if len(b.Warnings) >= MaxWarnings {
+			return nil, fmt.Errorf("the bulletin holds %d warnings, %w: clear them first", len(b.Warnings), ErrTooBig)
+		}
+		b.Warnings = append(b.Warnings, Warning{Text: c.Warn, From: c.By, At: at})
+		said = append(said, fmt.Sprintf("warning added (%d in all)", len(b.Warnings)))
+	}
+	return said, nil
+}
+
+// Board is the bulletin's board: its status, phase and the warnings the
+// overseers gave (switchboard's own are this host's).
+func (b *Bulletin) Board() Board {
+	return Board{Status: b.SystemStatus, Phase: b.CurrentPhase,
+		Warnings: slices.DeleteFunc(slices.Clone(b.Warnings), ownWarning)}
+}
+
+// SetBoard puts a board in the bulletin, keeping switchboard's own warnings
+// of this host, and its status while this host's master is degraded.
+func (b *Bulletin) SetBoard(board Board) {
+	if board.Status != "" && !b.Degraded() {
+		b.SystemStatus = board.Status
+	}
+	b.CurrentPhase = board.Phase
+	own := slices.DeleteFunc(slices.Clone(b.Warnings), func(w Warning) bool { return !ownWarning(w) })
+	b.Warnings = append(slices.Clone(board.Warnings), own...)
+}
+
+// ownWarning is a warning of switchboard's own, about this host.
+func ownWarning(w Warning) bool { return w.From == mailbox.System }
+
+// Equal reports whether two boards show the same.
+func (b Board) Equal(o Board) bool {
+	return b.Status == o.Status && b.Phase == o.Phase && slices.EqualFunc(b.Warnings, o.Warnings, func(x, y Warning) bool {
+		return x.Text == y.Text && x.From == y.From && x.Topic == y.Topic && x.At.Equal(y.At)
+	})
+}
