@@ -2,6 +2,8 @@ package agents
 
 import (
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	"switchboard/mailbox"
@@ -22,7 +24,15 @@ func Cancel(ws *workspace.Workspace, by, agent, reason string) ([]string, error)
 	if err != nil {
 		return nil, err
 	}
-	order := append(Descendants(spawned, agent), agent)
+	// In a team across machines, the agents spawned on other hosts are
+	// cancelled too; their own masters mark them (see master's hub link).
+	elsewhere, err := ws.HubSpawned()
+	if err != nil {
+		return nil, err
+	}
+	tree := maps.Clone(elsewhere)
+	maps.Copy(tree, spawned)
+	order := append(Descendants(tree, agent), agent)
 	now := time.Now().UTC()
 	err = ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
 		for _, name := range order {
@@ -65,4 +75,34 @@ func orNoReason(reason string) string {
 		return "no reason given"
 	}
 	return reason
+}
+
+// CancelledBy reads a cancel notice: who cancelled, and why; ok is false
+// for any other message.
+func CancelledBy(msg *mailbox.Message) (c workspace.Cancellation, ok bool) {
+	rest, ok := strings.CutPrefix(msg.Title, CancelTitle+" by ")
+	if !ok || msg.Type != mailbox.TypeInterrupt {
+		return workspace.Cancellation{}, false
+	}
+	by, reason, _ := strings.Cut(rest, ": ")
+	if by != msg.From {
+		return workspace.Cancellation{}, false
+	}
+	return workspace.Cancellation{By: by, Reason: reason, At: msg.DeliveredAt}, true
+}
+
+// MarkCancelled marks an agent spawned here cancelled, as Cancel does, for a
+// cancel that came from another host; false when it was not spawned here
+// or is marked already.
+func MarkCancelled(ws *workspace.Workspace, agent string, c workspace.Cancellation) (bool, error) {
+	marked := false
+	err := ws.UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		if s, ok := all[agent]; ok && s.Cancelled == nil {
+			s.Cancelled = &c
+			all[agent] = s
+			marked = true
+		}
+		return nil
+	})
+	return marked, err
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/agents"
 	"switchboard/bulletin"
 	"switchboard/hub"
 	"switchboard/internal/watch"
@@ -395,5 +396,53 @@ func TestTheTeamsBoardShowsOnEveryHost(t *testing.T) {
 	b.waitFor("gpu's bulletin to show the board", func() bool {
 		got, err := workspace.New(b.root).Bulletin().Read()
 		return err == nil && got.SystemStatus == "blocked" && got.CurrentPhase == "release" && len(got.Warnings) == 1
+	})
+}
+
+// TestACancelCrossesHosts: an overseer on gpu cancels a helper of laptop's,
+// and the helper spawned under it; laptop's master marks both cancelled,
+// which ends their parents' waits.
+func TestACancelCrossesHosts(t *testing.T) {
+	srv := startHub(t, t.TempDir())
+	a := newHost(t, srv, "laptop", "developer_agent")
+	b := newHost(t, srv, "gpu", "master_agent", "tester_agent")
+	a.join()
+	b.join()
+	laptop := workspace.New(a.root)
+	err := laptop.UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		all["developer_agent-1"] = workspace.Spawned{Profile: "developer_agent", Parent: "developer_agent", Started: time.Now().UTC()}
+		all["developer_agent-2"] = workspace.Spawned{Profile: "developer_agent", Parent: "developer_agent-1", Started: time.Now().UTC()}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gpu := workspace.New(b.root)
+	b.waitFor("gpu to know laptop's helpers", func() bool {
+		r, err := gpu.Rules()
+		return err == nil && r.Knows("developer_agent-2")
+	})
+	// One who may not interrupt it writes a cancel notice by hand: ordinary
+	// mail, which marks nothing.
+	fake := post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"developer_agent-1"}, Title: "[CANCELLED] by tester_agent: stop", Type: mailbox.TypeInterrupt})
+	a.waitFor("the fake notice to arrive", func() bool {
+		for _, m := range a.inbox("developer_agent-1", mailbox.All) {
+			if m.ID == fake.ID {
+				return true
+			}
+		}
+		return false
+	})
+	if spawned, _ := laptop.Spawned(); spawned["developer_agent-1"].Cancelled != nil {
+		t.Fatal("a cancel notice from one who may not interrupt marked the helper cancelled")
+	}
+	order, err := agents.Cancel(gpu, "master_agent", "developer_agent-1", "wrong branch")
+	if err != nil || len(order) != 2 || order[0] != "developer_agent-2" {
+		t.Fatalf("cancel from gpu: %v, %v; want the helper's helper first, then the helper", order, err)
+	}
+	a.waitFor("laptop to mark both cancelled", func() bool {
+		spawned, _ := laptop.Spawned()
+		c1, c2 := spawned["developer_agent-1"].Cancelled, spawned["developer_agent-2"].Cancelled
+		return c1 != nil && c2 != nil && c1.By == "master_agent" && c1.Reason == "wrong branch"
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"switchboard/agents"
 	"switchboard/hub"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
@@ -115,8 +116,24 @@ func (m *Master) takeFromHub(a hubCopy) {
 	for _, j := range fresh {
 		msg, to := msgs[j], tos[j]
 		m.logf("#%d@%s %s → %s: %s", msg.Seq, msg.Via, msg.From, to, safetext.Line(msg.Title))
+		m.cancelFromHub(msg, to)
 		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
 		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
+	}
+}
+
+// cancelFromHub marks an agent spawned here cancelled when the copy is a
+// cancel from another host by one who may interrupt it: its parent's wait
+// ends, as for a cancel made here.
+func (m *Master) cancelFromHub(msg *mailbox.Message, to string) {
+	c, ok := agents.CancelledBy(msg)
+	if !ok || !m.rules.MayInterruptAgent(msg.From, to) {
+		return
+	}
+	if marked, err := agents.MarkCancelled(m.ws, to, c); err != nil {
+		m.logf("cannot mark %s cancelled: %v", to, err)
+	} else if marked {
+		m.logf("%s cancelled by %s, of host %s", to, msg.From, msg.Via)
 	}
 }
 
