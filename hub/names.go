@@ -3,26 +3,14 @@ package hub
 import (
 	"fmt"
 	"strings"
+
+	"switchboard/mailbox"
 )
 
-// validName is ^[a-z0-9][a-z0-9_-]{0,62}$, the charset of agent names. A
-// name that passes is one subject token and one key token, so it can never
-// reach into another host's subjects or keys.
-func validName(name string) bool {
-	if len(name) == 0 || len(name) > 63 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
-		case (c == '_' || c == '-') && i > 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
+// validName is the pattern of agent names. A name that passes is one
+// subject token and one key token, so it can never reach into another
+// host's subjects or keys.
+func validName(name string) bool { return mailbox.WellFormedName(name) }
 
 func checkName(kind, name string) error {
 	if !validName(name) {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/internal/watch"
 )
 
 // Delivered is a copy taken from the hub for one of this host's agents.
@@ -146,21 +148,9 @@ func (c *Conn) ReceiveBatch(ctx context.Context, handle func(context.Context, []
 		if time.Since(began) > 10*time.Second {
 			attempt = 0
 		}
-		if err := sleep(ctx, reconnectDelay(attempt)); err != nil {
+		if err := watch.Sleep(ctx, reconnectDelay(attempt)); err != nil {
 			return err
 		}
-	}
-}
-
-// sleep waits for d or the end of ctx.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }
 
@@ -270,7 +260,7 @@ func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
 		err := msg.DoubleAck(actx)
 		cancelLink()
 		cancel()
-		if err == nil || sleep(ctx, reconnectDelay(attempt)) != nil {
+		if err == nil || watch.Sleep(ctx, reconnectDelay(attempt)) != nil {
 			return
 		}
 	}

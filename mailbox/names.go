@@ -17,10 +17,11 @@ const Operator = "operator"
 // Reserved names cannot be agents.
 var Reserved = []string{"global_bulletin", "log", System, "all"}
 
-// validAgentName is ^[a-z0-9][a-z0-9_-]{0,62}$, checked by hand: compiling
-// that regular expression costs every start of the binary a millisecond,
-// and hooks start it before every prompt.
-func validAgentName(name string) bool {
+// WellFormedName reports whether name matches ^[a-z0-9][a-z0-9_-]{0,62}$,
+// the pattern of agent (and host) names, reserved words aside. It is
+// checked by hand: compiling that regular expression costs every start of
+// the binary a millisecond, and hooks start it before every prompt.
+func WellFormedName(name string) bool {
 	if len(name) == 0 || len(name) > 63 {
 		return false
 	}
@@ -42,7 +43,7 @@ func ValidateAgentName(name string) error {
 	if name == "" {
 		return fmt.Errorf("agent name is empty")
 	}
-	if !validAgentName(name) {
+	if !WellFormedName(name) {
 		return fmt.Errorf("agent name %q is not valid: use 1-63 lowercase letters, digits, _ or -, starting with a letter or digit", name)
 	}
 	if slices.Contains(Reserved, name) {
