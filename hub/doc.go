@@ -14,7 +14,11 @@
 // handler is still running is in progress. The duplicate window is 10
 // minutes, and it forgets, across a hub restart, the ids of copies already
 // acknowledged: a copy whose publish failed and was retried may then arrive
-// twice, which the recipient's no-clobber inbox absorbs.
+// twice, which the recipient's no-clobber inbox absorbs. The hub syncs each
+// copy to its disk before it acknowledges it (a power cut loses none), and
+// takes copies of up to 4 MiB. PublishAll sends a backlog before it waits
+// for the hub's answers, and ReceiveBatch hands over the copies that arrived
+// together, so that a recipient syncs its disk once for them.
 //
 // # Credentials
 //
@@ -49,7 +53,9 @@
 //
 // The receiving side checks that the publishing host claims the sender in
 // presence (CheckSender, done by Receive): a host can send only as its own
-// agents.
+// agents, and as the person at it (Person). An agent its host lets go is
+// marked gone rather than forgotten, so that what it sent before still
+// arrives, and another host may claim it.
 //
 // # What a compromised host can still do
 //
@@ -85,7 +91,17 @@
 // does not use one: each agent has a lasting key <host>.<agent> with its
 // state, and each host has a key in a heartbeat bucket whose age limit is
 // three beats; the host puts it on every beat. A host whose key expired is
-// unreachable, and Team shows its agents so.
+// unreachable, and Team shows its agents so. An agent spawned at run time
+// carries its profile and parent there, so that every host's rules know it.
+//
+// # Rules
+//
+// The first host to join stores the team's rules; a host whose rules differ
+// is refused while another host is up. A team with no other host up takes
+// the rules of the first to join: that is how a team changes its rules.
+//
+// Dial connects for a short errand (a lock, a shared value) without taking
+// the host's place.
 //
 // The package never prints and never exits; its errors say what to do next.
 package hub
