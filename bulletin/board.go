@@ -66,6 +66,25 @@ func (b *Bulletin) Board() Board {
 		Warnings: slices.DeleteFunc(slices.Clone(b.Warnings), ownWarning)}
 }
 
+// ClearOwnWarnings takes switchboard's own warnings off the bulletin, but
+// the one that says the disk is full, which goes when the disk has room.
+func (b *Bulletin) ClearOwnWarnings() {
+	b.Warnings = slices.DeleteFunc(b.Warnings, func(w Warning) bool { return ownWarning(w) && !about(TopicDisk)(w) })
+}
+
+// WouldChange reports whether SetBoard(board) would change the bulletin.
+func (b *Bulletin) WouldChange(board Board) bool {
+	next := *b
+	next.Warnings = slices.Clone(b.Warnings)
+	next.SetBoard(board)
+	return next.SystemStatus != b.SystemStatus || next.CurrentPhase != b.CurrentPhase ||
+		!slices.EqualFunc(next.Warnings, b.Warnings, sameWarning)
+}
+
+func sameWarning(x, y Warning) bool {
+	return x.Text == y.Text && x.From == y.From && x.Topic == y.Topic && x.At.Equal(y.At)
+}
+
 // SetBoard puts a board in the bulletin, keeping switchboard's own warnings
 // of this host, and its status while this host's master is degraded.
 func (b *Bulletin) SetBoard(board Board) {
@@ -79,10 +98,3 @@ func (b *Bulletin) SetBoard(board Board) {
 
 // ownWarning is a warning of switchboard's own, about this host.
 func ownWarning(w Warning) bool { return w.From == mailbox.System }
-
-// Equal reports whether two boards show the same.
-func (b Board) Equal(o Board) bool {
-	return b.Status == o.Status && b.Phase == o.Phase && slices.EqualFunc(b.Warnings, o.Warnings, func(x, y Warning) bool {
-		return x.Text == y.Text && x.From == y.From && x.Topic == y.Topic && x.At.Equal(y.At)
-	})
-}

@@ -32,3 +32,17 @@ func TestABoardKeepsThisHostsOwnWarningsAndDegradedStatus(t *testing.T) {
 		t.Errorf("a warning over the bound: %v", err)
 	}
 }
+
+func TestClearingWarningsClearsSwitchboardsOwnButTheDisks(t *testing.T) {
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	b := &Bulletin{SystemStatus: DefaultStatus}
+	b.Degrade("the disk is full", at)
+	b.SetSystemWarning(TopicRules, "the rules were edited", at)
+	b.ClearOwnWarnings()
+	if len(b.Warnings) != 1 || b.Warnings[0].Topic != TopicDisk {
+		t.Errorf("after a clear: %+v; want the disk's warning alone", b.Warnings)
+	}
+	if b.WouldChange(b.Board()) {
+		t.Error("the bulletin's own board would change it")
+	}
+}

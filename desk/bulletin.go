@@ -46,6 +46,9 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 		return "", err
 	}
 	err = d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+		if c.ClearWarnings {
+			b.ClearOwnWarnings()
+		}
 		if joined {
 			b.SetBoard(board)
 			return nil

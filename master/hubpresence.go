@@ -89,7 +89,7 @@ func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
 		return
 	}
 	store := h.ws.Bulletin()
-	if b, err := store.Read(); err != nil || b.Board().Equal(board) {
+	if b, err := store.Read(); err != nil || !b.WouldChange(board) {
 		return
 	}
 	if err := store.Update(func(b *bulletin.Bulletin) error { b.SetBoard(board); return nil }); err != nil {
