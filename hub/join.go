@@ -233,14 +233,16 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 			return c.explain(ctx, err, "make bucket "+bucket)
 		}
 	}
+	// The beat first: a host joining at the same moment with other rules
+	// sees this one up, and is refused rather than taking the team's rules.
+	if err := c.beatOnce(ctx); err != nil {
+		return c.explain(ctx, err, "write the heartbeat")
+	}
 	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
 		return err
 	}
 	if err := c.checkClaims(ctx, cfg.Agents); err != nil {
 		return err
-	}
-	if err := c.beatOnce(ctx); err != nil {
-		return c.explain(ctx, err, "write the heartbeat")
 	}
 	for _, a := range cfg.Agents {
 		if err := c.putPresence(ctx, a, ""); err != nil {

@@ -146,8 +146,9 @@ func TestForgedSenderIsRejected(t *testing.T) {
 		if d.ID != "m1" || d.From != "carol" || d.Host != "a" {
 			t.Fatalf("rejected %+v, want m1 from carol on a", d)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the forged copy was not rejected within 10s")
+	case <-time.After(60 * time.Second):
+		// It is tried a few times first: a sender may be announced late.
+		t.Fatal("the forged copy was not rejected within 60s")
 	}
 	select {
 	case d := <-got:

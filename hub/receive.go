@@ -196,8 +196,10 @@ func (c *Conn) process(ctx context.Context, msgs []jetstream.Msg, handle func(co
 		d, err := c.parse(msg)
 		if err == nil {
 			err = c.CheckSender(ctx, d.Host, d.From)
-			if err != nil && !errors.Is(err, ErrForged) {
-				// Presence could not be read: try the copy again later.
+			if err != nil && (!errors.Is(err, ErrForged) || deliveries(msg) < unclaimedTries) {
+				// Presence could not be read, or does not show the sender
+				// yet (an agent its host spawned a moment ago, announced
+				// at its next beat): try the copy again later.
 				_ = msg.NakWithDelay(retryDelay(msg))
 				continue
 			}
@@ -277,12 +279,21 @@ func (c *Conn) parse(msg jetstream.Msg) (Delivered, error) {
 
 // retryDelay grows by a second with each delivery, up to half a minute.
 func retryDelay(msg jetstream.Msg) time.Duration {
-	n := uint64(1)
-	if md, err := msg.Metadata(); err == nil {
-		n = md.NumDelivered
-	}
-	return min(time.Duration(n)*time.Second, 30*time.Second)
+	return min(time.Duration(deliveries(msg))*time.Second, 30*time.Second)
 }
+
+// deliveries is how many times the hub delivered the copy, this one
+// included.
+func deliveries(msg jetstream.Msg) uint64 {
+	if md, err := msg.Metadata(); err == nil {
+		return md.NumDelivered
+	}
+	return 1
+}
+
+// unclaimedTries is how often a copy whose sender its host does not claim
+// is tried before it is refused: the delays add up to over two beats.
+const unclaimedTries = 5
 
 // errCodeWorkQueueNotUnique is the server's "filtered consumer not unique on
 // workqueue stream", which nats.go does not name.

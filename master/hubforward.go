@@ -77,7 +77,7 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 		case err != nil && !down && ctx.Err() == nil && stored < len(ready):
 			h.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", ready[stored].Seq, ready[stored].To, err)
 			down = true
-		case err == nil && down:
+		case err == nil && down && len(batch) > 0:
 			h.logf("the hub takes mail again")
 			down = false
 		}

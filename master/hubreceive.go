@@ -56,6 +56,10 @@ func (m *Master) takeFromHub(a hubCopy) {
 	var index []int // of each message, in a.copies
 	for i, d := range a.copies {
 		msg, err := m.checkFromHub(d)
+		if errors.Is(err, errSenderUnknown) {
+			errs[i] = err // the rules here learn the other hosts' helpers within a beat: again later
+			continue
+		}
 		if err != nil {
 			// A copy that is not one a master routed never will be: taken,
 			// and said.
@@ -66,9 +70,15 @@ func (m *Master) takeFromHub(a hubCopy) {
 			errs[i] = fmt.Errorf("%s does not run on this host", d.To)
 			continue
 		}
+		answers, err := m.answered(msg)
+		if err != nil {
+			m.logf("cannot read the log to bind %s's answer: %v; the hub keeps it", msg.From, err)
+			errs[i] = err
+			continue
+		}
 		msg.Via = d.Host
 		msgs, tos, index = append(msgs, msg), append(tos, d.To), append(index, i)
-		marks = append(marks, mailbox.MarkOf(d.To, msg, m.answered(msg)))
+		marks = append(marks, mailbox.MarkOf(d.To, msg, answers))
 	}
 	fail := func(err error, which []int) {
 		for _, j := range which {
@@ -86,8 +96,11 @@ func (m *Master) takeFromHub(a hubCopy) {
 		a.done <- errs
 		return
 	}
-	written := make(map[string]bool)
-	var fresh []int
+	// Every inbox a copy is in is synced, also one found there from an
+	// earlier delivery whose sync failed: the hub hears only of copies on
+	// disk.
+	inboxes := make(map[string]bool)
+	var in, fresh []int
 	for j, msg := range msgs {
 		now, err := m.store.DeliverUnsynced(tos[j], msg)
 		if err != nil {
@@ -96,27 +109,34 @@ func (m *Master) takeFromHub(a hubCopy) {
 			fail(err, []int{j})
 			continue
 		}
+		inboxes[tos[j]] = true
+		in = append(in, j)
 		if now {
-			written[tos[j]] = true
 			fresh = append(fresh, j)
 		}
 	}
-	err := m.store.SyncInboxes(slices.Sorted(maps.Keys(written)))
+	err := m.store.SyncInboxes(slices.Sorted(maps.Keys(inboxes)))
 	if err == nil {
 		err = m.store.SyncMarks()
 	}
 	if err != nil {
 		m.logf("cannot sync the inboxes: %v; the hub keeps those copies", err)
 		m.noteFull(err)
-		fail(err, fresh)
+		fail(err, in)
 		a.done <- errs
 		return
+	}
+	// A cancel is marked before the hub hears the copy is done: a crash
+	// in between brings the copy back, and marking again changes nothing.
+	for _, j := range in {
+		if err := m.cancelFromHub(msgs[j], tos[j]); err != nil {
+			fail(err, []int{j})
+		}
 	}
 	a.done <- errs
 	for _, j := range fresh {
 		msg, to := msgs[j], tos[j]
 		m.logf("#%d@%s %s → %s: %s", msg.Seq, msg.Via, msg.From, to, safetext.Line(msg.Title))
-		m.cancelFromHub(msg, to)
 		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
 		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
 	}
@@ -125,35 +145,43 @@ func (m *Master) takeFromHub(a hubCopy) {
 // cancelFromHub marks an agent spawned here cancelled when the copy is a
 // cancel from another host by one who may interrupt it: its parent's wait
 // ends, as for a cancel made here.
-func (m *Master) cancelFromHub(msg *mailbox.Message, to string) {
+func (m *Master) cancelFromHub(msg *mailbox.Message, to string) error {
 	c, ok := agents.CancelledBy(msg)
 	if !ok || !m.rules.MayInterruptAgent(msg.From, to) {
-		return
+		return nil
 	}
-	if marked, err := agents.MarkCancelled(m.ws, to, c); err != nil {
-		m.logf("cannot mark %s cancelled: %v", to, err)
-	} else if marked {
+	marked, err := agents.MarkCancelled(m.ws, to, c)
+	if err != nil {
+		m.logf("cannot mark %s cancelled: %v; the hub keeps the cancel", to, err)
+		return err
+	}
+	if marked {
 		m.logf("%s cancelled by %s, of host %s", to, msg.From, msg.Via)
 	}
+	return nil
 }
 
 // answered is the request of this host's log that a response from another
 // host answers: one this master routed to the response's sender (or any,
 // for the operator). An answer is bound to its question where the question
 // was routed, as bindAnswer binds one routed here.
-func (m *Master) answered(msg *mailbox.Message) string {
+func (m *Master) answered(msg *mailbox.Message) (string, error) {
 	if msg.Type != mailbox.TypeResponse || msg.InReplyTo == "" {
-		return ""
+		return "", nil
 	}
 	req, ok, err := m.log.Routed(msg.InReplyTo)
 	if err != nil || !ok {
-		return ""
+		return "", err
 	}
 	if msg.From == mailbox.Operator || slices.Contains(req.Delivered, msg.From) {
-		return msg.InReplyTo
+		return msg.InReplyTo, nil
 	}
-	return ""
+	return "", nil
 }
+
+// errSenderUnknown is a copy from an agent this host's rules do not know
+// yet: one another host spawned a moment ago.
+var errSenderUnknown = errors.New("sender not known to this host's rules yet")
 
 // checkFromHub reads a copy from the hub and checks it as the master checks
 // a message in an outbox, and as the sender's master routed it: a whole
@@ -176,6 +204,9 @@ func (m *Master) checkFromHub(d hub.Delivered) (*mailbox.Message, error) {
 		return nil, errors.New("its sender's master did not number and date it")
 	case !slices.Contains(msg.To, d.To) && !slices.Contains(msg.To, mailbox.Broadcast):
 		return nil, fmt.Errorf("it is not addressed to %s", d.To)
+	}
+	if !m.rules.Knows(msg.From) {
+		return nil, fmt.Errorf("%w: %s", errSenderUnknown, msg.From)
 	}
 	if decision := m.rules.Decide(msg.From, d.To); !decision.Allowed {
 		return nil, fmt.Errorf("the rules do not let %s write to %s", msg.From, d.To)

@@ -87,6 +87,9 @@ func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspac
 	if err := mailbox.ValidateAgentName(given.Host); err != nil {
 		return given, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
 	}
+	if kept, ok, _ := ws.Hub(); ok && given.CA == "" && kept.Host == given.Host {
+		given.CA = kept.CA // the same host joining again keeps the authority it was given
+	}
 	if given.CA != "" {
 		abs, err := filepath.Abs(given.CA)
 		if err != nil {

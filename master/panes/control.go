@@ -49,7 +49,9 @@ func (p *Panes) connect(ctx context.Context, client *tmux.Client, session string
 		return
 	}
 	if agents.UpUnderWay(p.ws) {
-		return // its windows are still being made: the next look connects
+		// Its windows are still being made: look again in a moment.
+		time.AfterFunc(time.Second, p.Wake)
+		return
 	}
 	ctx, stop := context.WithCancel(ctx)
 	l.client = client

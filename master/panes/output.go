@@ -46,7 +46,8 @@ func (p *Panes) followOutput(ctx context.Context, client *tmux.Client, session s
 	if agents.UpUnderWay(p.ws) {
 		// Its windows are still being made, and tmux 3.3a can crash when
 		// a window is made while a control client connects: the screens
-		// are read until the next look, which follows.
+		// are read until the next look, in a moment.
+		time.AfterFunc(time.Second, p.Wake)
 		return
 	}
 	ctx, stop := context.WithCancel(ctx)
