@@ -34,26 +34,13 @@ type Copy struct {
 func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
-	if cp.ID == "" {
-		return fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
-	}
-	if err := checkName("recipient", cp.To); err != nil {
-		return err
-	}
-	if err := checkName("sender", cp.From); err != nil {
+	msg, err := c.message(cp)
+	if err != nil {
 		return err
 	}
 	if c.closed.Err() != nil {
 		return ErrClosed
 	}
-	msg := &nats.Msg{
-		Subject: c.names.mail(c.host, cp.To),
-		Header:  nats.Header{},
-		Data:    cp.Body,
-	}
-	msg.Header.Set(headerID, cp.ID)
-	msg.Header.Set(headerFrom, cp.From)
-	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
 	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
 		return c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
 	}
@@ -81,20 +68,10 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	futures := make([]jetstream.PubAckFuture, 0, len(copies))
 	var sendErr error
 	for _, cp := range copies {
-		if cp.ID == "" {
-			sendErr = fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
+		var msg *nats.Msg
+		if msg, sendErr = c.message(cp); sendErr != nil {
 			break
 		}
-		if sendErr = checkName("recipient", cp.To); sendErr != nil {
-			break
-		}
-		if sendErr = checkName("sender", cp.From); sendErr != nil {
-			break
-		}
-		msg := &nats.Msg{Subject: c.names.mail(c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
-		msg.Header.Set(headerID, cp.ID)
-		msg.Header.Set(headerFrom, cp.From)
-		msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
 		f, err := c.js.PublishMsgAsync(msg)
 		if err != nil {
 			sendErr = c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
@@ -112,4 +89,24 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 		}
 	}
 	return len(futures), sendErr
+}
+
+// message is a copy as the hub stores it: on this host's subject for its
+// recipient, its id twice (for the recipient, and for the duplicate window
+// with the recipient, as each recipient's copy is a message of its own).
+func (c *Conn) message(cp Copy) (*nats.Msg, error) {
+	if cp.ID == "" {
+		return nil, fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
+	}
+	if err := checkName("recipient", cp.To); err != nil {
+		return nil, err
+	}
+	if err := checkName("sender", cp.From); err != nil {
+		return nil, err
+	}
+	msg := &nats.Msg{Subject: c.names.mail(c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
+	msg.Header.Set(headerID, cp.ID)
+	msg.Header.Set(headerFrom, cp.From)
+	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
+	return msg, nil
 }
