@@ -31,14 +31,19 @@ func (m *Master) bindAnswer(agent string, msg *mailbox.Message, rec *mailbox.Rec
 	if err != nil || !ok {
 		return nil, err // no message of the log: nothing to answer, nothing claimed
 	}
-	// The operator is the person over the whole team: they may answer any
-	// request, as they may set any approval.
-	if agent == mailbox.Operator || slices.Contains(req.Delivered, agent) {
+	if mayAnswer(req, agent) {
 		rec.Answers = msg.InReplyTo
 		return nil, nil
 	}
 	rec.Notes = append(rec.Notes, fmt.Sprintf("not an answer: %s never received #%d, the message it replies to", agent, req.Seq))
 	return &req, nil
+}
+
+// mayAnswer reports whether agent may answer the request req routed: it
+// was delivered to agent, or agent is the operator, the person over the
+// whole team, who may answer any request as they may set any approval.
+func mayAnswer(req mailbox.Record, agent string) bool {
+	return agent == mailbox.Operator || slices.Contains(req.Delivered, agent)
 }
 
 // reportUnreceivedAnswer tells the overseers that agent sent a response to

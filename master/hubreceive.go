@@ -173,7 +173,7 @@ func (m *Master) answered(msg *mailbox.Message) (string, error) {
 	if err != nil || !ok {
 		return "", err
 	}
-	if msg.From == mailbox.Operator || slices.Contains(req.Delivered, msg.From) {
+	if mayAnswer(req, msg.From) {
 		return msg.InReplyTo, nil
 	}
 	return "", nil
