@@ -1,15 +1,8 @@
 package workspace
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
-
-	"switchboard/internal/atomicfile"
 )
 
 // HubSettings join the workspace's master to a team across machines: the
@@ -36,29 +29,15 @@ func (w *Workspace) HubTeamFile() string { return filepath.Join(w.Store.Dir, ".h
 
 // Hub reads the settings; ok is false when the workspace joins no hub.
 func (w *Workspace) Hub() (s HubSettings, ok bool, err error) {
-	data, err := os.ReadFile(w.HubFile())
-	if errors.Is(err, fs.ErrNotExist) {
-		return HubSettings{}, false, nil
-	}
-	if err != nil {
-		return HubSettings{}, false, fmt.Errorf("read the hub settings: %w", err)
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return HubSettings{}, false, fmt.Errorf("read the hub settings %s: %w", w.HubFile(), err)
+	if _, err := readJSONFile(w.HubFile(), "the hub settings", &s); err != nil {
+		return HubSettings{}, false, err
 	}
 	return s, s.URL != "", nil
 }
 
 // SetHub keeps the settings, so that the next master joins by itself.
 func (w *Workspace) SetHub(s HubSettings) error {
-	if err := os.MkdirAll(w.Store.Dir, 0o755); err != nil {
-		return fmt.Errorf("keep the hub settings: %w", err)
-	}
-	data, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return fmt.Errorf("keep the hub settings: %w", err)
-	}
-	return atomicfile.WriteFile(w.HubFile(), append(data, '\n'), atomicfile.Options{Durable: w.Store.Durable}) // made 0600, as every temporary file
+	return writeJSONFile(w.HubFile(), "the hub settings", s, w.Store.Durable)
 }
 
 // HubMember is an agent of the team across machines as the hub last showed
@@ -82,33 +61,14 @@ type HubTeam struct {
 
 // WriteHubTeam keeps the team as the hub shows it (HubTeamFile).
 func (w *Workspace) WriteHubTeam(t HubTeam) error {
-	data, err := json.MarshalIndent(t, "", "  ")
-	if err == nil {
-		err = os.MkdirAll(filepath.Dir(w.HubTeamFile()), 0o700)
-	}
-	if err == nil {
-		err = atomicfile.WriteFile(w.HubTeamFile(), append(data, '\n'), atomicfile.Options{})
-	}
-	if err != nil {
-		return fmt.Errorf("keep the team's hosts in %s: %w", w.HubTeamFile(), err)
-	}
-	return nil
+	return writeJSONFile(w.HubTeamFile(), "the team's hosts", t, false)
 }
 
 // ReadHubTeam reads the team as the master last had it from the hub; ok is
 // false when there is none.
 func (w *Workspace) ReadHubTeam() (t HubTeam, ok bool, err error) {
-	data, err := os.ReadFile(w.HubTeamFile())
-	if errors.Is(err, fs.ErrNotExist) {
-		return HubTeam{}, false, nil
-	}
-	if err != nil {
-		return HubTeam{}, false, fmt.Errorf("read the team's hosts: %w", err)
-	}
-	if err := json.Unmarshal(data, &t); err != nil {
-		return HubTeam{}, false, fmt.Errorf("read the team's hosts %s: %w", w.HubTeamFile(), err)
-	}
-	return t, true, nil
+	ok, err = readJSONFile(w.HubTeamFile(), "the team's hosts", &t)
+	return t, ok, err
 }
 
 // HubSpawnedFile holds the agents other hosts spawned at run time, as the

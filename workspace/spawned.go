@@ -1,15 +1,9 @@
 package workspace
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 )
 
@@ -47,29 +41,15 @@ func (w *Workspace) Spawned() (map[string]Spawned, error) {
 }
 
 func readSpawned(path string) (map[string]Spawned, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Spawned{}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read spawned agents: %w", err)
-	}
 	spawned := map[string]Spawned{}
-	if err := json.Unmarshal(data, &spawned); err != nil {
-		return nil, fmt.Errorf("read spawned agents: %s: %w", path, err)
+	if _, err := readJSONFile(path, "spawned agents", &spawned); err != nil {
+		return nil, err
 	}
 	return spawned, nil
 }
 
 func writeSpawned(path string, spawned map[string]Spawned, durable bool) error {
-	data, err := json.MarshalIndent(spawned, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode spawned agents: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return fmt.Errorf("keep spawned agents: %w", err)
-	}
-	return atomicfile.WriteFile(path, append(data, '\n'), atomicfile.Options{Durable: durable})
+	return writeJSONFile(path, "spawned agents", spawned, durable)
 }
 
 // UpdateSpawned changes the registry under a lock, so that agents spawning
