@@ -108,7 +108,11 @@ func RunHub(ctx context.Context, cfg HubConfig) (*HubResult, error) {
 		roots[host] = root
 	}
 	for host, root := range roots {
-		p, err := startMaster(cfg.Binary, root, true, "--hub", srv.URL(host), "--host", host)
+		// A master joining a hub keeps its settings in the user's config
+		// folder: these, of workspaces gone when the bench ends, in the
+		// bench's own.
+		config := "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")
+		p, err := startMaster(cfg.Binary, root, true, []string{config}, "--hub", srv.URL(host), "--host", host)
 		if err != nil {
 			return nil, err
 		}

@@ -25,10 +25,10 @@ type masterProcess struct {
 const stopGrace = 5 * time.Second
 
 // startMaster runs `<bin> master --root <root> [more...] [--no-fsync]` with
-// SWITCHBOARD_ROOT and SWITCHBOARD_AGENT unset. Its log goes to a file, not
+// SWITCHBOARD_ROOT and SWITCHBOARD_AGENT unset, and env (KEY=VALUE) set. Its log goes to a file, not
 // a pipe, so that reading it costs the bench nothing, and not into the
 // workspace, whose folder the master watches.
-func startMaster(bin, root string, durable bool, more ...string) (*masterProcess, error) {
+func startMaster(bin, root string, durable bool, env []string, more ...string) (*masterProcess, error) {
 	args := append([]string{"master", "--root", root}, more...)
 	if !durable {
 		args = append(args, "--no-fsync")
@@ -42,6 +42,7 @@ func startMaster(bin, root string, durable bool, more ...string) (*masterProcess
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	log, err := os.CreateTemp("", "switchboard-bench-master-*.log")
 	if err != nil {
 		return nil, fmt.Errorf("start master: %w", err)

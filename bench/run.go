@@ -75,7 +75,7 @@ func Run(ctx context.Context, cfg Config) (res *Result, err error) {
 		}
 		var p *masterProcess
 		s, err = cfg.open(ctx, label("master", durable), func(ws *testbed) (router, error) {
-			started, err := startMaster(cfg.Binary, ws.root, durable)
+			started, err := startMaster(cfg.Binary, ws.root, durable, nil)
 			p = started
 			return started, err
 		})

@@ -8,7 +8,6 @@ import (
 
 	"switchboard/agents"
 	"switchboard/mailbox"
-	"switchboard/master"
 	"switchboard/tmux"
 )
 
@@ -37,10 +36,10 @@ func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) 
 			return stopped, &RightError{Msg: fmt.Sprintf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged)", d.agent, d.rules.OversightNames())}
 		}
 	}
-	pid, err := master.Stop(ctx, d.ws, masterStopLimit)
+	pid, err := d.ws.StopMaster(ctx, masterStopLimit)
 	stopped.MasterPID = pid
 	if err != nil {
-		return stopped, err // master.ErrStillRunning, with the pid it could not stop
+		return stopped, err // workspace.ErrMasterStillRunning, with the pid it could not stop
 	}
 	session, ok, err := agents.LoadSession(d.ws)
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 // TestALockTakenOnOneHostIsRefusedOnTheOther: two workspaces of one team
 // across machines share their locks and their state through the hub.
 func TestALockTakenOnOneHostIsRefusedOnTheOther(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir()) // the hosts' settings, never the user's
 	srv, err := hub.Start(context.Background(), hub.ServerConfig{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

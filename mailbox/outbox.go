@@ -25,21 +25,34 @@ import (
 // names ending in .json, dot names (files still being written) aside. An
 // outbox that went away is made again, empty.
 func (s *Store) Pending(agent string) ([]string, error) {
+	messages, _, err := s.Outbox(agent)
+	return messages, err
+}
+
+// Outbox lists what waits in the agent's outbox, by path, with one look at
+// the folder: the message files (as Pending) and the errands (see Errand),
+// folders and dot names aside. An outbox that went away is made again,
+// empty.
+func (s *Store) Outbox(agent string) (messages, errands []string, err error) {
 	dir := s.OutboxDir(agent)
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, s.Ensure(agent)
+		return nil, nil, s.Ensure(agent)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read outbox of %s: %w", agent, err)
+		return nil, nil, fmt.Errorf("read outbox of %s: %w", agent, err)
 	}
-	var paths []string
 	for _, e := range entries {
-		if name := e.Name(); !strings.HasPrefix(name, ".") && strings.HasSuffix(name, ".json") {
-			paths = append(paths, filepath.Join(dir, name))
+		name := e.Name()
+		switch {
+		case strings.HasPrefix(name, "."):
+		case strings.HasSuffix(name, ".json"):
+			messages = append(messages, filepath.Join(dir, name))
+		case IsErrandName(name) && !e.IsDir():
+			errands = append(errands, filepath.Join(dir, name))
 		}
 	}
-	return paths, nil
+	return messages, errands, nil
 }
 
 // Refusal is why an outbox file was refused without being read.
@@ -65,7 +78,7 @@ func (u *Unsettled) Unwrap() error { return u.Err }
 // *Unsettled one when it may be half-written, and a Refusal, which says
 // why, when it is not a valid message of this agent.
 func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error) {
-	data, stamp, err := readPending(path)
+	data, stamp, err := readPending(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -100,21 +113,21 @@ func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error)
 
 // readPending reads a file an agent dropped in its outbox, and a stamp that
 // changes when the file does. Symbolic links, anything but a regular file,
-// and files over MaxFileSize are refused unread (a Refusal). The file is
+// and files over limit bytes are refused unread (a Refusal). The file is
 // opened so that one swapped for a link or a pipe after the check can
 // neither redirect nor block the read.
-func readPending(path string) (data []byte, stamp string, err error) {
+func readPending(path string, limit int64) (data []byte, stamp string, err error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, "", err
 	}
-	if err := checkPending(fi); err != nil {
+	if err := checkPending(fi, limit); err != nil {
 		return nil, "", err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, syscall.ELOOP):
-		return nil, "", Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+		return nil, "", Refusal("refused unread: it is a symbolic link; write the file itself into the outbox")
 	case errors.Is(err, fs.ErrPermission):
 		return nil, "", Refusal("refused unread: the master may not read it; write files it can read (mode 0600 or wider)")
 	case err != nil:
@@ -124,27 +137,27 @@ func readPending(path string) (data []byte, stamp string, err error) {
 	if fi, err = f.Stat(); err != nil {
 		return nil, "", err
 	}
-	if err := checkPending(fi); err != nil {
+	if err := checkPending(fi, limit); err != nil {
 		return nil, "", err
 	}
-	data, err = io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	data, err = io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, "", err
 	}
-	if len(data) > MaxFileSize {
-		return nil, "", Refusal(fmt.Sprintf("refused unread: the file is over the limit of %d bytes", MaxFileSize))
+	if int64(len(data)) > limit {
+		return nil, "", Refusal(fmt.Sprintf("refused unread: the file is over the limit of %d bytes", limit))
 	}
 	return data, fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
 }
 
-func checkPending(fi fs.FileInfo) error {
+func checkPending(fi fs.FileInfo, limit int64) error {
 	switch mode := fi.Mode(); {
 	case mode&fs.ModeSymlink != 0:
-		return Refusal("refused unread: it is a symbolic link; write the message itself into the outbox")
+		return Refusal("refused unread: it is a symbolic link; write the file itself into the outbox")
 	case !mode.IsRegular():
-		return Refusal(fmt.Sprintf("refused unread: it is %s, not a file; write the message itself into the outbox", kindOf(mode)))
-	case fi.Size() > MaxFileSize:
-		return Refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), MaxFileSize))
+		return Refusal(fmt.Sprintf("refused unread: it is %s, not a file; write the file itself into the outbox", kindOf(mode)))
+	case fi.Size() > limit:
+		return Refusal(fmt.Sprintf("refused unread: the file is %d bytes, over the limit of %d", fi.Size(), limit))
 	}
 	return nil
 }

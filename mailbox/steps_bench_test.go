@@ -51,7 +51,7 @@ func BenchmarkDurableSteps(b *testing.B) {
 	b.Run("read and parse the outbox file", func(b *testing.B) {
 		paths := posted(b)
 		for i := range b.N {
-			data, _, err := readPending(paths[i])
+			data, _, err := readPending(paths[i], MaxFileSize)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -1,7 +1,14 @@
 package workspace
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -18,27 +25,134 @@ type HubSettings struct {
 	CA string `json:"ca,omitempty"`
 }
 
-// HubFile holds the HubSettings; it holds a password, so only its owner
-// reads it.
-func (w *Workspace) HubFile() string { return filepath.Join(w.Store.Dir, "hub.json") }
+// hubSettingsDir is the folder of every workspace's hub settings, in the
+// user's config folder: the URL holds this host's password, so it is kept
+// where no agent is given a view (a contained agent sees none of the
+// user's config) and where no `git add -A` of the workspace finds it.
+const hubSettingsDir = "switchboard/hub"
 
-// HubTeamFile is the whole team as the hub last showed it, every host's
-// agents with their state, which the master writes for the commands that
-// list the team.
-func (w *Workspace) HubTeamFile() string { return filepath.Join(w.Store.Dir, ".hub", "team.json") }
+// HubFile is where the HubSettings of this workspace are kept:
+// <user config>/switchboard/hub/<folder name>-<hash of its path>.json, so
+// that two workspaces of one machine keep theirs apart. The folder is
+// private to the user (0700), the file too (0600).
+func (w *Workspace) HubFile() (string, error) {
+	config, err := os.UserConfigDir()
+	if err != nil {
+		return "", fmt.Errorf("find the user's config folder, which keeps the hub settings: %w; set XDG_CONFIG_HOME or HOME", err)
+	}
+	return filepath.Join(config, hubSettingsDir, w.settingsName()+".json"), nil
+}
+
+// settingsName names the workspace among the hub settings of a machine:
+// its folder's name, for the person who looks, and a hash of its path
+// (links resolved, so that one folder reached two ways is one workspace).
+func (w *Workspace) settingsName() string {
+	path := w.Root
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	sum := sha256.Sum256([]byte(path))
+	base := strings.Map(func(r rune) rune {
+		if r < 0x80 && (r == '-' || r == '_' || r == '.' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			return r
+		}
+		return '_'
+	}, filepath.Base(path))
+	return strings.TrimLeft(base, ".") + "-" + hex.EncodeToString(sum[:4])
+}
+
+// oldHubFile is where versions before this one kept the settings, inside
+// mailboxes/: every agent given the mailboxes could read the password.
+func (w *Workspace) oldHubFile() string { return filepath.Join(w.Store.Dir, "hub.json") }
 
 // Hub reads the settings; ok is false when the workspace joins no hub.
+// Settings an earlier version kept in mailboxes/ are moved to HubFile the
+// first time they are read (written there first, then removed).
 func (w *Workspace) Hub() (s HubSettings, ok bool, err error) {
-	if _, err := readJSONFile(w.HubFile(), "the hub settings", &s); err != nil {
-		return HubSettings{}, false, err
+	path, pathErr := w.HubFile()
+	found := false
+	if pathErr == nil {
+		if found, err = readJSONFile(path, "the hub settings", &s); err != nil {
+			return HubSettings{}, false, err
+		}
+	}
+	old := w.oldHubFile()
+	if !found {
+		foundOld, err := readJSONFile(old, "the hub settings", &s)
+		switch {
+		case err != nil:
+			return HubSettings{}, false, err
+		case !foundOld:
+			// A user without a config folder joins no hub.
+			return HubSettings{}, false, nil
+		}
+		if err := w.SetHub(s); err != nil {
+			return HubSettings{}, false, fmt.Errorf("move the hub settings out of %s: %w", old, err)
+		}
+	}
+	// An old copy beside the kept one (a move cut short) still holds the
+	// password where agents read.
+	if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return HubSettings{}, false, fmt.Errorf("remove %s, which holds this host's password, now kept in %s: %w", old, path, err)
 	}
 	return s, s.URL != "", nil
 }
 
 // SetHub keeps the settings, so that the next master joins by itself.
 func (w *Workspace) SetHub(s HubSettings) error {
-	return writeJSONFile(w.HubFile(), "the hub settings", s, w.Store.Durable)
+	path, err := w.HubFile()
+	if err != nil {
+		return err
+	}
+	if err := writeJSONFile(path, "the hub settings", s, w.Store.Durable); err != nil {
+		return err
+	}
+	// A folder made before, by hand or by another program, may be open to
+	// others: the password is not.
+	if err := os.Chmod(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("keep the hub settings private: %w", err)
+	}
+	return nil
 }
+
+// HubHost is what commands may know of the team across machines without
+// the password: this host's name, and the team's.
+type HubHost struct {
+	Host string `json:"host"`
+	Team string `json:"team,omitempty"`
+}
+
+// HubHostFile holds the HubHost of a workspace whose master joins a hub,
+// written by that master as it starts: in log/, which a contained agent is
+// given to read, so that its commands know to take locks and set the
+// team's state through the master.
+func (w *Workspace) HubHostFile() string { return filepath.Join(w.Store.Dir, "log", "host.json") }
+
+// WriteHubHost says which host of which team this workspace is: its
+// master's doing, as it joins a hub.
+func (w *Workspace) WriteHubHost(h HubHost) error {
+	return writeJSONFile(w.HubHostFile(), "this host's name", h, w.Store.Durable)
+}
+
+// RemoveHubHost says that this workspace's master joins no hub.
+func (w *Workspace) RemoveHubHost() error {
+	if err := os.Remove(w.HubHostFile()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("forget this host's name: %w", err)
+	}
+	return nil
+}
+
+// ReadHubHost reads which host of which team this workspace is; ok is
+// false when its master joins no hub.
+func (w *Workspace) ReadHubHost() (h HubHost, ok bool, err error) {
+	ok, err = readJSONFile(w.HubHostFile(), "this host's name", &h)
+	return h, ok && h.Host != "", err
+}
+
+// HubTeamFile is the whole team as the hub last showed it, every host's
+// agents with their state, which the master writes for the commands that
+// list the team.
+func (w *Workspace) HubTeamFile() string { return filepath.Join(w.Store.Dir, ".hub", "team.json") }
 
 // HubMember is an agent of the team across machines as the hub last showed
 // it.

@@ -86,3 +86,31 @@ func readLockPid(f *os.File) int {
 	pid, _ := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
 	return pid
 }
+
+// ErrMasterStillRunning is returned by StopMaster when the master outlived
+// its time.
+var ErrMasterStillRunning = errors.New("the master did not stop")
+
+// StopMaster asks the workspace's master to stop (SIGTERM) and waits up to
+// limit for it to let go of the workspace. It returns the pid it stopped, 0
+// when none ran.
+func (w *Workspace) StopMaster(ctx context.Context, limit time.Duration) (int, error) {
+	pid, running := w.MasterRunning()
+	if !running {
+		return 0, nil
+	}
+	if pid <= 0 {
+		return 0, fmt.Errorf("a master holds %s but its pid is not in it", w.MasterLock())
+	}
+	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil {
+		return pid, fmt.Errorf("stop the master (pid %d): %w", pid, err)
+	}
+	gone := func() bool { _, still := w.MasterRunning(); return !still }
+	if !watch.Until(ctx, 20*time.Millisecond, limit, gone) {
+		if ctx.Err() != nil {
+			return pid, ctx.Err()
+		}
+		return pid, fmt.Errorf("%w: pid %d within %s of SIGTERM", ErrMasterStillRunning, pid, limit)
+	}
+	return pid, nil
+}

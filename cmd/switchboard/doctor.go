@@ -250,7 +250,8 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	defer cancel()
 	c, err := hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA})
 	if err != nil {
-		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %v (its settings: %s)", s.Host, err, ws.HubFile())}
+		path, _ := ws.HubFile()
+		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %v (its settings: %s)", s.Host, err, path)}
 	}
 	c.Close()
 	detail := fmt.Sprintf("host %s reaches the hub", s.Host)

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/desk"
-	"switchboard/master"
+	"switchboard/workspace"
 )
 
 func newDownCmd(io *streams, g *globals) *cobra.Command {
@@ -55,7 +55,7 @@ func runDown(ctx context.Context, io *streams, g *globals, purge bool) error {
 	switch {
 	case errors.Is(err, desk.ErrNoRight):
 		return refusedError(fmt.Errorf("%w; outside the team's panes, run `switchboard down --as operator`", err))
-	case errors.Is(err, master.ErrStillRunning):
+	case errors.Is(err, workspace.ErrMasterStillRunning):
 		return fmt.Errorf("%w; stop it with `kill -9 %d`", err, stopped.MasterPID)
 	case err != nil:
 		return err

@@ -21,9 +21,25 @@ func TestMain(m *testing.M) {
 	// The switchboard these tests run is this test binary; under -race it
 	// would sleep a second as it exits, in every command and every hook.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
-	testscript.Main(m, map[string]func(){
+	testscript.Main(configHome{m}, map[string]func(){
 		"switchboard": func() { os.Exit(run(os.Args[1:], systemStreams())) },
 	})
+}
+
+// configHome runs the tests with a config folder of their own, which every
+// process they start inherits: a master joining a hub keeps its settings
+// there, never in the user's.
+type configHome struct{ m *testing.M }
+
+func (c configHome) Run() int {
+	dir, err := os.MkdirTemp("", "switchboard-test-config-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_CONFIG_HOME", dir)
+	return c.m.Run()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: the real
@@ -35,6 +51,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("SWITCHBOARD_AGENT", "")
 			env.Setenv("SWITCHBOARD_ROOT", "")
 			env.Setenv("GORACE", "atexit_sleep_ms=0")
+			env.Setenv("XDG_CONFIG_HOME", filepath.Join(env.WorkDir, ".config"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
