@@ -85,9 +85,11 @@ func sameWarning(x, y Warning) bool {
 	return x.Text == y.Text && x.From == y.From && x.Topic == y.Topic && x.At.Equal(y.At)
 }
 
-// SetBoard puts a board in the bulletin, keeping switchboard's own warnings
-// of this host, and its status while this host's master is degraded.
+// SetBoard puts a board in the bulletin, bounded (Bounded), keeping
+// switchboard's own warnings of this host, and its status while this
+// host's master is degraded.
 func (b *Bulletin) SetBoard(board Board) {
+	board = board.Bounded()
 	if board.Status != "" && !b.Degraded() {
 		b.SystemStatus = board.Status
 	}
@@ -98,3 +100,35 @@ func (b *Bulletin) SetBoard(board Board) {
 
 // ownWarning is a warning of switchboard's own, about this host.
 func ownWarning(w Warning) bool { return w.From == mailbox.System }
+
+// Bounded is the board as a bulletin may hold it, whoever wrote it: the
+// newest MaxWarnings warnings, each warning, its sender and the phase one
+// line of at most mailbox.MaxTitleLength characters, and a status that is
+// none of Statuses left out. In a team across machines the board comes
+// from the hub, which any host may write, and every agent's hook prints it
+// before each prompt. A warning that claims to be switchboard's own goes:
+// those are of this host alone, never the board's, and one kept would be
+// taken for this host's own and copied again at each look at the hub.
+func (b Board) Bounded() Board {
+	out := Board{Phase: mailbox.ClipTitle(b.Phase)}
+	if CheckStatus(b.Status) == nil {
+		out.Status = b.Status
+	}
+	var warnings []Warning
+	for _, w := range b.Warnings {
+		w.Text, w.From = mailbox.ClipTitle(w.Text), mailbox.ClipTitle(w.From)
+		if !ownWarning(w) {
+			warnings = append(warnings, w)
+		}
+	}
+	out.Warnings, _ = NewestWarnings(warnings)
+	return out
+}
+
+// NewestWarnings are the last MaxWarnings of warnings, the newest (a
+// warning is added at the end), and how many older ones are left out: a
+// bulletin edited by hand may hold any number.
+func NewestWarnings(warnings []Warning) (newest []Warning, older int) {
+	older = max(0, len(warnings)-MaxWarnings)
+	return warnings[older:], older
+}

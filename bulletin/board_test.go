@@ -2,8 +2,11 @@ package bulletin
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"switchboard/mailbox"
 )
@@ -44,5 +47,59 @@ func TestClearingWarningsClearsSwitchboardsOwnButTheDisks(t *testing.T) {
 	}
 	if b.WouldChange(b.Board()) {
 		t.Error("the bulletin's own board would change it")
+	}
+}
+
+// TestABoardFromTheHubIsBounded: a board of any size, as any host may
+// write it to the hub, is put in the bulletin with the newest MaxWarnings
+// warnings, each a line of a title's length, a status that is one of
+// Statuses or none, and this host's own warning kept; the same board again
+// changes nothing, so the master does not rewrite the bulletin at each
+// look at the hub.
+func TestABoardFromTheHubIsBounded(t *testing.T) {
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	long := strings.Repeat("x", 2*mailbox.MaxTitleLength)
+	board := Board{Status: "on-fire", Phase: "line one\nline two " + long}
+	for i := range 5000 {
+		board.Warnings = append(board.Warnings, Warning{Text: fmt.Sprintf("w%d \x1b[2J\n%s", i, long), From: "evil\x1b]0;OWNED\x07" + long, At: at})
+	}
+	b := &Bulletin{SystemStatus: DefaultStatus}
+	b.SetSystemWarning(TopicRules, "the rules were edited", at)
+	b.SetBoard(board)
+	got := b.Board()
+	if len(got.Warnings) != MaxWarnings || !strings.HasPrefix(got.Warnings[MaxWarnings-1].Text, "w4999 ") || !strings.HasPrefix(got.Warnings[0].Text, fmt.Sprintf("w%d ", 5000-MaxWarnings)) {
+		t.Fatalf("the board holds %d warnings, the last %.10q; want the newest %d", len(got.Warnings), got.Warnings[len(got.Warnings)-1].Text, MaxWarnings)
+	}
+	for _, text := range []string{got.Phase, got.Warnings[0].Text, got.Warnings[0].From} {
+		if n := utf8.RuneCountInString(text); n > mailbox.MaxTitleLength || strings.ContainsAny(text, "\r\n") {
+			t.Errorf("a text of %d characters, or of more than one line, was kept: %.40q", n, text)
+		}
+	}
+	if b.SystemStatus != DefaultStatus {
+		t.Errorf("status %q; a status none of %v is left out", b.SystemStatus, Statuses)
+	}
+	if len(b.Warnings) != MaxWarnings+1 || b.Warnings[MaxWarnings].Topic != TopicRules {
+		t.Errorf("this host's own warning was not kept: %d warnings", len(b.Warnings))
+	}
+	if b.WouldChange(board) {
+		t.Error("the same board again would rewrite the bulletin")
+	}
+}
+
+// TestAWarningOnTheHubInSwitchboardsNameIsNotThisHosts: switchboard's own
+// warnings are each host's, never the board's; one on the hub is left out,
+// not taken for this host's own (which would make it look degraded, and
+// copy it again at each look at the hub).
+func TestAWarningOnTheHubInSwitchboardsNameIsNotThisHosts(t *testing.T) {
+	board := Board{Status: "blocked", Warnings: []Warning{{Text: "the disk is full", From: mailbox.System}, {Text: "main is red", From: "master_agent"}}}
+	b := &Bulletin{SystemStatus: DefaultStatus}
+	for range 3 {
+		b.SetBoard(board)
+	}
+	if len(b.Warnings) != 1 || b.Warnings[0].From != "master_agent" || b.Degraded() || b.SystemStatus != "blocked" {
+		t.Errorf("after the board three times: %+v", b)
+	}
+	if b.WouldChange(board) {
+		t.Error("the same board again would rewrite the bulletin")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"switchboard/internal/safetext"
 )
 
 // MaxLocks bounds the resources held at once: every hook shows them.
@@ -42,7 +44,7 @@ func (s *Store) Release(resource, agent string, force bool) (Lock, error) {
 			return fmt.Errorf("%s is not locked", resource)
 		}
 		if l.Holder != agent && !force {
-			return fmt.Errorf("%w: %s is held by %s; only the holder may unlock it", ErrNotHolder, resource, l.Holder)
+			return fmt.Errorf("%w: %s is held by %s; only the holder may unlock it", ErrNotHolder, resource, safetext.Line(l.Holder))
 		}
 		released = l
 		delete(b.SharedResources, resource)
@@ -51,10 +53,12 @@ func (s *Store) Release(resource, agent string, force bool) (Lock, error) {
 	return released, err
 }
 
+// heldError says who holds resource, since when and why; escaped, since
+// any agent may write the bulletin, and the error is printed.
 func heldError(resource string, l Lock) error {
-	msg := fmt.Sprintf("%s is held by %s since %s", resource, l.Holder, l.Since.Local().Format("15:04:05"))
+	msg := fmt.Sprintf("%s is held by %s since %s", resource, safetext.Line(l.Holder), l.Since.Local().Format("15:04:05"))
 	if l.Reason != "" {
-		msg += fmt.Sprintf(" (%s)", l.Reason)
+		msg += fmt.Sprintf(" (%s)", safetext.Line(l.Reason))
 	}
 	return fmt.Errorf("%w: %s", ErrHeld, msg)
 }

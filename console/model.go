@@ -435,6 +435,9 @@ func (m *Model) View() string {
 	if m.snap == nil {
 		return strings.Join(lines, "\n")
 	}
+	if n := m.snap.OlderWarnings; n > 0 {
+		lines = append(lines, styleQuiet.Render(fit(fmt.Sprintf("%d older warnings not shown", n), m.width)))
+	}
 	for _, w := range m.snap.Warnings {
 		lines = append(lines, styleWarn.Render(fit("warning: "+w, m.width)))
 	}

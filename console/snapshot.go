@@ -23,7 +23,10 @@ type Snapshot struct {
 	Requests []Request        `json:"requests"` // the person's questions not answered yet, oldest first
 	Status   string           `json:"status"`   // the bulletin's system status
 	Phase    string           `json:"phase,omitempty"`
-	Warnings []string         `json:"warnings,omitempty"`
+	Warnings []string         `json:"warnings,omitempty"` // the newest, bulletin.MaxWarnings at most
+	// OlderWarnings counts the bulletin's warnings left out, older than
+	// those shown: a bulletin edited by hand may hold any number.
+	OlderWarnings int `json:"older_warnings,omitempty"`
 }
 
 // Agent is one agent of the team, with what the log tells of it.
@@ -85,9 +88,11 @@ func Read(ctx context.Context, d *desk.Desk, logTail int) (*Snapshot, error) {
 	s := &Snapshot{At: time.Now(), Log: log, Requests: openRequests(log)}
 	if b, err := d.Workspace().Bulletin().Read(); err == nil {
 		s.Status, s.Phase = b.SystemStatus, b.CurrentPhase
-		for _, w := range b.Warnings {
+		newest, older := bulletin.NewestWarnings(b.Warnings)
+		for _, w := range newest {
 			s.Warnings = append(s.Warnings, w.Text)
 		}
+		s.OlderWarnings = older
 		s.Agents = agentsOf(members, log, s.Requests, b.SharedResources)
 	} else {
 		s.Agents = agentsOf(members, log, s.Requests, nil)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"switchboard/bulletin"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
 
@@ -64,7 +65,7 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 			return bulletin.Lock{}, err
 		}
 		if l, ok := b.SharedResources[resource]; ok && !d.exited(l.Holder) {
-			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, l.Holder)}
+			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, safetext.Line(l.Holder))}
 		}
 	}
 	released, err := store.Release(resource, d.agent, force)

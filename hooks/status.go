@@ -62,13 +62,13 @@ func mailNotes(urgent, unverified int) string {
 // Line is the one-line form, for status lines.
 func (s *Status) Line(utf bool) string {
 	mail := fmt.Sprintf("%d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
-	status := safetext.Line(s.Bulletin.SystemStatus)
+	status := oneLine(s.Bulletin.SystemStatus)
 	line := fmt.Sprintf("%s | Global: %s", mail, status)
 	if utf {
 		line = "📬 " + mail + " | 🌐 Global: " + status
 	}
 	if s.Bulletin.CurrentPhase != "" {
-		line += " | Phase: " + safetext.Line(s.Bulletin.CurrentPhase)
+		line += " | Phase: " + oneLine(s.Bulletin.CurrentPhase)
 	}
 	if n := len(s.Bulletin.Warnings); n > 0 {
 		line += fmt.Sprintf(" | %d warning", n)
@@ -80,10 +80,12 @@ func (s *Status) Line(utf bool) string {
 }
 
 // Box is the status box, followed by the phase, warnings and held locks
-// when there are any; plain ASCII when utf is false.
+// when there are any; plain ASCII when utf is false. Any agent may write
+// the bulletin, so what it holds is printed escaped, a line each, and at
+// most the bulletin's bounds of warnings and locks, with how many more.
 func (s *Status) Box(utf bool) string {
 	mail := fmt.Sprintf("Mailbox: %d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
-	status := safetext.Line(s.Bulletin.SystemStatus)
+	status := oneLine(s.Bulletin.SystemStatus)
 	inner := fmt.Sprintf(" %s | Global: %s", mail, status)
 	tl, tr, bl, br, h, v := "+", "+", "+", "+", "-", "|"
 	if utf {
@@ -96,26 +98,39 @@ func (s *Status) Box(utf bool) string {
 	b.WriteString(v + inner + strings.Repeat(" ", width-displayWidth(inner)) + v + "\n")
 	b.WriteString(bl + strings.Repeat(h, width) + br + "\n")
 	if s.Bulletin.CurrentPhase != "" {
-		fmt.Fprintf(&b, "Phase: %s\n", safetext.Line(s.Bulletin.CurrentPhase))
+		fmt.Fprintf(&b, "Phase: %s\n", oneLine(s.Bulletin.CurrentPhase))
 	}
-	for _, w := range s.Bulletin.Warnings {
-		fmt.Fprintf(&b, "Warning (%s): %s\n", w.From, safetext.Line(w.Text))
+	warnings, older := bulletin.NewestWarnings(s.Bulletin.Warnings)
+	if older > 0 {
+		fmt.Fprintf(&b, "(%d older warnings not shown)\n", older)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(&b, "Warning (%s): %s\n", oneLine(w.From), oneLine(w.Text))
 	}
 	names := make([]string, 0, len(s.Bulletin.SharedResources))
 	for name := range s.Bulletin.SharedResources {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
+	more := max(0, len(names)-bulletin.MaxLocks)
+	for _, name := range names[:len(names)-more] {
 		l := s.Bulletin.SharedResources[name]
-		fmt.Fprintf(&b, "Locked: %s by %s", safetext.Line(name), l.Holder)
+		fmt.Fprintf(&b, "Locked: %s by %s", oneLine(name), oneLine(l.Holder))
 		if l.Reason != "" {
-			fmt.Fprintf(&b, " (%s)", safetext.Line(l.Reason))
+			fmt.Fprintf(&b, " (%s)", oneLine(l.Reason))
 		}
 		b.WriteString("\n")
 	}
+	if more > 0 {
+		fmt.Fprintf(&b, "(%d more locks not shown)\n", more)
+	}
 	return b.String()
 }
+
+// oneLine is a text of the bulletin as the box and the status line print
+// it: one line of at most a title's length, escaped, since any agent may
+// have written it.
+func oneLine(s string) string { return safetext.Line(mailbox.ClipTitle(s)) }
 
 // displayWidth counts terminal columns: the two emoji of the box are wide.
 func displayWidth(s string) int {

@@ -14,6 +14,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/hooks"
+	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
 
@@ -442,7 +443,7 @@ func (s *server) unlock(_ context.Context, _ *mcp.CallToolRequest, in unlockIn) 
 	if err != nil {
 		return nil, doneOut{}, toolError(err)
 	}
-	return nil, doneOut{Done: fmt.Sprintf("%s unlocked (held by %s)", in.Resource, released.Holder)}, nil
+	return nil, doneOut{Done: fmt.Sprintf("%s unlocked (held by %s)", in.Resource, safetext.Line(released.Holder))}, nil
 }
 
 func (s *server) stateGet(_ context.Context, _ *mcp.CallToolRequest, in stateGetIn) (*mcp.CallToolResult, stateOut, error) {

@@ -12,6 +12,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/hooks"
+	"switchboard/internal/safetext"
 )
 
 func newBulletinCmd(io *streams, g *globals) *cobra.Command {
@@ -101,16 +102,21 @@ func runBulletinShow(io *streams, g *globals) error {
 		return err
 	}
 	fmt.Fprint(io.out, st.Box(hooks.UTF8Terminal()))
+	// Any agent may write the bulletin: its names are printed escaped.
 	for _, name := range slices.Sorted(maps.Keys(b.Agents)) {
 		a := b.Agents[name]
-		fmt.Fprintf(io.out, "%-20s %-12s %d new", name, a.State, a.Unread)
+		fmt.Fprintf(io.out, "%-20s %-12s %d new", safetext.Line(name), safetext.Line(a.State), a.Unread)
 		if a.Urgent > 0 {
 			fmt.Fprintf(io.out, " (%d urgent)", a.Urgent)
 		}
 		fmt.Fprintln(io.out)
 	}
 	if state, err := ws.folder.Bulletin().ReadState(); err == nil && len(state) > 0 {
-		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(slices.Sorted(maps.Keys(state)), ", "))
+		keys := slices.Sorted(maps.Keys(state))
+		for i, k := range keys {
+			keys[i] = safetext.Line(k)
+		}
+		fmt.Fprintf(io.out, "shared state: %s\n", strings.Join(keys, ", "))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 )
 
 func newLockCmd(io *streams, g *globals) *cobra.Command {
@@ -36,7 +37,7 @@ holds it, lock exits 3 and says who, since when and why.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(io.out, "%s locked by %s\n", a[0], ws.agent)
+			fmt.Fprintf(io.out, "%s locked by %s\n", safetext.Line(a[0]), ws.agent)
 			return nil
 		},
 	}
@@ -66,7 +67,8 @@ may --force the lock of an agent that has exited (its lock shows as stale).`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(io.out, "%s unlocked (held by %s)\n", a[0], released.Holder)
+			// A lock forced open may be of any holder the bulletin names.
+			fmt.Fprintf(io.out, "%s unlocked (held by %s)\n", safetext.Line(a[0]), safetext.Line(released.Holder))
 			return nil
 		},
 	}

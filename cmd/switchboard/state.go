@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 
 	"github.com/spf13/cobra"
 )
@@ -39,7 +40,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 			if err := ws.desk().SetState(a[0], value); err != nil {
 				return err
 			}
-			fmt.Fprintf(io.out, "%s = %s\n", a[0], compactJSON(value))
+			fmt.Fprintf(io.out, "%s = %s\n", safetext.Line(a[0]), compactJSON(value))
 			return nil
 		},
 	}
@@ -82,7 +83,7 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 				return writeJSON(io.out, state)
 			}
 			for _, k := range slices.Sorted(maps.Keys(state)) {
-				fmt.Fprintf(io.out, "%s = %s\n", k, compactJSON(state[k]))
+				fmt.Fprintf(io.out, "%s = %s\n", safetext.Line(k), compactJSON(state[k]))
 			}
 			return nil
 		},
@@ -91,13 +92,15 @@ func newStateCmd(io *streams, g *globals) *cobra.Command {
 	return cmd
 }
 
-// compactJSON prints a stored value on one line, however it was indented.
+// compactJSON prints a stored value on one line, however it was indented,
+// escaped: any agent may set one, and a JSON string may hold characters a
+// terminal acts on or that reorder the line.
 func compactJSON(v json.RawMessage) string {
 	var b bytes.Buffer
 	if json.Compact(&b, v) != nil {
-		return string(v)
+		return safetext.Line(string(v))
 	}
-	return b.String()
+	return safetext.Line(b.String())
 }
 
 // stateValue reads a value given to state set: JSON, or a bare word taken
