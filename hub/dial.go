@@ -7,10 +7,12 @@ import (
 )
 
 // Dial connects host to the team's locks and shared values on the hub for a
-// short errand (a command that takes a lock or sets a value), without
+// short look (whether the hub takes the host's credentials, say), without
 // taking the host's place: it claims no agent, reads no rules, takes no
 // mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update
-// and Values work on what it returns; Close it after.
+// and Values work on what it returns; Close it after. A command's errands
+// do not dial: they go through the host's master, which alone holds its
+// credentials.
 // Of cfg, Dial reads Team, Host and RootCAs.
 func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	cfg, err := JoinConfig{Team: cfg.Team, Host: cfg.Host, RootCAs: cfg.RootCAs}.withDefaults(rawURL)

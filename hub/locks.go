@@ -2,12 +2,20 @@ package hub
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
+
+// ResourceLock is the name of the lock of a shared resource of the
+// bulletin: a resource may be named with any text (spaces, slashes), a lock
+// only with a key's letters.
+func ResourceLock(resource string) string {
+	return "r." + base64.RawURLEncoding.EncodeToString([]byte(resource))
+}
 
 // Lock is a lock this host holds. Its revision makes the release safe: a
 // lock released by force and taken by someone else is not released again.
@@ -51,11 +59,11 @@ func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
 	}
 	rev, err := c.locks.Create(ctx, name, v)
 	if errors.Is(err, jetstream.ErrKeyExists) {
-		held, herr := c.holder(ctx, name)
+		held, herr := c.readLock(ctx, name)
 		if herr == nil {
-			return Lock{}, held
+			return Lock{}, &LockHeld{Name: name, Owner: held.Owner, Host: held.Host}
 		}
-		if errors.Is(herr, jetstream.ErrKeyNotFound) {
+		if freed(herr) {
 			// Released between the create and the read: the caller may try again.
 			return Lock{}, &LockHeld{Name: name}
 		}
@@ -70,14 +78,34 @@ func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
 	return Lock{Name: name, Owner: owner, Host: c.host, Revision: rev}, nil
 }
 
-func (c *Conn) holder(ctx context.Context, name string) (*LockHeld, error) {
+// ReadLock returns the lock name as it is held now, with the revision that
+// releases it; ok is false when it is free.
+func (c *Conn) ReadLock(ctx context.Context, name string) (l Lock, ok bool, err error) {
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
+	l, err = c.readLock(ctx, name)
+	switch {
+	case freed(err):
+		return Lock{}, false, nil
+	case err != nil:
+		return Lock{}, false, c.explain(ctx, err, "read lock "+name)
+	}
+	return l, true, nil
+}
+
+func (c *Conn) readLock(ctx context.Context, name string) (Lock, error) {
 	e, err := c.locks.Get(ctx, name)
 	if err != nil {
-		return nil, err
+		return Lock{}, err
 	}
 	var v lockValue
 	_ = json.Unmarshal(e.Value(), &v) // a garbled value names no holder
-	return &LockHeld{Name: name, Owner: v.Owner, Host: v.Host}, nil
+	return Lock{Name: name, Owner: v.Owner, Host: v.Host, Revision: e.Revision()}, nil
+}
+
+// freed reports whether a lock's read found it free.
+func freed(err error) bool {
+	return errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted)
 }
 
 // Unlock releases a lock taken by Lock, only if it is still that lock;
@@ -95,13 +123,20 @@ func (c *Conn) Unlock(ctx context.Context, l Lock) error {
 	return nil
 }
 
+// forceRead, when a test sets it, runs in ForceUnlock between the read of
+// the lock and its release: where another may release and take it again.
+var forceRead func(name string)
+
 // ForceUnlock releases a lock whose holder's host is gone. It refuses, with
 // *LockHeld, when that host still beats; a lock that is free is no error.
+// It releases the lock it read, and only that one: a lock released and
+// taken again meanwhile stays taken, and ForceUnlock says so
+// (ErrRevisionChanged, wrapped).
 func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
-	held, err := c.holder(ctx, name)
-	if errors.Is(err, jetstream.ErrKeyNotFound) {
+	held, err := c.readLock(ctx, name)
+	if freed(err) {
 		return nil
 	}
 	if err != nil {
@@ -112,10 +147,19 @@ func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
 		return c.explain(ctx, err, "read heartbeats")
 	}
 	if held.Host != c.host && live[held.Host] {
-		held.Reachable = true
-		return held
+		return &LockHeld{Name: name, Owner: held.Owner, Host: held.Host, Reachable: true}
 	}
-	if err := c.locks.Delete(ctx, name); err != nil {
+	if forceRead != nil {
+		forceRead(name)
+	}
+	err = c.locks.Delete(ctx, name, jetstream.LastRevision(held.Revision))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+		if _, err := c.readLock(ctx, name); freed(err) {
+			return nil // released by its holder meanwhile
+		}
+		return fmt.Errorf("%w: lock %s was released and taken again while it was being forced, and stays taken: look at who holds it now", ErrRevisionChanged, name)
+	}
+	if err != nil {
 		return c.explain(ctx, err, "force lock "+name)
 	}
 	return nil
