@@ -67,9 +67,10 @@ func (b *Bulletin) Board() Board {
 }
 
 // ClearOwnWarnings takes switchboard's own warnings off the bulletin, but
-// the one that says the disk is full, which goes when the disk has room.
+// those that come with a degraded status (the disk is full, mail from the
+// hub may stall), which go when their cause does.
 func (b *Bulletin) ClearOwnWarnings() {
-	b.Warnings = slices.DeleteFunc(b.Warnings, func(w Warning) bool { return ownWarning(w) && !about(TopicDisk)(w) })
+	b.Warnings = slices.DeleteFunc(b.Warnings, func(w Warning) bool { return ownWarning(w) && !degrading(w) })
 }
 
 // WouldChange reports whether SetBoard(board) would change the bulletin.

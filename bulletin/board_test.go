@@ -14,7 +14,7 @@ import (
 func TestABoardKeepsThisHostsOwnWarningsAndDegradedStatus(t *testing.T) {
 	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	b := &Bulletin{SystemStatus: DefaultStatus}
-	b.Degrade("the disk is full", at)
+	b.Degrade(TopicDisk, "the disk is full", at)
 	board := b.Board()
 	said, err := board.Apply(BoardChange{Status: "blocked", Phase: "review", Warn: "main is frozen", By: "master_agent"}, at)
 	if err != nil || len(said) != 3 {
@@ -39,7 +39,7 @@ func TestABoardKeepsThisHostsOwnWarningsAndDegradedStatus(t *testing.T) {
 func TestClearingWarningsClearsSwitchboardsOwnButTheDisks(t *testing.T) {
 	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	b := &Bulletin{SystemStatus: DefaultStatus}
-	b.Degrade("the disk is full", at)
+	b.Degrade(TopicDisk, "the disk is full", at)
 	b.SetSystemWarning(TopicRules, "the rules were edited", at)
 	b.ClearOwnWarnings()
 	if len(b.Warnings) != 1 || b.Warnings[0].Topic != TopicDisk {

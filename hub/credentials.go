@@ -64,11 +64,26 @@ func password(secret []byte, host string) string {
 	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
+// randomPassword is the password of the hub's own connection: made at each
+// start, it never leaves the process.
+func randomPassword() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("make the hub's own password: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// adminUser is the hub's own connection; no host name can be it.
+const adminUser = "_hub"
+
 // hostAuth accepts any valid host name whose password matches, and gives the
-// connection the permissions of that host alone.
+// connection the permissions of that host alone; and the hub's own
+// connection, with every permission.
 type hostAuth struct {
 	secret []byte
 	names  names
+	admin  string
 }
 
 // Check implements server.Authentication.
@@ -77,6 +92,10 @@ func (a *hostAuth) Check(c server.ClientAuthentication) bool {
 		return false
 	}
 	opts := c.GetOpts()
+	if opts != nil && opts.Username == adminUser && a.admin != "" && hmac.Equal([]byte(a.admin), []byte(opts.Password)) {
+		c.RegisterUser(&server.User{Username: adminUser})
+		return true
+	}
 	if opts == nil || !validName(opts.Username) {
 		return false
 	}
@@ -97,18 +116,17 @@ func (n names) permissions(host string) *server.Permissions {
 	pub := []string{
 		// Mail, only under the host's own name.
 		"sb." + n.team + ".mail." + host + ".>",
-		// Presence and heartbeat, only under the host's own keys.
+		// Presence, claims and heartbeat, only under the host's own keys.
 		kvSubject(n.presence(), host+".>"),
+		kvSubject(n.claims(), kindHeld+".*."+host),
+		kvSubject(n.claims(), kindLeft+".*."+host),
 		kvSubject(n.heartbeat(), host),
 		// Rules, locks and shared values are the team's.
 		kvSubject(n.rules(), ">"),
 		kvSubject(n.locks(), ">"),
 		kvSubject(n.shared(), ">"),
-		// Account limits, checked before a bucket is made.
-		"$JS.API.INFO",
-		// The host's own durable consumer: make, update, inspect, pull, ack.
-		"$JS.API.CONSUMER.CREATE." + mail + "." + host,
-		"$JS.API.CONSUMER.CREATE." + mail + "." + host + ".>",
+		// The host's own durable consumer, which the hub keeps: inspect,
+		// pull, acknowledge.
 		"$JS.API.CONSUMER.INFO." + mail + "." + host,
 		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
 		"$JS.ACK." + mail + "." + host + ".>",
@@ -119,13 +137,14 @@ func (n names) permissions(host string) *server.Permissions {
 		streams = append(streams, kvStream(b))
 	}
 	for _, s := range streams {
-		// Create only: an existing stream answers a create with the same
-		// configuration and refuses a different one, so no host can change it.
-		pub = append(pub, "$JS.API.STREAM.CREATE."+s, "$JS.API.STREAM.INFO."+s)
+		// Reading a stream's configuration and state; never making,
+		// changing or purging one.
+		pub = append(pub, "$JS.API.STREAM.INFO."+s)
 	}
 	for _, b := range n.buckets() {
 		// Reading any key of the team's buckets.
 		pub = append(pub,
+			"$JS.API.DIRECT.GET."+kvStream(b),
 			"$JS.API.DIRECT.GET."+kvStream(b)+".>",
 			"$JS.API.STREAM.MSG.GET."+kvStream(b))
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -21,16 +22,20 @@ type JoinConfig struct {
 	Team string
 	// Host is this host's name; when empty, the user name in the URL.
 	Host string
-	// Agents are the agents this host runs; no other live host may claim one.
+	// Agents are the agents this host runs; no other host may hold one.
 	Agents []string
+	// Origins says, of the Agents spawned at run time, what from and under
+	// whom: their claims carry it, for every host's rules.
+	Origins map[string]Origin
 	// RulesDigest identifies the team's communication rules; when empty it
 	// is the SHA-256 of RulesText.
 	RulesDigest string
 	// RulesText is the rules file, shown line by line when the rules differ.
 	RulesText []byte
-	// Rejected, when set, hears of every copy that Receive refused because
-	// the publishing host does not claim its sender. It must not block.
-	Rejected func(Delivered, error)
+	// Trouble, when set, hears why this host cannot take its mail, once it
+	// is more than a hub restarting (a refused consumer, a denied
+	// permission), and nil when mail flows again. It must not block.
+	Trouble func(error)
 	// RootCAs is a PEM file of the authorities that signed a TLS hub's
 	// certificate; empty for the system's.
 	RootCAs string
@@ -54,20 +59,27 @@ const (
 // Conn is one host's membership of a team on a hub. Its methods are safe for
 // concurrent use.
 type Conn struct {
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	names    names
-	host     string
-	beat     time.Duration
-	ackWait  time.Duration
-	rejected func(Delivered, error)
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	names   names
+	host    string
+	beat    time.Duration
+	ackWait time.Duration
+	trouble func(error)
+	// managed is set when the hub keeps this host's consumer: the host may
+	// then neither make nor change it.
+	managed bool
+	// stalled is set while this host cannot take its mail; its heartbeat
+	// lapses meanwhile.
+	stalled atomic.Bool
 
-	presence, heartbeat, rules, locks, shared jetstream.KeyValue
+	presence, heartbeat, claims, rules, locks, shared jetstream.KeyValue
 
+	setMu  sync.Mutex // one SetAgents at a time: a claim is made once
 	mu     sync.Mutex
 	agents []string
 
-	senders senderCache
+	senders claimCache
 
 	// link is cancelled when the connection to the hub drops (and replaced
 	// when it comes back), or when the hub refuses something for want of
@@ -110,15 +122,15 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	var err error
 	c := &Conn{
-		names:    names{cfg.Team},
-		host:     cfg.Host,
-		beat:     cfg.beat,
-		ackWait:  cfg.ackWait,
-		rejected: cfg.Rejected,
-		agents:   slices.Clone(cfg.Agents),
+		names:   names{cfg.Team},
+		host:    cfg.Host,
+		beat:    cfg.beat,
+		ackWait: cfg.ackWait,
+		trouble: cfg.Trouble,
+		agents:  slices.Clone(cfg.Agents),
 	}
 	c.closed, c.close = context.WithCancel(context.Background())
-	c.senders.ttl = cfg.beat
+	c.senders.ttl = time.Second
 	c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	opts := []nats.Option{
 		nats.Name("switchboard " + cfg.Host),
@@ -214,24 +226,16 @@ func reconnectDelay(attempts int) time.Duration {
 	return min(d, 2*time.Second)
 }
 
-// setUp makes the stream and buckets, checks the rules and the claims,
-// announces the agents and makes the durable consumer.
+// setUp opens the stream and buckets, checks the rules, claims the agents
+// and, where no hub keeps consumers, makes the durable consumer.
 func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	if err := c.ensureStream(ctx); err != nil {
-		return c.explain(ctx, err, "make the mail stream")
+		return c.explain(ctx, err, "open the mail stream")
 	}
-	var err error
-	kvs := []*jetstream.KeyValue{&c.presence, &c.heartbeat, &c.rules, &c.locks, &c.shared}
-	for i, bucket := range c.names.buckets() {
-		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage}
-		if bucket == c.names.heartbeat() {
-			kv.TTL = 3 * cfg.beat
-		}
-		if *kvs[i], err = c.ensureBucket(ctx, kv); err != nil {
-			return c.explain(ctx, err, "make bucket "+bucket)
-		}
+	if err := c.openBuckets(ctx, c.names.buckets()); err != nil {
+		return err
 	}
 	// The beat first: a host joining at the same moment with other rules
 	// sees this one up, and is refused rather than taking the team's rules.
@@ -241,7 +245,7 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
 		return err
 	}
-	if err := c.checkClaims(ctx, cfg.Agents); err != nil {
+	if err := c.claim(ctx, cfg.Agents, cfg.Origins); err != nil {
 		return err
 	}
 	for _, a := range cfg.Agents {
@@ -249,31 +253,44 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 			return c.explain(ctx, err, "announce agent "+a)
 		}
 	}
-	if err := c.updateConsumer(ctx, cfg.Agents); err != nil {
-		return c.explain(ctx, err, "make the mail consumer")
+	return c.takeMailOf(ctx, cfg.Agents)
+}
+
+// openBuckets opens the named buckets of the team (making those missing,
+// where the server lets this host).
+func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
+	kvs := map[string]*jetstream.KeyValue{
+		c.names.presence(): &c.presence, c.names.heartbeat(): &c.heartbeat, c.names.claims(): &c.claims,
+		c.names.rules(): &c.rules, c.names.locks(): &c.locks, c.names.shared(): &c.shared,
+	}
+	for _, cfg := range c.names.bucketConfigs(c.beat) {
+		if !slices.Contains(buckets, cfg.Bucket) {
+			continue
+		}
+		kv, err := c.ensureBucket(ctx, cfg)
+		if err != nil {
+			return c.explain(ctx, err, "open bucket "+cfg.Bucket)
+		}
+		*kvs[cfg.Bucket] = kv
 	}
 	return nil
 }
 
+// ensureStream opens the mail stream, making it where it is missing and the
+// server lets this host, and learns whether the hub keeps the consumers.
 func (c *Conn) ensureStream(ctx context.Context) error {
-	_, err := c.js.Stream(ctx, c.names.stream())
-	if !errors.Is(err, jetstream.ErrStreamNotFound) {
+	s, err := c.js.Stream(ctx, c.names.stream())
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		s, err = c.js.CreateStream(ctx, c.names.mailStreamConfig())
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			s, err = c.js.Stream(ctx, c.names.stream())
+		}
+	}
+	if err != nil {
 		return err
 	}
-	_, err = c.js.CreateStream(ctx, jetstream.StreamConfig{
-		Name:     c.names.stream(),
-		Subjects: []string{c.names.mailAll()},
-		Storage:  jetstream.FileStorage,
-		// A copy leaves the hub when its recipient's host acknowledged it;
-		// the server refuses two consumers taking the same agent's mail.
-		Retention:  jetstream.WorkQueuePolicy,
-		MaxAge:     mailKeep,
-		Duplicates: dedupWindow,
-	})
-	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-		_, err = c.js.Stream(ctx, c.names.stream())
-	}
-	return err
+	c.managed = s.CachedInfo().Config.Metadata[managedKey] == managedByHub
+	return nil
 }
 
 func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {

@@ -140,10 +140,10 @@ func TestFailedHandlerGetsTheCopyAgain(t *testing.T) {
 }
 
 func TestCopyHandledButNotAckedComesBackAfterACrash(t *testing.T) {
-	s := startHub(t, t.TempDir())
+	s := startHubWith(t, ServerConfig{Dir: t.TempDir(), ackWait: time.Second})
 	a := join(t, s, "a", "alice")
 	rules := []byte("rules v1\n")
-	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules, ackWait: time.Second})
+	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestCopyHandledButNotAckedComesBackAfterACrash(t *testing.T) {
 		t.Fatalf("Receive on a closed connection returned %v, want ErrClosed", err)
 	}
 
-	again, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules, ackWait: time.Second})
+	again, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +311,7 @@ func TestACopyOutlivesItsSendersLeaving(t *testing.T) {
 	if err := a.Publish(ctxFor(t, 5*time.Second), Copy{ID: "m1", To: "bob", From: "alice", Body: []byte("before I go")}); err != nil {
 		t.Fatal(err)
 	}
-	if err := a.SetAgents(ctxFor(t, 5*time.Second), nil); err != nil {
+	if err := a.SetAgents(ctxFor(t, 5*time.Second), nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := receiveInto(t, b, nil)

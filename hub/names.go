@@ -50,15 +50,17 @@ func (n names) parseMail(subject string) (host, to string, ok bool) {
 }
 
 // The buckets of a team. Presence keys are "<host>.<agent>"; heartbeat keys
-// are "<host>" and expire by the bucket's age limit.
+// are "<host>" and expire by the bucket's age limit; claim keys are
+// "held.<agent>.<host>" and "left.<agent>.<host>" (claims.go).
 func (n names) presence() string  { return "SB_" + n.team + "_presence" }
+func (n names) claims() string    { return "SB_" + n.team + "_claims" }
 func (n names) heartbeat() string { return "SB_" + n.team + "_hosts" }
 func (n names) rules() string     { return "SB_" + n.team + "_rules" }
 func (n names) locks() string     { return "SB_" + n.team + "_locks" }
 func (n names) shared() string    { return "SB_" + n.team + "_shared" }
 
 func (n names) buckets() []string {
-	return []string{n.presence(), n.heartbeat(), n.rules(), n.locks(), n.shared()}
+	return []string{n.presence(), n.heartbeat(), n.claims(), n.rules(), n.locks(), n.shared()}
 }
 
 // kvStream is the stream behind a bucket; kvSubject the subject of its key.

@@ -122,17 +122,38 @@ func TestOtherTeamIsDenied(t *testing.T) {
 	}
 }
 
-func TestForgedSenderIsRejected(t *testing.T) {
+// receiveAll runs Receive in the background, sending every copy it hands
+// over, refused ones too, to the returned channel.
+func receiveAll(t *testing.T, c *Conn) <-chan Delivered {
+	t.Helper()
+	ch := make(chan Delivered, 10000)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = c.Receive(ctx, func(_ context.Context, d Delivered) error { ch <- d; return nil })
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	return ch
+}
+
+// next returns the next copy from ch, failing after 10 s.
+func next(t *testing.T, ch <-chan Delivered, what string) Delivered {
+	t.Helper()
+	select {
+	case d := <-ch:
+		return d
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s did not arrive within 10s", what)
+		return Delivered{}
+	}
+}
+
+func TestForgedSenderIsRefusedAtOnce(t *testing.T) {
 	s := startHub(t, t.TempDir())
 	a := join(t, s, "a", "alice")
-	rejected := make(chan Delivered, 1)
-	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v1\n"),
-		Rejected: func(d Delivered, _ error) { rejected <- d }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	got := receiveInto(t, b, nil)
+	b := join(t, s, "b", "bob")
+	got := receiveAll(t, b)
 	ctx := ctxFor(t, 5*time.Second)
 	// a does not run carol: a copy from carol is a lie.
 	if err := a.Publish(ctx, Copy{ID: "m1", To: "bob", From: "carol"}); err != nil {
@@ -141,22 +162,143 @@ func TestForgedSenderIsRejected(t *testing.T) {
 	if err := a.Publish(ctx, Copy{ID: "m2", To: "bob", From: "alice"}); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case d := <-rejected:
-		if d.ID != "m1" || d.From != "carol" || d.Host != "a" {
-			t.Fatalf("rejected %+v, want m1 from carol on a", d)
+	d := next(t, got, "the forged copy")
+	if d.ID != "m1" || !errors.Is(d.Refused, ErrForged) || !strings.Contains(d.Refused.Error(), "carol") {
+		t.Fatalf("first copy %+v, want m1 refused as forged, naming carol", d)
+	}
+	if d = next(t, got, "the true copy"); d.ID != "m2" || d.Refused != nil || d.Sender.Host != "a" {
+		t.Fatalf("second copy %+v, want m2 from alice of a, not refused", d)
+	}
+}
+
+// TestAHostCannotSendAsAnAgentAnotherHostRuns: b writes a claim of a's
+// agent by hand, and publishes a copy as it. The hub stored a's claim first:
+// the copy is refused, and the honest copy behind it arrives.
+func TestAHostCannotSendAsAnAgentAnotherHostRuns(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "master_agent", "alice")
+	join(t, s, "b", "bob")
+	got := receiveAll(t, a)
+	r := dialRaw(t, s.URL("b"), "b")
+	ctx := ctxFor(t, 10*time.Second)
+	claims, err := r.js.KeyValue(ctx, "SB_main_claims")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := claims.Put(ctx, "held.master_agent.b", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	presence, err := r.js.KeyValue(ctx, "SB_main_presence")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := presence.Put(ctx, "b.master_agent", []byte(`{"state":"idle"}`)); err != nil {
+		t.Fatal(err)
+	}
+	forged := nats.NewMsg("sb.main.mail.b.alice")
+	forged.Header.Set(headerID, "forged-1")
+	forged.Header.Set(headerFrom, "master_agent")
+	forged.Header.Set(nats.MsgIdHdr, "forged-1/alice")
+	forged.Data = []byte("FORGED")
+	if _, err := r.js.PublishMsg(ctx, forged); err != nil {
+		t.Fatal(err)
+	}
+	d := next(t, got, "the forged copy")
+	if d.ID != "forged-1" || !errors.Is(d.Refused, ErrForged) || !strings.Contains(d.Refused.Error(), "host a") {
+		t.Fatalf("copy %+v, want forged-1 refused, naming host a as master_agent's", d)
+	}
+	team, err := a.Team(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := describe(team); !strings.Contains(got, "master_agent@a") || strings.Contains(got, "master_agent@b") {
+		t.Fatalf("team %q, want master_agent on a alone", got)
+	}
+}
+
+// TestAHostThatLetAnAgentGoCannotSendAsIt: what an agent sent while its
+// host held it arrives; what its host sends as it after letting it go does
+// not.
+func TestAHostThatLetAnAgentGoCannotSendAsIt(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice", "ann")
+	b := join(t, s, "b", "bob")
+	ctx := ctxFor(t, 10*time.Second)
+	if err := a.Publish(ctx, Copy{ID: "before", To: "bob", From: "ann"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.SetAgents(ctx, []string{"alice"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := dialRaw(t, s.URL("a"), "a")
+	after := nats.NewMsg("sb.main.mail.a.bob")
+	after.Header.Set(headerID, "after")
+	after.Header.Set(headerFrom, "ann")
+	if _, err := r.js.PublishMsg(ctx, after); err != nil {
+		t.Fatal(err)
+	}
+	got := receiveAll(t, b)
+	if d := next(t, got, "the copy sent before"); d.ID != "before" || d.Refused != nil {
+		t.Fatalf("first copy %+v, want the one sent before, taken", d)
+	}
+	if d := next(t, got, "the copy sent after"); d.ID != "after" || !errors.Is(d.Refused, ErrForged) {
+		t.Fatalf("second copy %+v, want the one sent after, refused", d)
+	}
+}
+
+// TestAHostMayNotMakeOrChangeStreamsOrConsumers: the hub makes the team's
+// stream and buckets and keeps every consumer; a host that tries to make a
+// consumer of its own that takes everyone's mail, or to change the stream,
+// is refused.
+func TestAHostMayNotMakeOrChangeStreamsOrConsumers(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	join(t, s, "b", "bob")
+	r := dialRaw(t, s.URL("b"), "b")
+	denied := func(what string, try func(context.Context) error) {
+		t.Helper()
+		if err := try(ctxFor(t, time.Second)); err == nil {
+			t.Errorf("host b %s", what)
 		}
-	case <-time.After(60 * time.Second):
-		// It is tried a few times first: a sender may be announced late.
-		t.Fatal("the forged copy was not rejected within 60s")
+	}
+	denied("changed its consumer to take every agent's mail", func(ctx context.Context) error {
+		_, err := r.js.CreateOrUpdateConsumer(ctx, "SB_main", jetstream.ConsumerConfig{Durable: "b", FilterSubject: "sb.main.mail.>"})
+		return err
+	})
+	denied("made a consumer of alice's mail", func(ctx context.Context) error {
+		_, err := r.js.CreateOrUpdateConsumer(ctx, "SB_main", jetstream.ConsumerConfig{Name: "spy", FilterSubject: "sb.main.mail.*.alice"})
+		return err
+	})
+	denied("changed the mail stream", func(ctx context.Context) error {
+		_, err := r.js.UpdateStream(ctx, jetstream.StreamConfig{Name: "SB_main", Subjects: []string{"sb.main.mail.>"}, MaxMsgs: 1})
+		return err
+	})
+	denied("deleted the claims", func(ctx context.Context) error { return r.js.DeleteStream(ctx, "KV_SB_main_claims") })
+	denied("purged the mail", func(ctx context.Context) error {
+		s, err := r.js.Stream(ctx, "SB_main")
+		if err != nil {
+			return err
+		}
+		return s.Purge(ctx)
+	})
+	ctx := ctxFor(t, 10*time.Second)
+	// And mail still flows.
+	got := receiveInto(t, a, nil)
+	b2, err := Join(ctxFor(t, 5*time.Second), s.URL("c"), JoinConfig{Agents: []string{"carol"}, RulesText: []byte("rules v1\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b2.Close()
+	if err := b2.Publish(ctx, Copy{ID: "m1", To: "alice", From: "carol"}); err != nil {
+		t.Fatal(err)
 	}
 	select {
 	case d := <-got:
-		if d.ID != "m2" {
-			t.Fatalf("delivered %+v, want only m2", d)
+		if d.ID != "m1" {
+			t.Fatalf("delivered %+v", d)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the true copy did not arrive within 10s")
+		t.Fatal("mail stopped after the refused attempts")
 	}
 }
 

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -20,7 +22,29 @@ type Delivered struct {
 	// lets a host use only under its own name.
 	Host string
 	Body []byte
+	// Published is when the hub stored the copy, by its clock.
+	Published time.Time
+	// Sender is the claim by which Host held From then: its Profile and
+	// Parent say where an agent spawned at run time comes from. For a copy
+	// from the person at Host, only Agent (Person) and Host are set.
+	Sender Claim
+	// Refused, when set, is why the copy is not the sender's: the
+	// publishing host did not hold its sender, or it is not a copy at all.
+	// The handler keeps a note of it; the copy is terminated on the hub.
+	Refused error
+	// Deliveries counts the times the hub delivered it, this one included.
+	Deliveries uint64
 }
+
+// Refusal is a handler's verdict that a copy will never be taken: Receive
+// terminates it on the hub, with its reason, rather than deliver it again,
+// so that it never holds up the copies behind it.
+type Refusal struct{ Reason string }
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Refuse returns a *Refusal with the reason.
+func Refuse(reason string) error { return &Refusal{Reason: reason} }
 
 // ackWait is how long the hub waits for an ack before it delivers a copy
 // again. It is short because copies in flight when the hub went down come
@@ -35,21 +59,21 @@ const (
 // consumer already takes mail for one of the agents.
 var ErrMailTaken = errors.New("hub: another host takes mail for one of these agents")
 
-// consumerConfig filters the host's durable consumer to its agents' mail.
-// With no agents it filters on a subject nobody may publish to, since an
-// empty filter would take the whole team's mail.
-func (c *Conn) consumerConfig(agents []string) jetstream.ConsumerConfig {
+// consumerConfig is the durable consumer of host, filtered to its agents'
+// mail. With no agents it filters on a subject nobody may publish to, since
+// an empty filter would take the whole team's mail.
+func (n names) consumerConfig(host string, agents []string, ackWait time.Duration) jetstream.ConsumerConfig {
 	filters := make([]string, 0, len(agents))
 	for _, a := range agents {
-		filters = append(filters, c.names.mailTo(a))
+		filters = append(filters, n.mailTo(a))
 	}
 	if len(filters) == 0 {
-		filters = append(filters, "sb."+c.names.team+".mail._."+c.host)
+		filters = append(filters, "sb."+n.team+".mail._."+host)
 	}
 	cfg := jetstream.ConsumerConfig{
-		Durable:       c.host,
+		Durable:       host,
 		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       c.ackWait,
+		AckWait:       ackWait,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver:    -1,
 	}
@@ -61,8 +85,46 @@ func (c *Conn) consumerConfig(agents []string) jetstream.ConsumerConfig {
 	return cfg
 }
 
+// takeMailOf returns once this host's consumer takes the mail of exactly
+// agents: the hub changes it as the claims change, and this host waits for
+// that; on a server where no hub keeps consumers, the host changes it.
+func (c *Conn) takeMailOf(ctx context.Context, agents []string) error {
+	if !c.managed {
+		if err := c.updateConsumer(ctx, agents); err != nil {
+			return c.explain(ctx, err, "update the mail consumer")
+		}
+		return nil
+	}
+	if len(agents) == 0 {
+		return nil // no agent, no mail: the hub makes a consumer with the first
+	}
+	want := filtersOf(c.names.consumerConfig(c.host, agents, c.ackWait))
+	for {
+		cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
+		if err == nil && slices.Equal(filtersOf(cons.CachedInfo().Config), want) {
+			return nil
+		}
+		if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return c.explain(ctx, err, "read the mail consumer")
+		}
+		if err := watch.Sleep(ctx, consumerPoll); err != nil {
+			return c.explain(ctx, fmt.Errorf("the hub did not give host %s the mail of %s: %w", c.host, strings.Join(agents, ", "), err), "wait for the mail consumer")
+		}
+	}
+}
+
+// consumerPoll is how often a host looks whether the hub changed its
+// consumer yet; the hub does so within milliseconds of a claim.
+const consumerPoll = 20 * time.Millisecond
+
+// updateConsumer makes or changes this host's consumer itself, on a server
+// where no switchboard hub keeps the consumers.
 func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
-	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.consumerConfig(agents))
+	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.names.consumerConfig(c.host, agents, c.ackWait))
+	return consumerErr(err)
+}
+
+func consumerErr(err error) error {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeWorkQueueNotUnique {
 		return fmt.Errorf("%w: %w", ErrMailTaken, err)
@@ -70,10 +132,14 @@ func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
 	return err
 }
 
-// SetAgents changes the agents this host claims: new ones are checked
-// against other hosts' claims and announced, dropped ones are marked gone,
-// and the host's consumer takes mail for exactly the new set.
-func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
+// SetAgents changes the agents this host runs: new ones are claimed (and
+// refused, *AgentClaimed, at the first that another host holds), dropped
+// ones let go; origins says where those spawned at run time come from. The
+// host's consumer then takes mail for exactly the new set: the hub changes
+// it, or this host does on a server where no hub keeps consumers.
+func (c *Conn) SetAgents(ctx context.Context, agents []string, origins map[string]Origin) error {
+	c.setMu.Lock()
+	defer c.setMu.Unlock()
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	agents = slices.Clone(agents)
@@ -87,25 +153,20 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 			added = append(added, a)
 		}
 	}
-	if err := c.checkClaims(ctx, added); err != nil {
+	if err := c.claim(ctx, added, origins); err != nil {
 		return err
-	}
-	if err := c.updateConsumer(ctx, agents); err != nil {
-		return c.explain(ctx, err, "update the mail consumer")
-	}
-	for _, a := range added {
-		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(ctx, err, "announce agent "+a)
-		}
 	}
 	for _, a := range old {
 		if !slices.Contains(agents, a) {
-			// Marked, not deleted: a copy it sent while here, still on its
-			// way, is still its host's to have sent.
-			if err := c.putPresence(ctx, a, stateLeft); err != nil {
-				return c.explain(ctx, err, "withdraw agent "+a)
+			// A left claim keeps its place: a copy the agent sent while
+			// here, still on its way, is still its host's to have sent.
+			if err := c.claimBook().let(ctx, c.host, a); err != nil {
+				return c.explain(ctx, err, "let agent "+a+" go")
 			}
 		}
+	}
+	if err := c.takeMailOf(ctx, agents); err != nil {
+		return err
 	}
 	c.mu.Lock()
 	c.agents = agents
@@ -117,8 +178,8 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string) error {
 // until ctx ends or the Conn closes. A copy is acknowledged only after
 // handle returned nil, so a crash before that delivers it again; when handle
 // fails the copy comes back after a delay that grows with each attempt. A
-// copy whose sender the publishing host does not claim is dropped from the
-// hub and given to JoinConfig.Rejected, never to handle.
+// copy whose Refused is set, or that handle refuses (*Refusal), is
+// terminated on the hub once handle returned: it never comes back.
 func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Delivered) error) error {
 	return c.ReceiveBatch(ctx, func(ctx context.Context, ds []Delivered) []error {
 		errs := make([]error, len(ds))
@@ -129,23 +190,42 @@ func (c *Conn) Receive(ctx context.Context, handle func(context.Context, Deliver
 	})
 }
 
+// troubleAfter is how long taking mail may fail, with the hub reachable,
+// before it is trouble (JoinConfig.Trouble): a hub that restarts, or makes
+// this host's consumer, takes a moment.
+const troubleAfter = 10 * time.Second
+
 // ReceiveBatch is Receive for a handler that takes the copies that arrived
 // together (up to a batch), so that it can sync its disk once for them all;
-// it returns one error a copy, nil for a copy it stored.
+// it returns one error a copy, nil for a copy it stored. It returns only
+// when ctx ends or the Conn closes; why taking mail fails meanwhile goes to
+// JoinConfig.Trouble.
 func (c *Conn) ReceiveBatch(ctx context.Context, handle func(context.Context, []Delivered) []error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stop := context.AfterFunc(c.closed, cancel)
 	defer stop()
+	var failingSince time.Time
 	for attempt := 0; ; attempt++ {
 		began := time.Now()
-		// An error means the consumer went away or the hub restarted: the
-		// next attempt tells whether it is back.
-		_ = c.receiveOnce(ctx, handle)
+		bound, err := c.receiveOnce(ctx, handle)
 		if c.closed.Err() != nil {
 			return ErrClosed
 		}
-		if time.Since(began) > 10*time.Second {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		switch {
+		case bound:
+			failingSince = time.Time{}
+			c.setTrouble(nil)
+		case failingSince.IsZero():
+			failingSince = began
+		}
+		if !bound && err != nil && c.nc.IsConnected() && (errors.Is(err, ErrDenied) || time.Since(failingSince) > troubleAfter) {
+			c.setTrouble(err)
+		}
+		if time.Since(began) > troubleAfter {
 			attempt = 0
 		}
 		if err := watch.Sleep(ctx, reconnectDelay(attempt)); err != nil {
@@ -154,26 +234,51 @@ func (c *Conn) ReceiveBatch(ctx context.Context, handle func(context.Context, []
 	}
 }
 
-func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []Delivered) []error) error {
-	cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		if err := c.updateConsumer(ctx, c.Agents()); err != nil {
-			return err
+// setTrouble records why this host cannot take its mail (nil: it can), and
+// tells JoinConfig.Trouble when that changed. A host in trouble lets its
+// heartbeat lapse.
+func (c *Conn) setTrouble(err error) {
+	if was := c.stalled.Swap(err != nil); !was && err == nil {
+		return
+	}
+	if c.trouble != nil {
+		c.trouble(err)
+	}
+}
+
+// receiveOnce takes mail until an error; bound says whether it got as far
+// as waiting for mail.
+func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []Delivered) []error) (bound bool, err error) {
+	lctx, cancel := c.linked(ctx)
+	cons, err := c.js.Consumer(lctx, c.names.stream(), c.host)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) && !c.managed {
+		if err = c.updateConsumer(lctx, c.Agents()); err == nil {
+			cons, err = c.js.Consumer(lctx, c.names.stream(), c.host)
 		}
-		cons, err = c.js.Consumer(ctx, c.names.stream(), c.host)
+	}
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		if len(c.Agents()) == 0 {
+			// A host that runs no agent has no mail, and no consumer.
+			cancel()
+			return true, watch.Sleep(ctx, c.beat)
+		}
+		err = fmt.Errorf("the hub has made no mail consumer for host %s yet: %w", c.host, err)
 	}
 	if err != nil {
-		return err
+		err = c.explain(lctx, err, "take mail")
+		cancel()
+		return false, err
 	}
+	cancel()
 	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch))
 	if err != nil {
-		return err
+		return false, c.explain(ctx, err, "take mail")
 	}
 	defer it.Stop()
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {
-			return err
+			return true, err
 		}
 		// What arrived with it is handled with it.
 		msgs := []jetstream.Msg{msg}
@@ -188,44 +293,54 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []D
 	}
 }
 
-// process hands copies over and settles each with the hub.
+// errNotHandled stands for the outcome of a copy that a handler did not
+// report: it is tried again.
+var errNotHandled = errors.New("hub: the handler gave no outcome for the copy")
+
+// process checks each copy's sender, hands the copies over and settles each
+// with the hub.
 func (c *Conn) process(ctx context.Context, msgs []jetstream.Msg, handle func(context.Context, []Delivered) []error) {
-	var ds []Delivered
-	var kept []jetstream.Msg
+	fresh := time.Now()
+	ds := make([]Delivered, 0, len(msgs))
+	kept := make([]jetstream.Msg, 0, len(msgs))
 	for _, msg := range msgs {
 		d, err := c.parse(msg)
 		if err == nil {
-			err = c.CheckSender(ctx, d.Host, d.From)
-			if err != nil && (!errors.Is(err, ErrForged) || deliveries(msg) < unclaimedTries) {
-				// Presence could not be read, or does not show the sender
-				// yet (an agent its host spawned a moment ago, announced
-				// at its next beat): try the copy again later.
+			d.Sender, err = c.senderOf(ctx, d, fresh)
+			if err != nil && !errors.Is(err, ErrForged) {
+				// The claims could not be read: try the copy again later.
 				_ = msg.NakWithDelay(retryDelay(msg))
 				continue
 			}
 		}
-		if err != nil {
-			_ = msg.TermWithReason(err.Error())
-			if c.rejected != nil {
-				c.rejected(d, err)
-			}
-			continue
-		}
+		d.Refused = err
 		ds, kept = append(ds, d), append(kept, msg)
 	}
 	if len(ds) == 0 {
 		return
 	}
 	errs := c.handleInProgress(ctx, kept, ds, handle)
-	var acks sync.WaitGroup
+	var settle sync.WaitGroup
 	for i, msg := range kept {
-		if len(errs) != len(kept) || errs[i] != nil {
-			_ = msg.NakWithDelay(retryDelay(msg))
-			continue
+		err := errNotHandled
+		if len(errs) == len(kept) {
+			err = errs[i]
 		}
-		acks.Go(func() { c.ack(ctx, msg) })
+		var refusal *Refusal
+		switch {
+		case err == nil && ds[i].Refused == nil:
+			settle.Go(func() { c.ack(ctx, msg) })
+		case errors.As(err, &refusal):
+			settle.Go(func() { c.term(ctx, msg, refusal.Reason) })
+		case err == nil:
+			// The handler kept its note of a copy the hub's check refused.
+			reason := ds[i].Refused.Error()
+			settle.Go(func() { c.term(ctx, msg, reason) })
+		default:
+			_ = msg.NakWithDelay(retryDelay(msg))
+		}
 	}
-	acks.Wait()
+	settle.Wait()
 }
 
 // handleInProgress runs handle, telling the hub every half ack wait that
@@ -256,10 +371,21 @@ const ackAttempts = 8
 
 // ack confirms a handled copy, retrying a while when the hub is away.
 func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
+	c.settle(ctx, msg.DoubleAck)
+}
+
+// term ends a refused copy on the hub for good, with its reason. A term
+// that is lost delivers the copy again, to be refused again.
+func (c *Conn) term(ctx context.Context, msg jetstream.Msg, reason string) {
+	c.settle(ctx, func(context.Context) error { return msg.TermWithReason(clip(reason, maxReason)) })
+}
+
+// settle runs an ack of some kind, retrying a while when the hub is away.
+func (c *Conn) settle(ctx context.Context, ack func(context.Context) error) {
 	for attempt := 0; attempt < ackAttempts && ctx.Err() == nil; attempt++ {
 		actx, cancel := context.WithTimeout(ctx, c.ackWait/2)
 		actx, cancelLink := c.linked(actx)
-		err := msg.DoubleAck(actx)
+		err := ack(actx)
 		cancelLink()
 		cancel()
 		if err == nil || watch.Sleep(ctx, reconnectDelay(attempt)) != nil {
@@ -270,8 +396,11 @@ func (c *Conn) ack(ctx context.Context, msg jetstream.Msg) {
 
 func (c *Conn) parse(msg jetstream.Msg) (Delivered, error) {
 	host, to, ok := c.names.parseMail(msg.Subject())
-	d := Delivered{ID: msg.Headers().Get(headerID), From: msg.Headers().Get(headerFrom), Host: host, To: to, Body: msg.Data()}
-	if !ok || d.ID == "" || d.From == "" {
+	d := Delivered{ID: msg.Headers().Get(headerID), From: msg.Headers().Get(headerFrom), Host: host, To: to, Body: msg.Data(), Deliveries: 1}
+	if md, err := msg.Metadata(); err == nil {
+		d.Published, d.Deliveries = md.Timestamp, md.NumDelivered
+	}
+	if !ok || d.ID == "" || d.From == "" || d.Published.IsZero() {
 		return d, fmt.Errorf("%w: malformed copy on %s", ErrForged, msg.Subject())
 	}
 	return d, nil
@@ -279,22 +408,44 @@ func (c *Conn) parse(msg jetstream.Msg) (Delivered, error) {
 
 // retryDelay grows by a second with each delivery, up to half a minute.
 func retryDelay(msg jetstream.Msg) time.Duration {
-	return min(time.Duration(deliveries(msg))*time.Second, 30*time.Second)
-}
-
-// deliveries is how many times the hub delivered the copy, this one
-// included.
-func deliveries(msg jetstream.Msg) uint64 {
+	n := uint64(1)
 	if md, err := msg.Metadata(); err == nil {
-		return md.NumDelivered
+		n = md.NumDelivered
 	}
-	return 1
+	return min(time.Duration(n)*time.Second, 30*time.Second)
 }
-
-// unclaimedTries is how often a copy whose sender its host does not claim
-// is tried before it is refused: the delays add up to over two beats.
-const unclaimedTries = 5
 
 // errCodeWorkQueueNotUnique is the server's "filtered consumer not unique on
 // workqueue stream", which nats.go does not name.
 const errCodeWorkQueueNotUnique jetstream.ErrorCode = 10100
+
+// maxReason bounds the reason kept with a terminated copy.
+const maxReason = 512
+
+// clip cuts s to at most n bytes, on a character's boundary.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// Backlog is how many copies the hub handed this host that it has not
+// acknowledged, and how many it may have so before the hub hands it no
+// more; none, without a consumer.
+func (c *Conn) Backlog(ctx context.Context) (pending, limit int, err error) {
+	ctx, cancel := c.linked(ctx)
+	defer cancel()
+	cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return 0, 0, nil
+	}
+	if err != nil {
+		return 0, 0, c.explain(ctx, err, "read the mail consumer")
+	}
+	info := cons.CachedInfo()
+	return info.NumAckPending, info.Config.MaxAckPending, nil
+}

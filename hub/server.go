@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // ServerConfig describes an embedded hub.
@@ -26,6 +28,13 @@ type ServerConfig struct {
 	// TLSCert and TLSKey are PEM files; when both are set the hub speaks TLS
 	// only and its URLs start with tls://.
 	TLSCert, TLSKey string
+	// Log, when set, hears what the hub could not do for its hosts (keep
+	// their consumers). It must be safe for concurrent use.
+	Log func(format string, args ...any)
+
+	// beat is the hosts' heartbeat and ackWait the redelivery delay of
+	// their consumers; tests shorten them.
+	beat, ackWait time.Duration
 }
 
 // Server is an embedded NATS server with JetStream, serving one team.
@@ -36,6 +45,12 @@ type Server struct {
 	names    names
 	scheme   string
 	warnings []string
+
+	// admin is the hub's own connection, inside the process: it makes the
+	// team's stream and buckets and keeps the hosts' consumers.
+	admin      *nats.Conn
+	stopKeeper context.CancelFunc
+	keeperDone chan struct{}
 }
 
 // readyTimeout bounds how long Start waits for the server to listen.
@@ -74,6 +89,19 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	adminPassword, err := randomPassword()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.beat <= 0 {
+		cfg.beat = Heartbeat
+	}
+	if cfg.ackWait <= 0 {
+		cfg.ackWait = ackWait
+	}
+	if cfg.Log == nil {
+		cfg.Log = func(string, ...any) {}
+	}
 	s := &Server{secret: secret, names: names{cfg.Team}, scheme: "nats"}
 	if port == 0 {
 		port = server.RANDOM_PORT // the server reads 0 as its default port
@@ -86,7 +114,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		StoreDir:                   filepath.Join(cfg.Dir, "jetstream"),
 		NoLog:                      true,
 		NoSigs:                     true,
-		CustomClientAuthentication: &hostAuth{secret: secret, names: s.names},
+		CustomClientAuthentication: &hostAuth{secret: secret, names: s.names, admin: adminPassword},
 		// A copy the hub took is on its disk, as a message a master
 		// delivered is: a power cut loses neither.
 		SyncAlways: true,
@@ -129,7 +157,55 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("%w on %s within %s: is the address free, and the folder writable?", ErrNotReady, cfg.Listen, wait)
 	}
 	s.addr = reachableAddr(host, ns.Addr())
+	if err := s.startAdmin(ctx, cfg, adminPassword); err != nil {
+		s.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// startAdmin connects the hub to itself, makes the team's stream and
+// buckets, and starts keeping the hosts' consumers.
+func (s *Server) startAdmin(ctx context.Context, cfg ServerConfig, password string) error {
+	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.UserInfo(adminUser, password),
+		nats.Name("switchboard hub"), nats.MaxReconnects(-1))
+	if err != nil {
+		return fmt.Errorf("connect the hub to itself: %w", err)
+	}
+	s.admin = nc
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	if err := s.makeTeam(ctx, js, cfg.beat); err != nil {
+		return err
+	}
+	claims, err := js.KeyValue(ctx, s.names.claims())
+	if err != nil {
+		return fmt.Errorf("open the claims: %w", err)
+	}
+	k := &keeper{js: js, book: claimBook{js: js, kv: claims, n: s.names}, n: s.names, ackWait: cfg.ackWait, logf: cfg.Log}
+	kctx, cancel := context.WithCancel(context.Background())
+	s.stopKeeper, s.keeperDone = cancel, make(chan struct{})
+	go func() { defer close(s.keeperDone); k.run(kctx) }()
+	return nil
+}
+
+// makeTeam makes the team's mail stream and buckets, or checks that those
+// of an earlier start are still there; a stream an older hub made without
+// saying it keeps the consumers is told so.
+func (s *Server) makeTeam(ctx context.Context, js jetstream.JetStream, beat time.Duration) error {
+	cfg := s.names.mailStreamConfig()
+	cfg.Metadata = map[string]string{managedKey: managedByHub}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("make the mail stream: %w", err)
+	}
+	for _, kv := range s.names.bucketConfigs(beat) {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
+			return fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
+		}
+	}
+	return nil
 }
 
 // reachableAddr is the address to put in URLs: the listen host with the
@@ -176,6 +252,13 @@ func (s *Server) Warnings() []string { return s.warnings }
 
 // Close shuts the hub down and waits until its files are closed.
 func (s *Server) Close() error {
+	if s.stopKeeper != nil {
+		s.stopKeeper()
+		<-s.keeperDone
+	}
+	if s.admin != nil {
+		s.admin.Close()
+	}
 	s.ns.Shutdown()
 	s.ns.WaitForShutdown()
 	return nil

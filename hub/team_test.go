@@ -53,10 +53,10 @@ func TestAgentClaimedByAnotherHostIsRefused(t *testing.T) {
 	// SetAgents refuses the same way, and lets an unclaimed agent in.
 	b := join(t, s, "b", "bob")
 	ctx := ctxFor(t, 5*time.Second)
-	if err := b.SetAgents(ctx, []string{"bob", "alice"}); !errors.As(err, &claimed) {
+	if err := b.SetAgents(ctx, []string{"bob", "alice"}, nil); !errors.As(err, &claimed) {
 		t.Fatalf("SetAgents claiming a's agent returned %v, want *AgentClaimed", err)
 	}
-	if err := b.SetAgents(ctx, []string{"bea"}); err != nil {
+	if err := b.SetAgents(ctx, []string{"bea"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	team, err := b.Team(ctx)
@@ -89,7 +89,7 @@ func TestMailFollowsSetAgents(t *testing.T) {
 	b := join(t, s, "b", "bob")
 	got := receiveInto(t, b, nil)
 	ctx := ctxFor(t, 10*time.Second)
-	if err := b.SetAgents(ctx, []string{"bob", "bea"}); err != nil {
+	if err := b.SetAgents(ctx, []string{"bob", "bea"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Publish(ctx, Copy{ID: "m1", To: "bea", From: "alice"}); err != nil {
@@ -106,9 +106,9 @@ func TestMailFollowsSetAgents(t *testing.T) {
 }
 
 func TestPresenceShowsAStoppedHostUnreachable(t *testing.T) {
-	s := startHub(t, t.TempDir())
+	s := startFastHub(t, t.TempDir())
 	fast := func(agents ...string) JoinConfig {
-		return JoinConfig{Agents: agents, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+		return JoinConfig{Agents: agents, RulesText: []byte("rules v1\n"), beat: fastBeat}
 	}
 	a, err := joinWith(s, "a", fast("alice", "ann"))
 	if err != nil {
@@ -156,8 +156,8 @@ func TestPresenceShowsAStoppedHostUnreachable(t *testing.T) {
 }
 
 func TestLockIsExclusiveAcrossHosts(t *testing.T) {
-	s := startHub(t, t.TempDir())
-	fast := JoinConfig{RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+	s := startFastHub(t, t.TempDir())
+	fast := JoinConfig{RulesText: []byte("rules v1\n"), beat: fastBeat}
 	cfgA, cfgB := fast, fast
 	cfgA.Agents, cfgB.Agents = []string{"alice"}, []string{"bob"}
 	a, err := joinWith(s, "a", cfgA)
@@ -238,14 +238,14 @@ func TestSharedValuesCompareAndSwap(t *testing.T) {
 }
 
 func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
-	s := startHub(t, t.TempDir())
-	v1 := JoinConfig{Agents: []string{"alice"}, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}
+	s := startFastHub(t, t.TempDir())
+	v1 := JoinConfig{Agents: []string{"alice"}, RulesText: []byte("rules v1\n"), beat: fastBeat}
 	a, err := joinWith(s, "a", v1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.Close()
-	v2 := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v2\n"), beat: 200 * time.Millisecond}
+	v2 := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v2\n"), beat: fastBeat}
 	var b *Conn
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -259,7 +259,7 @@ func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
 		t.Fatalf("the rules of a team with no host up were not replaced: %v", err)
 	}
 	defer b.Close()
-	if _, err := joinWith(s, "c", JoinConfig{Agents: []string{"carol"}, RulesText: []byte("rules v1\n"), beat: 200 * time.Millisecond}); !errors.As(err, new(*RulesMismatch)) {
+	if _, err := joinWith(s, "c", JoinConfig{Agents: []string{"carol"}, RulesText: []byte("rules v1\n"), beat: fastBeat}); !errors.As(err, new(*RulesMismatch)) {
 		t.Errorf("the old rules while b is up: %v, want *RulesMismatch", err)
 	}
 }

@@ -48,14 +48,28 @@ type hubLink struct {
 	arrivals chan hubCopy  // copies from the hub, for the loop to deliver
 	conn     atomic.Pointer[hub.Conn]
 
-	mu      sync.Mutex
-	hosted  map[string]bool      // the agents this host runs, as last read
-	notHere map[string]time.Time // agents last found to run elsewhere, and when
-	put     bool                 // the loop put copies not yet synced
+	refused *mailbox.HubRefused // notes of the copies refused here
+
+	notes      chan hubNote  // for the overseers, from the link's goroutines
+	presenceUp chan struct{} // asks present for a look at the hub now
+
+	mu       sync.Mutex
+	hosted   map[string]bool      // the agents this host runs, as last read
+	notHere  map[string]time.Time // agents last found to run elsewhere, and when
+	put      bool                 // the loop put copies not yet synced
+	judged   map[string]string    // other hosts' helpers refused here, with why
+	reported map[string]bool      // keys of the notices told already
+	trouble  string               // why mail from the hub does not flow; "" when it does
+
+	backlogWas string // the status the bulletin had before the backlog degraded it; present's alone
 
 	// teamChanged is called when other hosts spawned or closed agents.
 	teamChanged func()
 }
+
+// hubNote is a notice for the overseers that a goroutine of the link asks
+// the loop to deliver: only the loop tells.
+type hubNote struct{ key, title, content string }
 
 // notHereFresh is how long an agent found to run on another host is taken
 // to, before this host's agents are read again for it. A name never looked
@@ -75,8 +89,9 @@ func newHubLink(ws *workspace.Workspace, opts HubOptions, logf func(string, ...a
 		return nil, err
 	}
 	return &hubLink{
-		opts: opts, ws: ws, outbox: ws.Store.HubOutbox(), logf: logf, hosted: hosted, notHere: make(map[string]time.Time),
-		wake: make(chan struct{}, 1), arrivals: make(chan hubCopy),
+		opts: opts, ws: ws, outbox: ws.Store.HubOutbox(), refused: ws.Store.HubRefused(), logf: logf,
+		hosted: hosted, notHere: make(map[string]time.Time), judged: make(map[string]string), reported: make(map[string]bool),
+		wake: make(chan struct{}, 1), arrivals: make(chan hubCopy), notes: make(chan hubNote, 64), presenceUp: make(chan struct{}, 1),
 	}, nil
 }
 
@@ -175,10 +190,8 @@ func (h *hubLink) join(ctx context.Context, rulesText []byte, timeout time.Durat
 	jctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	conn, err := hub.Join(jctx, h.opts.URL, hub.JoinConfig{
-		Team: h.opts.Team, Host: h.opts.Host, Agents: h.agents(), RulesText: rulesText, RootCAs: h.opts.CA,
-		Rejected: func(d hub.Delivered, err error) {
-			h.logf("refused a copy of %s from host %s as from %s: %v", d.ID, d.Host, d.From, err)
-		},
+		Team: h.opts.Team, Host: h.opts.Host, Agents: h.agents(), Origins: h.origins(), RulesText: rulesText, RootCAs: h.opts.CA,
+		Trouble: h.setTrouble,
 	})
 	if err != nil {
 		return err
@@ -258,3 +271,102 @@ func (m *Master) hubArrivals() <-chan hubCopy {
 	}
 	return m.hub.arrivals
 }
+
+// hubNotes is the channel of the link's notices for the overseers; nil
+// without a hub.
+func (m *Master) hubNotes() <-chan hubNote {
+	if m.hub == nil {
+		return nil
+	}
+	return m.hub.notes
+}
+
+// tellOfHub delivers a notice of the link to the overseers.
+func (m *Master) tellOfHub(n hubNote) {
+	if told := m.tellOverseers(n.key, n.title, n.content, m.now().UTC()); len(told) > 0 {
+		m.logf("%s; told %s", n.title, strings.Join(told, ", "))
+	}
+}
+
+// note asks the loop to tell the overseers, once for key.
+func (h *hubLink) note(key, title, content string) {
+	h.mu.Lock()
+	done := h.reported[key]
+	h.reported[key] = true
+	h.mu.Unlock()
+	if done {
+		return
+	}
+	select {
+	case h.notes <- hubNote{key: key, title: title, content: content}:
+	default:
+		h.logf("%s (not told: too many notices at once)", title)
+	}
+}
+
+// origins says where the helpers spawned here come from, for their claims.
+func (h *hubLink) origins() map[string]hub.Origin {
+	spawned, err := h.ws.Spawned()
+	if err != nil {
+		h.logf("cannot read the agents spawned here: %v", err)
+		return nil
+	}
+	out := make(map[string]hub.Origin, len(spawned))
+	for name, s := range spawned {
+		out[name] = hub.Origin{Profile: s.Profile, Parent: s.Parent}
+	}
+	return out
+}
+
+// setTrouble keeps why mail from the hub does not flow (nil: it does), for
+// the log and doctor; present writes it down at once.
+func (h *hubLink) setTrouble(err error) {
+	text := ""
+	if err != nil {
+		text = err.Error()
+	}
+	h.mu.Lock()
+	was := h.trouble
+	h.trouble = text
+	h.mu.Unlock()
+	switch {
+	case text == was:
+		return
+	case text == "":
+		h.logf("mail from the hub flows again")
+	default:
+		h.logf("cannot take mail from the hub: %s; this host shows as unreachable until it can", text)
+	}
+	h.lookNow()
+}
+
+// lookNow asks present for a look at the hub now, rather than at its next
+// beat.
+func (h *hubLink) lookNow() {
+	select {
+	case h.presenceUp <- struct{}{}:
+	default:
+	}
+}
+
+// mayLearn reports whether a copy from a sender this host's rules do not
+// know may be tried again: a helper its host announced, not yet judged
+// here. Presence is asked to look at once; a copy tried a few times and
+// still unknown is refused.
+func (h *hubLink) mayLearn(d hub.Delivered) bool {
+	if d.Sender.Profile == "" || d.Deliveries >= learnTries {
+		return false
+	}
+	h.mu.Lock()
+	_, refused := h.judged[d.From]
+	h.mu.Unlock()
+	if refused {
+		return false
+	}
+	h.lookNow()
+	return true
+}
+
+// learnTries bounds the deliveries of a copy whose sender is a helper this
+// host has not judged yet.
+const learnTries = 4

@@ -253,7 +253,17 @@ func TestAHostCannotForgeWhatItSends(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	a.waitFor("three refusals", func() bool { return strings.Count(a.log.String(), "refused a copy") == 3 })
+	a.waitFor("three refusals", func() bool {
+		counts, err := a.store.HubRefused().Counts()
+		return err == nil && counts["gpu"].Copies == 3
+	})
+	notes, err := a.store.HubRefused().Newest(10)
+	if err != nil || len(notes) != 3 {
+		t.Fatalf("%d notes of refused copies (%v), want 3", len(notes), err)
+	}
+	if told := strings.Count(a.log.String(), "REFUSED: a copy from host gpu"); told != 1 {
+		t.Errorf("the overseers were told %d times of host gpu's refused copies, want once", told)
+	}
 	for _, agent := range []string{"developer_agent", "reviewer_agent"} {
 		if got := a.inbox(agent, mailbox.All); len(got) != 0 {
 			t.Errorf("%s received %d forged copies", agent, len(got))

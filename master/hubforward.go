@@ -3,6 +3,7 @@ package master
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"switchboard/hub"
@@ -65,6 +66,7 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 			}
 			batch = append(batch, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
 		}
+		h.claimSenders(ctx, conn, batch)
 		stored, err := conn.PublishAll(ctx, batch)
 		for _, c := range ready[:stored] {
 			if err := h.outbox.Done(c); err != nil {
@@ -94,6 +96,20 @@ func (h *hubLink) forward(ctx context.Context, conn *hub.Conn) {
 			return
 		case <-h.wake:
 		case <-time.After(wait):
+		}
+	}
+}
+
+// claimSenders makes sure this host claims every sender of the batch before
+// it is published: the receiving masters take a copy only from the host that
+// held its sender when the hub stored it, and a helper spawned a moment ago
+// is claimed at presence's next beat otherwise.
+func (h *hubLink) claimSenders(ctx context.Context, conn *hub.Conn, batch []hub.Copy) {
+	claimed := conn.Agents()
+	for _, c := range batch {
+		if c.From != mailbox.Operator && !slices.Contains(claimed, c.From) {
+			h.claimHosted(ctx, conn)
+			return
 		}
 	}
 }

@@ -2,33 +2,29 @@ package master
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
 
 	"switchboard/bulletin"
 	"switchboard/hub"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
 // present keeps this host's agents and their states on the hub, and the
 // whole team, as the hub shows it, in the workspace for the commands that
-// list the team.
+// list the team; it looks every beat, and at once when asked (lookNow).
 func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
-	claimed := h.agents()
 	tick := time.NewTicker(hub.Heartbeat)
 	defer tick.Stop()
 	for {
-		if agents := slices.Sorted(maps.Keys(h.refresh())); !slices.Equal(agents, claimed) {
-			if err := conn.SetAgents(ctx, agents); err != nil {
-				h.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
-			} else {
-				claimed = agents
-			}
-		}
-		spawned, _ := h.ws.Spawned()
+		h.claimHosted(ctx, conn)
+		claimed := conn.Agents()
 		states := make([]hub.AgentState, 0, len(claimed))
 		for _, a := range claimed {
 			st, ok, _ := h.ws.Store.ReadState(a)
@@ -36,14 +32,13 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 			if ok {
 				state = st.State
 			}
-			sp := spawned[a]
-			states = append(states, hub.AgentState{Agent: a, State: state, Profile: sp.Profile, Parent: sp.Parent})
+			states = append(states, hub.AgentState{Agent: a, State: state})
 		}
 		if err := conn.Announce(ctx, states); err != nil && ctx.Err() == nil {
 			h.logf("cannot tell the hub the states of this host's agents: %v", err)
 		}
 		if members, err := conn.Team(ctx); err == nil {
-			h.writeTeam(members)
+			h.writeTeam(ctx, conn, members)
 		}
 		h.mirrorState(ctx, conn)
 		h.mirrorBoard(ctx, conn)
@@ -51,7 +46,20 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		case <-h.presenceUp:
 		}
+	}
+}
+
+// claimHosted tells the hub which agents this host runs, when that
+// changed: the agents of its profiles, and the helpers spawned here.
+func (h *hubLink) claimHosted(ctx context.Context, conn *hub.Conn) {
+	agents := slices.Sorted(maps.Keys(h.refresh()))
+	if slices.Equal(agents, conn.Agents()) {
+		return
+	}
+	if err := conn.SetAgents(ctx, agents, h.origins()); err != nil && ctx.Err() == nil {
+		h.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
 	}
 }
 
@@ -97,29 +105,110 @@ func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
 	}
 }
 
-// writeTeam keeps the team as the hub shows it, and reloads the rules when
-// the agents other hosts spawned changed: the rules know those too.
-func (h *hubLink) writeTeam(members []hub.Member) {
+// writeTeam keeps the team as the hub shows it, with what this host makes
+// of it: the helpers other hosts spawned that its rules take in (the rules
+// reload when those change), how much mail waits unacknowledged, and why
+// mail does not flow, if it does not.
+func (h *hubLink) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Member) {
 	team := workspace.HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
 	for _, m := range members {
 		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable,
 			Profile: m.Profile, Parent: m.Parent})
 	}
+	h.mu.Lock()
+	team.Trouble = h.trouble
+	h.mu.Unlock()
+	team.Backlog, team.BacklogLimit = h.watchBacklog(ctx, conn)
+	verdicts, judged := h.judge(team)
+	if judged {
+		team.Refused = verdicts.refused
+	}
 	if err := h.ws.WriteHubTeam(team); err != nil {
 		h.logf("cannot keep the team's hosts: %v", err)
 		return
 	}
-	before, err := h.ws.HubSpawned()
-	elsewhere := team.SpawnedElsewhere()
-	same := func(a, b workspace.Spawned) bool { return a.Profile == b.Profile && a.Parent == b.Parent }
-	if err == nil && maps.EqualFunc(before, elsewhere, same) {
+	if !judged {
 		return
 	}
-	if err := h.ws.WriteHubSpawned(elsewhere); err != nil {
+	before, err := h.ws.HubSpawned()
+	if err == nil && sameSpawned(before, verdicts.admitted) {
+		return
+	}
+	if err := h.ws.WriteHubSpawned(verdicts.admitted); err != nil {
 		h.logf("cannot keep the agents other hosts spawned: %v", err)
 		return
 	}
 	if h.teamChanged != nil {
 		h.teamChanged()
 	}
+}
+
+// judge decides on the helpers other hosts announced, under the rules file
+// as it is (judged is false when it does not load: the last verdicts
+// stand), and tells the overseers of each refused, once.
+func (h *hubLink) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
+	data, err := h.ws.ReadRulesFile()
+	if err != nil {
+		return v, false
+	}
+	file, err := rules.Parse(h.ws.RulesPath(), data)
+	if err != nil {
+		return v, false
+	}
+	local, err := h.ws.Spawned()
+	if err != nil {
+		return v, false
+	}
+	hosted := h.refresh()
+	v = judgeSpawned(file, local, func(agent string) bool { return hosted[agent] }, team)
+	h.mu.Lock()
+	h.judged = maps.Clone(v.refused)
+	h.mu.Unlock()
+	hostOf := make(map[string]workspace.HubMember, len(team.Members))
+	for _, m := range team.Members {
+		hostOf[m.Agent] = m
+	}
+	for _, name := range v.refusedNames() {
+		m := hostOf[name]
+		h.note("hub-spawned/"+m.Host+"/"+name+"/"+m.Profile+"/"+m.Parent,
+			fmt.Sprintf("REFUSED: host %s's helper %s", m.Host, name),
+			fmt.Sprintf("Host %s announced %s, spawned from profile %s under %s. This host's rules do not take it in: %s.\n"+
+				"Mail from %s is refused here, and nothing of this host's rules changes because of it. "+
+				"If host %s did not mean it, it may be running code that is not its own.\n",
+				m.Host, name, m.Profile, m.Parent, v.refused[name], name, m.Host))
+	}
+	return v, true
+}
+
+// backlogShare is the part of its limit of unacknowledged copies at which
+// this host shows degraded: a little more, and the hub would hand it no
+// more mail.
+const backlogShare = 2
+
+// watchBacklog reads how many copies the hub handed this host that it has
+// not acknowledged, and marks the bulletin degraded while that nears the
+// hub's limit.
+func (h *hubLink) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit int) {
+	pending, limit, err := conn.Backlog(ctx)
+	if err != nil {
+		return 0, 0
+	}
+	near := limit > 0 && pending*backlogShare >= limit
+	store := h.ws.Bulletin()
+	b, err := store.Read()
+	if err != nil || near == b.DegradedFor(bulletin.TopicHub) {
+		return pending, limit
+	}
+	err = store.Update(func(b *bulletin.Bulletin) error {
+		if near {
+			h.backlogWas = b.Degrade(bulletin.TopicHub, fmt.Sprintf("%d copies from the hub wait unacknowledged on this host, of the %d the hub allows; `switchboard doctor` says more", pending, limit), time.Now().UTC())
+		} else {
+			b.Recover(bulletin.TopicHub, cmp.Or(h.backlogWas, bulletin.DefaultStatus))
+		}
+		return nil
+	})
+	if err != nil {
+		h.logf("cannot mark the bulletin about the hub's backlog: %v", err)
+	}
+	return pending, limit
 }

@@ -12,6 +12,7 @@ import (
 	"switchboard/hub"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
+	"switchboard/rules"
 )
 
 // receive takes this host's agents' mail from the hub and hands the copies
@@ -55,15 +56,21 @@ func (m *Master) takeFromHub(a hubCopy) {
 	var marks []mailbox.NoticeMark
 	var index []int // of each message, in a.copies
 	for i, d := range a.copies {
+		if d.Refused != nil {
+			errs[i] = m.refuseFromHub(d, d.Refused.Error())
+			continue
+		}
 		msg, err := m.checkFromHub(d)
-		if errors.Is(err, errSenderUnknown) {
-			errs[i] = err // the rules here learn the other hosts' helpers within a beat: again later
+		if errors.Is(err, errSenderUnknown) && m.hub.mayLearn(d) {
+			// A helper another host spawned a moment ago: the rules here
+			// learn it once this host has read the claim; again later.
+			errs[i] = err
 			continue
 		}
 		if err != nil {
-			// A copy that is not one a master routed never will be: taken,
-			// and said.
-			m.logf("refused a copy of %s for %s from host %s: %v", d.ID, d.To, d.Host, err)
+			// A copy that is not one a master routed never will be:
+			// refused, noted and said.
+			errs[i] = m.refuseFromHub(d, err.Error())
 			continue
 		}
 		if m.hub.remote(d.To) {
@@ -138,7 +145,7 @@ func (m *Master) takeFromHub(a hubCopy) {
 		msg, to := msgs[j], tos[j]
 		m.logf("#%d@%s %s → %s: %s", msg.Seq, msg.Via, msg.From, to, safetext.Line(msg.Title))
 		rec := mailbox.Record{Seq: msg.Seq, Time: msg.DeliveredAt, Message: msg}
-		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(msg.From, to))
+		m.panes.Announce(to, rec, wantsInterrupt(msg) && m.rules.MayInterruptAgent(principal(msg), to))
 	}
 }
 
@@ -147,7 +154,7 @@ func (m *Master) takeFromHub(a hubCopy) {
 // ends, as for a cancel made here.
 func (m *Master) cancelFromHub(msg *mailbox.Message, to string) error {
 	c, ok := agents.CancelledBy(msg)
-	if !ok || !m.rules.MayInterruptAgent(msg.From, to) {
+	if !ok || !m.rules.MayInterruptAgent(principal(msg), to) {
 		return nil
 	}
 	marked, err := agents.MarkCancelled(m.ws, to, c)
@@ -162,9 +169,11 @@ func (m *Master) cancelFromHub(msg *mailbox.Message, to string) error {
 }
 
 // answered is the request of this host's log that a response from another
-// host answers: one this master routed to the response's sender (or any,
-// for the operator). An answer is bound to its question where the question
-// was routed, as bindAnswer binds one routed here.
+// host answers: one this master routed to the response's sender. An answer
+// is bound to its question where the question was routed, as bindAnswer
+// binds one routed here. The person at another host is not this host's
+// operator, who may answer any request: they answer only what was routed
+// to them, which is nothing (a request for the operator stays on its host).
 func (m *Master) answered(msg *mailbox.Message) (string, error) {
 	if msg.Type != mailbox.TypeResponse || msg.InReplyTo == "" {
 		return "", nil
@@ -173,10 +182,22 @@ func (m *Master) answered(msg *mailbox.Message) (string, error) {
 	if err != nil || !ok {
 		return "", err
 	}
+	if msg.From == mailbox.Operator {
+		return "", nil
+	}
 	if mayAnswer(req, msg.From) {
 		return msg.InReplyTo, nil
 	}
 	return "", nil
+}
+
+// principal is who a copy from another host acts as, for the rights the
+// rules give: its sender, or for the person at that host, rules.PersonAt.
+func principal(msg *mailbox.Message) string {
+	if msg.From == mailbox.Operator && msg.Via != "" {
+		return rules.PersonAt(msg.Via)
+	}
+	return msg.From
 }
 
 // errSenderUnknown is a copy from an agent this host's rules do not know
@@ -204,6 +225,8 @@ func (m *Master) checkFromHub(d hub.Delivered) (*mailbox.Message, error) {
 		return nil, errors.New("its sender's master did not number and date it")
 	case !slices.Contains(msg.To, d.To) && !slices.Contains(msg.To, mailbox.Broadcast):
 		return nil, fmt.Errorf("it is not addressed to %s", d.To)
+	case msg.From == mailbox.System:
+		return nil, errors.New("it says it is from switchboard, whose notices never cross the hop")
 	}
 	if !m.rules.Knows(msg.From) {
 		return nil, fmt.Errorf("%w: %s", errSenderUnknown, msg.From)

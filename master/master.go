@@ -233,6 +233,9 @@ func (m *Master) loop(ctx context.Context) error {
 		case c := <-m.hubArrivals():
 			m.takeFromHub(c)
 			continue
+		case n := <-m.hubNotes():
+			m.tellOfHub(n)
+			continue
 		}
 		dirty, rulesChanged, all := m.work.take()
 		if rulesChanged {

@@ -81,7 +81,7 @@ func (m *Master) pauseRouting(err error) {
 	}
 	m.freeReserve()
 	err = m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
-		m.pause.was = b.Degrade(short, m.now().UTC())
+		m.pause.was = b.Degrade(bulletin.TopicDisk, short, m.now().UTC())
 		return nil
 	})
 	if err != nil {
@@ -99,7 +99,7 @@ func (m *Master) resumeRouting() {
 	}
 	if m.pause.marked {
 		err := m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
-			b.Recover(m.pause.was)
+			b.Recover(bulletin.TopicDisk, m.pause.was)
 			return nil
 		})
 		if err != nil {
@@ -119,7 +119,7 @@ func (m *Master) adoptDegraded() {
 		return // this master marked it, while it waited for room to start
 	}
 	b, err := m.ws.Bulletin().Read()
-	if err != nil || !b.Degraded() {
+	if err != nil || !b.DegradedFor(bulletin.TopicDisk) {
 		return
 	}
 	m.pause = pause{reason: "left degraded by an earlier master", marked: true, was: bulletin.DefaultStatus}

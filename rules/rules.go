@@ -104,6 +104,9 @@ func (r *Rules) Knows(agent string) bool {
 // IsOverseer reports whether agent may read every message and change the
 // bulletin's status. The operator is, unless the rules name it.
 func (r *Rules) IsOverseer(agent string) bool {
+	if IsPersonElsewhere(agent) {
+		return r.grantedToOperator(r.Oversight)
+	}
 	agent = r.role(agent)
 	if agent == mailbox.Operator && !r.names(mailbox.Operator) {
 		return true
@@ -114,6 +117,12 @@ func (r *Rules) IsOverseer(agent string) bool {
 // MayInterrupt reports whether agent may interrupt others: the interrupts
 // list, or the oversight list when the file has no interrupts list.
 func (r *Rules) MayInterrupt(agent string) bool {
+	if IsPersonElsewhere(agent) {
+		if r.Interrupts == nil {
+			return r.grantedToOperator(r.Oversight)
+		}
+		return r.grantedToOperator(r.Interrupts)
+	}
 	agent = r.role(agent)
 	if r.Interrupts == nil {
 		return r.IsOverseer(agent)

@@ -171,6 +171,17 @@ type HubTeam struct {
 	Host    string      `json:"host"` // this host
 	At      time.Time   `json:"at"`
 	Members []HubMember `json:"members"`
+	// Trouble is why this host cannot take its mail from the hub, when it
+	// cannot; the others then see it unreachable.
+	Trouble string `json:"trouble,omitempty"`
+	// Backlog is how many copies the hub handed this host that it has not
+	// acknowledged yet, of BacklogLimit: at the limit the hub hands it no
+	// more.
+	Backlog      int `json:"backlog,omitempty"`
+	BacklogLimit int `json:"backlog_limit,omitempty"`
+	// Refused says, of the helpers other hosts announced, those this
+	// host's rules do not take in, and why.
+	Refused map[string]string `json:"refused,omitempty"`
 }
 
 // WriteHubTeam keeps the team as the hub shows it (HubTeamFile).
@@ -200,15 +211,4 @@ func (w *Workspace) HubSpawned() (map[string]Spawned, error) {
 // WriteHubSpawned keeps the agents other hosts spawned.
 func (w *Workspace) WriteHubSpawned(spawned map[string]Spawned) error {
 	return writeSpawned(w.HubSpawnedFile(), spawned, w.Store.Durable)
-}
-
-// SpawnedElsewhere are the agents other hosts spawned at run time.
-func (t HubTeam) SpawnedElsewhere() map[string]Spawned {
-	out := make(map[string]Spawned)
-	for _, m := range t.Members {
-		if m.Host != t.Host && m.Profile != "" {
-			out[m.Agent] = Spawned{Profile: m.Profile, Parent: m.Parent}
-		}
-	}
-	return out
 }

@@ -45,13 +45,15 @@ func (w *Workspace) RulesFrom(path string, data []byte) (*rules.Rules, error) {
 	if err != nil {
 		return nil, err
 	}
-	// In a team across machines, the agents other hosts spawned too.
+	// In a team across machines, the agents other hosts spawned too, as
+	// this host's master took them in; never in place of an agent of this
+	// host, whose rules no other host changes.
 	elsewhere, err := w.HubSpawned()
 	if err != nil {
 		return nil, err
 	}
 	for name, s := range elsewhere {
-		if _, here := spawned[name]; !here {
+		if _, here := spawned[name]; !here && !w.hasProfile(name) {
 			spawned[name] = s
 		}
 	}

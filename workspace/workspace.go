@@ -76,6 +76,17 @@ func (w *Workspace) ProfilePath(agent string) string {
 	return filepath.Join(w.Profiles(), agent+".yaml")
 }
 
+// hasProfile reports whether agents/ holds a profile of agent, in any of
+// the forms a profile is read from.
+func (w *Workspace) hasProfile(agent string) bool {
+	for _, ext := range []string{".yaml", ".yml", ".json"} {
+		if _, err := os.Lstat(filepath.Join(w.Profiles(), agent+ext)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Bulletin is the team's bulletin.
 func (w *Workspace) Bulletin() *bulletin.Store {
 	return bulletin.NewStore(filepath.Join(w.Store.Dir, "global_bulletin"))

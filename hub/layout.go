@@ -1,0 +1,48 @@
+package hub
+
+import (
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The team's stream and buckets, as the hub makes them when it starts. A
+// host may not make or change them; it joins a NATS server that no
+// switchboard hub runs by making those that are missing, when that server
+// lets it.
+
+// managedKey, in the mail stream's metadata, says that the hub keeps every
+// host's consumer (consumers.go): a host then waits for its own instead of
+// making it.
+const managedKey = "switchboard-consumers"
+
+// managedByHub is managedKey's value on a stream the hub made.
+const managedByHub = "hub"
+
+// mailStreamConfig is the team's mail stream: a work queue, so that a copy
+// leaves the hub when its recipient's host acknowledged it and no two
+// consumers take the same agent's mail.
+func (n names) mailStreamConfig() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
+		Name:       n.stream(),
+		Subjects:   []string{n.mailAll()},
+		Storage:    jetstream.FileStorage,
+		Retention:  jetstream.WorkQueuePolicy,
+		MaxAge:     mailKeep,
+		Duplicates: dedupWindow,
+	}
+}
+
+// bucketConfigs are the team's buckets; beat is the hosts' heartbeat, of
+// which the heartbeat bucket keeps three.
+func (n names) bucketConfigs(beat time.Duration) []jetstream.KeyValueConfig {
+	out := make([]jetstream.KeyValueConfig, 0, len(n.buckets()))
+	for _, bucket := range n.buckets() {
+		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage}
+		if bucket == n.heartbeat() {
+			kv.TTL = 3 * beat
+		}
+		out = append(out, kv)
+	}
+	return out
+}
