@@ -28,8 +28,8 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 		}
 	}
 	for what, text := range map[string]string{"phase": c.Phase, "warning": c.Warn} {
-		if n := utf8.RuneCountInString(text); n > mailbox.MaxTitleLength || strings.ContainsAny(text, "\r\n") {
-			return "", fmt.Errorf("a %s is one line of at most %d characters (this one has %d): every agent sees it before each prompt; say more in a message", what, mailbox.MaxTitleLength, n)
+		if !mailbox.FitsLine(text) {
+			return "", fmt.Errorf("a %s is one line of at most %d characters (this one has %d): every agent sees it before each prompt; say more in a message", what, mailbox.MaxTitleLength, utf8.RuneCountInString(text))
 		}
 	}
 	if d.rules == nil {

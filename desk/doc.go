@@ -3,4 +3,20 @@
 // send (routed by the rules), list its inbox, read, and reply. A Desk
 // belongs to one agent of one workspace; its errors name no flag and no
 // tool, so that each front end says what to do in its own words.
+//
+// Locks, the shared state and the bulletin's board are the desk's too. In a
+// workspace that is a host of a team across machines (its master says so in
+// a file without the password, workspace.HubHost) they are the hub's, and
+// only the master holds the host's credentials: Lock, Unlock, SetState and
+// ChangeBulletin leave an errand in the agent's outbox (mailbox.Errand),
+// wait up to 20 s for the master's answer in its sent/ folder (watched, and
+// looked at every 250 ms, with the master's lock), and then change this
+// host's bulletin as the answer says. A lock another holds is
+// bulletin.ErrHeld or ErrNotHolder, wrapped; a right the master's rules do
+// not give, a *RightError; the hub away, ErrHubAway; no master, ErrNoMaster,
+// at once. That is all an agent in a container needs: its outbox, its
+// sent/ folder, the master's lock. Reads make no trip: State and StateList
+// read the shared state the master copies from the hub into this host's
+// bulletin every beat (5 s), so that a value another host set shows within
+// a beat. The desk never connects to the hub, and links no NATS.
 package desk

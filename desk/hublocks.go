@@ -1,79 +1,49 @@
 package desk
 
 import (
-	"context"
-	"encoding/base64"
-	"errors"
 	"fmt"
-	"time"
 
 	"switchboard/bulletin"
-	"switchboard/hub"
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
 )
 
-// hubErrand bounds a lock's trip to the hub.
-const hubErrand = 10 * time.Second
-
-// ErrHubAway is a lock or a shared value that could not be taken, released
-// or set on the hub of a team across machines: without it, another host
-// could take the same lock, or would not see the value.
-var ErrHubAway = errors.New("the hub is out of reach")
-
-// hubLockKey is a resource's name as a key of the hub's locks.
-func hubLockKey(resource string) string {
-	return "r." + base64.RawURLEncoding.EncodeToString([]byte(resource))
-}
-
-// onHub runs errand on the team's hub, when the workspace joins one; ok is
-// false when it joins none.
-func (d *Desk) onHub(errand func(ctx context.Context, c *hub.Conn) error) (ok bool, err error) {
-	s, joined, err := d.ws.Hub()
-	if err != nil || !joined {
-		return false, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), hubErrand)
-	defer cancel()
-	c, err := hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA})
-	if err != nil {
-		return true, fmt.Errorf("%w (%w); nothing was changed: try again when the hub is back", ErrHubAway, err)
-	}
-	defer c.Close()
-	return true, errand(ctx, c)
-}
-
-// lockOnHub takes the resource on the hub first, so that no agent of
-// another host takes it too; the returned release gives it back.
+// lockOnHub takes the resource on the hub first, when the workspace is a
+// host of a team across machines, so that no agent of another host takes
+// it too; the returned release gives back what it took.
 func (d *Desk) lockOnHub(resource string) (release func(), err error) {
-	var taken hub.Lock
-	joined, err := d.onHub(func(ctx context.Context, c *hub.Conn) error {
-		taken, err = c.Lock(ctx, hubLockKey(resource), d.agent)
-		var held *hub.LockHeld
-		if errors.As(err, &held) {
-			if held.Owner == d.agent && held.Host == c.Host() {
-				return nil // it holds it already
-			}
-			return fmt.Errorf("%w: %s is held by %s on host %s", bulletin.ErrHeld, resource, held.Owner, held.Host)
-		}
-		return err
-	})
-	if err != nil || !joined || taken.Name == "" {
+	a, joined, err := d.onHub(mailbox.Errand{Kind: mailbox.ErrandLock, Resource: resource})
+	switch {
+	case err != nil || !joined:
 		return func() {}, err
+	case a.Refused == mailbox.RefusedHeld:
+		return func() {}, fmt.Errorf("%w: %s is held by %s on host %s", bulletin.ErrHeld, resource, safetext.Line(a.Holder), safetext.Line(a.Host))
+	case a.Revision == 0:
+		return func() {}, nil // it holds it already
 	}
 	return func() {
-		d.onHub(func(ctx context.Context, c *hub.Conn) error { return c.Unlock(ctx, taken) })
+		// This taking, and no later one: the errand names its revision.
+		d.onHub(mailbox.Errand{Kind: mailbox.ErrandUnlock, Resource: resource, Revision: a.Revision})
 	}, nil
 }
 
 // unlockOnHub gives the resource back on the hub, after it was released
-// here; with force, also the lock of an agent of a host that is gone.
-func (d *Desk) unlockOnHub(resource string) error {
-	_, err := d.onHub(func(ctx context.Context, c *hub.Conn) error {
-		err := c.ForceUnlock(ctx, hubLockKey(resource))
-		var held *hub.LockHeld
-		if errors.As(err, &held) {
-			return &RightError{Msg: fmt.Sprintf("%s is held by %s on host %s, which is up: ask it to unlock", resource, held.Owner, held.Host)}
-		}
-		return err
-	})
-	return err
+// here; with force, the operator's, also the lock of an agent of a host
+// that is gone (or of this host, exited). released names the holder whose
+// lock went, "" when the hub held none.
+func (d *Desk) unlockOnHub(resource string, force bool) (released string, err error) {
+	kind := mailbox.ErrandUnlock
+	if force {
+		kind = mailbox.ErrandForceUnlock
+	}
+	a, _, err := d.onHub(mailbox.Errand{Kind: kind, Resource: resource})
+	switch {
+	case err != nil:
+		return "", err
+	case a.Refused == mailbox.RefusedHeld:
+		return "", fmt.Errorf("%w: %s is held by %s on host %s; only the holder may unlock it", bulletin.ErrNotHolder, resource, safetext.Line(a.Holder), safetext.Line(a.Host))
+	case a.Holder == "":
+		return "", nil
+	}
+	return a.Holder + " on host " + a.Host, nil
 }

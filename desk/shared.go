@@ -30,14 +30,14 @@ func (d *Desk) Lock(resource, reason string) error {
 	if strings.TrimSpace(resource) == "" {
 		return fmt.Errorf("the resource: %w", ErrBlank)
 	}
-	if n := utf8.RuneCountInString(resource); n > mailbox.MaxTitleLength || strings.ContainsAny(resource, "\r\n") {
-		return fmt.Errorf("a resource's name is one line of at most %d characters (this one has %d)", mailbox.MaxTitleLength, n)
+	if !mailbox.FitsLine(resource) {
+		return fmt.Errorf("a resource's name is one line of at most %d characters (this one has %d)", mailbox.MaxTitleLength, utf8.RuneCountInString(resource))
 	}
 	// Every agent sees the reason before each prompt: it says why, in a
 	// line; what more there is to say goes in a message, which the rules
 	// route and the log keeps.
-	if n := utf8.RuneCountInString(reason); n > mailbox.MaxTitleLength || strings.ContainsAny(reason, "\r\n") {
-		return fmt.Errorf("%w (this one has %d); say more in a message", ErrBadReason, n)
+	if !mailbox.FitsLine(reason) {
+		return fmt.Errorf("%w (this one has %d); say more in a message", ErrBadReason, utf8.RuneCountInString(reason))
 	}
 	release, err := d.lockOnHub(resource)
 	if err != nil {
@@ -64,7 +64,7 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 		if err != nil {
 			return bulletin.Lock{}, err
 		}
-		if l, ok := b.SharedResources[resource]; ok && !d.exited(l.Holder) {
+		if l, ok := b.SharedResources[resource]; ok && !d.store().HasExited(l.Holder) {
 			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, safetext.Line(l.Holder))}
 		}
 	}
@@ -75,22 +75,20 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 		}
 		// Not held here: a lock of an agent of another host, which the
 		// operator forces when that host is gone.
-		if hubErr := d.unlockOnHub(resource); hubErr != nil {
+		holder, hubErr := d.unlockOnHub(resource, true)
+		switch {
+		case hubErr != nil:
 			return released, hubErr
+		case holder == "":
+			return released, err // held nowhere
 		}
-		return bulletin.Lock{Holder: "an agent of another host"}, nil
+		return bulletin.Lock{Holder: holder}, nil
 	}
-	return released, d.unlockOnHub(resource)
+	_, err = d.unlockOnHub(resource, force)
+	return released, err
 }
 
-// exited reports whether an agent's state says it has exited.
-func (d *Desk) exited(agent string) bool {
-	st, ok, _ := d.store().ReadState(agent)
-	return ok && st.State == mailbox.StateExited
-}
-
-// State is one key of the shared state: the hub's, in a team across
-// machines.
+// State is one key of the shared state (see StateList).
 func (d *Desk) State(key string) (json.RawMessage, error) {
 	state, err := d.StateList()
 	if err != nil {
@@ -119,11 +117,10 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 	return d.ws.Bulletin().SetState(key, value)
 }
 
-// StateList is the whole shared state: the hub's, in a team across
-// machines.
+// StateList is the whole shared state. In a team across machines it is the
+// hub's, as this host's master copies it into the bulletin on every beat
+// (and as this host set it since): a value another host set shows within
+// a beat.
 func (d *Desk) StateList() (map[string]json.RawMessage, error) {
-	if state, joined, err := d.stateOnHub(); joined || err != nil {
-		return state, err
-	}
 	return d.ws.Bulletin().ReadState()
 }

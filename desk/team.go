@@ -119,7 +119,7 @@ type teamHosts struct {
 // hosts reads where the team's agents run; nil when the workspace joins no
 // hub.
 func (d *Desk) hosts() (*teamHosts, error) {
-	settings, joined, err := d.ws.Hub()
+	host, joined, err := d.ws.ReadHubHost()
 	if err != nil || !joined {
 		return nil, err
 	}
@@ -127,7 +127,7 @@ func (d *Desk) hosts() (*teamHosts, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &teamHosts{here: settings.Host, hosted: hosted, hub: make(map[string]workspace.HubMember)}
+	h := &teamHosts{here: host.Host, hosted: hosted, hub: make(map[string]workspace.HubMember)}
 	if team, ok, err := d.ws.ReadHubTeam(); err == nil && ok {
 		for _, m := range team.Members {
 			h.hub[m.Agent] = m

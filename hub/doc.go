@@ -100,8 +100,10 @@
 // is refused while another host is up. A team with no other host up takes
 // the rules of the first to join: that is how a team changes its rules.
 //
-// Dial connects for a short errand (a lock, a shared value) without taking
-// the host's place.
+// Dial connects for a short look (doctor's check that the hub takes the
+// host's credentials) without taking the host's place. A command's errands
+// (a lock, a shared value, the board) do not dial: only a host's master
+// holds its credentials, and does them with its own connection.
 //
 // The package never prints and never exits; its errors say what to do next.
 package hub

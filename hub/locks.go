@@ -133,6 +133,14 @@ var forceRead func(name string)
 // taken again meanwhile stays taken, and ForceUnlock says so
 // (ErrRevisionChanged, wrapped).
 func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
+	return c.ForceUnlockIf(ctx, name, nil)
+}
+
+// ForceUnlockIf is ForceUnlock that also asks may, when it is not nil,
+// whether the lock as read may be forced: its error is returned, and the
+// lock left alone. (The holder of a lock of this host, say, must have
+// exited: only its host can tell.)
+func (c *Conn) ForceUnlockIf(ctx context.Context, name string, may func(Lock) error) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	held, err := c.readLock(ctx, name)
@@ -141,6 +149,11 @@ func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
 	}
 	if err != nil {
 		return c.explain(ctx, err, "read lock "+name)
+	}
+	if may != nil {
+		if err := may(held); err != nil {
+			return err
+		}
 	}
 	live, err := c.liveHosts(ctx)
 	if err != nil {

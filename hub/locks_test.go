@@ -70,3 +70,30 @@ func TestAResourceOfAnyNameHasALock(t *testing.T) {
 		t.Error("a resource taken twice")
 	}
 }
+
+// TestForceUnlockIfAsksFirst: a lock its caller may not force is left as
+// it is, with the caller's reason.
+func TestForceUnlockIfAsksFirst(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	ctx := ctxFor(t, 10*time.Second)
+	name := ResourceLock("main")
+	if _, err := a.Lock(ctx, name, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	stillRunning := errors.New("alice has not exited")
+	var asked Lock
+	err := a.ForceUnlockIf(ctx, name, func(l Lock) error { asked = l; return stillRunning })
+	if !errors.Is(err, stillRunning) || asked.Owner != "alice" || asked.Host != "a" {
+		t.Errorf("ForceUnlockIf = %v, asked about %+v; want the refusal, asked about alice's lock", err, asked)
+	}
+	if _, ok, _ := a.ReadLock(ctx, name); !ok {
+		t.Error("a lock its caller refused to force was released")
+	}
+	if err := a.ForceUnlockIf(ctx, name, func(Lock) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := a.ReadLock(ctx, name); ok {
+		t.Error("a lock its caller let force stayed")
+	}
+}

@@ -86,3 +86,9 @@ func (s *Store) ReadState(agent string) (st AgentState, ok bool, err error) {
 	}
 	return st, true, nil
 }
+
+// HasExited reports whether the agent's state says it has exited.
+func (s *Store) HasExited(agent string) bool {
+	st, ok, _ := s.ReadState(agent)
+	return ok && st.State == StateExited
+}

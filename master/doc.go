@@ -18,4 +18,12 @@
 // without holding up the other recipients; a full disk, or an audit log
 // that cannot be written, pauses routing with the bulletin marked degraded
 // until a retry goes through.
+//
+// In a team across machines the master alone holds the host's credentials
+// for the hub. The commands' errands on the hub (mailbox.Errand: a lock, a
+// shared value, the board) come through the outboxes: the loop takes each
+// as its outbox owner's, refuses it for what the rules do not give that
+// agent, and hands the rest to goroutines (16 at most) that do them with the
+// master's connection and answer beside the agent's sent messages, so that
+// routing never waits on the hub.
 package master

@@ -90,6 +90,7 @@ type Master struct {
 	known     map[uint64]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
 	sweep     inboxSweep        // the check of every inbox file under way
 	hub       *hubLink          // nil unless the master joins a team across machines
+	errands   errandDesk        // the commands' errands on the hub, under way and answered
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -175,6 +176,11 @@ func (m *Master) Run(ctx context.Context) error {
 		return err
 	}
 	defer m.watch.close()
+	waitErrands, err := m.startErrands(ctx)
+	if err != nil {
+		return err
+	}
+	defer waitErrands()
 	panesCtx, stopPanes := context.WithCancel(ctx)
 	panesDone := make(chan struct{})
 	go func() { defer close(panesDone); m.panes.Run(panesCtx) }()

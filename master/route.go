@@ -47,11 +47,12 @@ type routing struct {
 // routing without a log would break the exactly-once guarantee.
 func (m *Master) scanOutbox(agent string) error {
 	m.noteFull(m.unlink(agent))
-	paths, err := m.store.Pending(agent)
+	paths, errands, err := m.store.Outbox(agent)
 	if err != nil {
 		m.logf("cannot read the outbox of %s: %v", agent, err)
 		return nil
 	}
+	m.takeErrands(agent, errands)
 	seen := make(map[string]bool)
 	var batch []*routing
 	dealt, moved := 0, 0 // files routed or rejected; of those, files out of the outbox
@@ -375,7 +376,7 @@ func (m *Master) nextSettleCheck() (time.Time, bool) {
 }
 
 // sweepTemporaries removes temporaries that writers left behind when they
-// died between writing and publishing.
+// died between writing and publishing, and the errands' answers read.
 func (m *Master) sweepTemporaries() {
 	cutoff := m.now().Add(-time.Hour)
 	for agent := range m.watched {
@@ -384,6 +385,7 @@ func (m *Master) sweepTemporaries() {
 		}
 	}
 	m.store.SweepStage(cutoff)
+	m.sweepAnswers()
 }
 
 // The first wait before an outbox whose delivery failed is tried again, and

@@ -12,6 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"switchboard/internal/watch"
+	"switchboard/mailbox"
 )
 
 // watcher turns filesystem events into work: an outbox changed, the rules
@@ -138,7 +139,9 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	if !ev.Has(fsnotify.Create) && !ev.Has(fsnotify.Write) {
 		return
 	}
-	if name := filepath.Base(path); strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
+	name := filepath.Base(path)
+	message, errand := strings.HasSuffix(name, ".json"), mailbox.IsErrandName(name)
+	if strings.HasPrefix(name, ".") || !message && !errand {
 		return
 	}
 	w.mu.Lock()
@@ -147,8 +150,8 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	w.mu.Unlock()
 	switch {
 	case ok:
-		m.work.mark(agent)
-	case isInbox && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)):
+		m.work.mark(agent) // a message, or an errand for the hub
+	case isInbox && message && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)):
 		m.work.markArrival(inboxOf, arrival{path: ev.Name, written: ev.Has(fsnotify.Write)})
 	}
 }

@@ -5,4 +5,9 @@
 // opens what lies there by name; no other package joins a name onto its
 // folders. The messages themselves, inside each agent's mailbox, are the
 // business of package mailbox, whose Store it hands out.
+//
+// One file of a workspace lies outside it: a host's settings in a team
+// across machines (HubFile), which hold its password for the hub, in the
+// user's config folder, where no agent is given a view and no commit of
+// the workspace finds them.
 package workspace

@@ -6,6 +6,7 @@ import (
 	"syscall"
 
 	"switchboard/agents"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
@@ -74,6 +75,9 @@ var hints = []struct {
 	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 	{mailbox.ErrNotFound, "`switchboard inbox --all` lists your messages"},
+	{desk.ErrNoMaster, "start the team with `switchboard up`, or its master alone with `switchboard master`"},
+	{desk.ErrMasterSilent, "its window says why (`switchboard attach`); `switchboard doctor` checks the hub"},
+	{desk.ErrHubAway, "`switchboard doctor` says whether this host reaches it"},
 	{workspace.ErrMasterRunning, "one routes each workspace: watch it with `switchboard log --follow`, or stop it (and the team in tmux) with `switchboard down`"},
 	{syscall.ENOSPC, "the disk is full: free some space and run the command again"},
 	{syscall.EDQUOT, "your disk quota is used up: free some space and run the command again"},

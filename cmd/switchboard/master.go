@@ -30,8 +30,10 @@ Ctrl-C or SIGTERM. A master killed at any instant and started again delivers
 every message exactly once.
 
 --hub URL --host NAME joins a team across machines through a hub (see
-switchboard hub), and is remembered in the workspace, so that later masters
-(and up) join by themselves. This host then runs the agents whose profiles
+switchboard hub), and is remembered, so that later masters (and up) join by
+themselves: in the user's config folder, not in the workspace, since the URL
+holds this host's password, which no agent is to read. Only the master
+connects to the hub; the agents' lock, state set and bulletin set ask it. This host then runs the agents whose profiles
 are in its agents/ folder (and those spawned here); mail for the others goes
 through the hub, exactly once, and waits on this disk while the hub is away.
 The rules file must be the same on every host: a master whose rules differ

@@ -1,0 +1,123 @@
+package desk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"switchboard/internal/safetext"
+	"switchboard/internal/watch"
+	"switchboard/mailbox"
+)
+
+// In a team across machines the locks, the shared state and the board are
+// the hub's, and only the host's master holds its credentials: the desk
+// asks the master (an errand, see mailbox.Errand) and waits for its answer.
+// That needs no more than an agent in a container is given: its outbox to
+// write, its sent/ folder to read, and the master's lock to see it run.
+
+// Errors of the errands.
+var (
+	// ErrHubAway is a lock or a shared value that could not be taken,
+	// released or set on the hub of a team across machines: without it,
+	// another host could take the same lock, or would not see the value.
+	ErrHubAway = errors.New("the hub is out of reach")
+	// ErrNoMaster is an errand in a workspace of a team across machines
+	// whose master does not run: nothing was changed.
+	ErrNoMaster = errors.New("no master runs in this workspace")
+	// ErrMasterSilent is an errand the master did not answer in time.
+	ErrMasterSilent = errors.New("the master did not answer the request")
+)
+
+// errandWait bounds the wait for the master's answer: its own trip to the
+// hub is bounded by 10 s.
+const errandWait = 20 * time.Second
+
+// answerLook is how often the desk looks for the answer, and at the master,
+// besides when the folder says it changed.
+const answerLook = 250 * time.Millisecond
+
+// onHub asks the workspace's master to do e on the team's hub, and waits
+// for its answer. joined is false, and nothing is asked, when the master
+// joins no hub. A refusal is an error (*RightError for a right the rules do
+// not give, ErrHubAway wrapped for a hub out of reach), but for a lock held
+// by another, which the answer says (mailbox.RefusedHeld), for the caller
+// to put in its words.
+func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err error) {
+	host, joined, err := d.ws.ReadHubHost()
+	if err != nil || !joined {
+		return a, false, err
+	}
+	if _, running := d.ws.MasterRunning(); !running {
+		return a, true, fmt.Errorf("%w: this is host %s of a team across machines, whose locks, shared state and board change on the hub through this host's master; nothing was changed", ErrNoMaster, host.Host)
+	}
+	// The folder is watched before the errand is left: an answer written at
+	// once is seen.
+	changed := watch.NewFolders(answerLook, d.store().SentDir(d.agent))
+	defer changed.Close()
+	id, err := d.store().PostErrand(d.agent, &e)
+	if err != nil {
+		return a, true, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), errandWait)
+	defer cancel()
+	for {
+		if a, ok, err := d.store().ReadAnswer(d.agent, id); ok || err != nil {
+			return answered(a, err)
+		}
+		if _, running := d.ws.MasterRunning(); !running {
+			return d.unanswered(id,
+				fmt.Errorf("%w: it stopped before it took the request; nothing was changed", ErrNoMaster),
+				fmt.Errorf("%w: it stopped while it did the request, which may be done or not; look at the bulletin", ErrNoMaster))
+		}
+		select {
+		case <-ctx.Done():
+			return d.unanswered(id,
+				fmt.Errorf("%w within %s: it did not take it; nothing was changed", ErrMasterSilent, errandWait),
+				fmt.Errorf("%w within %s: it took it, and it may be done or not; look at the bulletin", ErrMasterSilent, errandWait))
+		case <-changed.C:
+		}
+	}
+}
+
+// unanswered takes back an errand the master left unanswered and returns
+// untaken when it was still there; taken when the master had taken it and
+// has written no answer since.
+func (d *Desk) unanswered(id string, untaken, taken error) (mailbox.ErrandAnswer, bool, error) {
+	if d.store().WithdrawErrand(d.agent, id) {
+		return mailbox.ErrandAnswer{}, true, untaken
+	}
+	if a, ok, err := d.store().ReadAnswer(d.agent, id); ok || err != nil {
+		return answered(a, err)
+	}
+	return mailbox.ErrandAnswer{}, true, taken
+}
+
+// answered is what onHub returns for an answer read, with err.
+func answered(a mailbox.ErrandAnswer, err error) (mailbox.ErrandAnswer, bool, error) {
+	if err != nil {
+		return a, true, err
+	}
+	joined, err := answerError(a)
+	return a, joined, err
+}
+
+// answerError is the error a refusal of the master stands for; joined is
+// false when the master joins no hub after all.
+func answerError(a mailbox.ErrandAnswer) (joined bool, err error) {
+	reason := safetext.Line(a.Reason)
+	switch a.Refused {
+	case "", mailbox.RefusedHeld:
+		return true, nil
+	case mailbox.RefusedNoHub:
+		return false, nil
+	case mailbox.RefusedRight:
+		return true, &RightError{Msg: reason}
+	case mailbox.RefusedHubAway:
+		return true, fmt.Errorf("%w (%s); nothing was changed: try again when the hub is back", ErrHubAway, reason)
+	case mailbox.RefusedInvalid:
+		return true, fmt.Errorf("the master refused the request: %s", reason)
+	}
+	return true, errors.New(reason)
+}

@@ -1,0 +1,154 @@
+package master
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"switchboard/bulletin"
+	"switchboard/hub"
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
+)
+
+// What each errand does on the hub, with the master's connection, for an
+// agent of this host whose right to it was checked (checkErrand).
+
+// lockTries bounds the tries to take a lock that is released as it is
+// read, and boardTries the compare-and-swap of the board, which an overseer
+// of another host may be changing at the same moment.
+const (
+	lockTries  = 3
+	boardTries = 5
+)
+
+// perform does errand e of agent on the hub, and says how it went.
+func (m *Master) perform(ctx context.Context, conn *hub.Conn, agent string, e *mailbox.Errand) mailbox.ErrandAnswer {
+	switch e.Kind {
+	case mailbox.ErrandLock:
+		return lockOnHub(ctx, conn, agent, e.Resource)
+	case mailbox.ErrandUnlock:
+		return unlockOnHub(ctx, conn, agent, e.Resource, e.Revision)
+	case mailbox.ErrandForceUnlock:
+		return m.forceOnHub(ctx, conn, e.Resource)
+	case mailbox.ErrandSetState:
+		if err := conn.SetState(ctx, e.Key, e.Value); err != nil {
+			return failed(err)
+		}
+		return mailbox.ErrandAnswer{}
+	case mailbox.ErrandChangeBoard:
+		return changeBoardOnHub(ctx, conn, bulletin.BoardChange{Status: e.Status, Phase: e.Phase, Warn: e.Warn, ClearWarnings: e.ClearWarnings, By: agent})
+	}
+	return mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: fmt.Sprintf("no errand of kind %q", e.Kind)}
+}
+
+// heldBy is the answer that someone else holds a lock.
+func heldBy(resource, owner, host, then string) mailbox.ErrandAnswer {
+	return mailbox.ErrandAnswer{Refused: mailbox.RefusedHeld, Holder: owner, Host: host,
+		Reason: fmt.Sprintf("%s is held by %s on host %s%s", resource, safetext.Line(owner), safetext.Line(host), then)}
+}
+
+// lockOnHub takes the resource for agent, so that no agent of another host
+// holds it at once. An agent that holds it already keeps it.
+func lockOnHub(ctx context.Context, conn *hub.Conn, agent, resource string) mailbox.ErrandAnswer {
+	for range lockTries {
+		l, err := conn.Lock(ctx, hub.ResourceLock(resource), agent)
+		var held *hub.LockHeld
+		switch {
+		case errors.As(err, &held) && held.Owner == "":
+			continue // released as it was read
+		case errors.As(err, &held) && held.Owner == agent && held.Host == conn.Host():
+			return mailbox.ErrandAnswer{Holder: agent, Host: conn.Host()}
+		case errors.As(err, &held):
+			return heldBy(resource, held.Owner, held.Host, "")
+		case err != nil:
+			return failed(err)
+		}
+		return mailbox.ErrandAnswer{Holder: agent, Host: conn.Host(), Revision: l.Revision}
+	}
+	return failed(fmt.Errorf("%s was taken and released %d times as it was being taken: try again", resource, lockTries))
+}
+
+// unlockOnHub releases the resource, when agent, of this host, holds it
+// (the taking of revision, when not 0); a lock that is free, or that agent
+// took again since, stays as it is.
+func unlockOnHub(ctx context.Context, conn *hub.Conn, agent, resource string, revision uint64) mailbox.ErrandAnswer {
+	l, ok, err := conn.ReadLock(ctx, hub.ResourceLock(resource))
+	switch {
+	case err != nil:
+		return failed(err)
+	case !ok, revision != 0 && l.Revision != revision:
+		return mailbox.ErrandAnswer{}
+	case l.Owner != agent || l.Host != conn.Host():
+		return heldBy(resource, l.Owner, l.Host, ": only its holder may release it")
+	}
+	err = conn.Unlock(ctx, l)
+	if err != nil && !errors.Is(err, hub.ErrLockLost) { // lost: released already
+		return failed(err)
+	}
+	return mailbox.ErrandAnswer{Holder: l.Owner, Host: l.Host}
+}
+
+// forceOnHub releases the resource whoever holds it, when the holder's
+// host is gone, or the holder is an agent of this host that has exited.
+func (m *Master) forceOnHub(ctx context.Context, conn *hub.Conn, resource string) mailbox.ErrandAnswer {
+	var forced hub.Lock
+	running := errors.New("running")
+	err := conn.ForceUnlockIf(ctx, hub.ResourceLock(resource), func(l hub.Lock) error {
+		forced = l
+		if l.Host == conn.Host() && !m.store.HasExited(l.Owner) {
+			return running
+		}
+		return nil
+	})
+	var held *hub.LockHeld
+	switch {
+	case errors.Is(err, running):
+		return mailbox.ErrandAnswer{Refused: mailbox.RefusedRight, Holder: forced.Owner, Host: forced.Host,
+			Reason: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, safetext.Line(forced.Owner))}
+	case errors.As(err, &held):
+		return mailbox.ErrandAnswer{Refused: mailbox.RefusedRight, Holder: held.Owner, Host: held.Host,
+			Reason: fmt.Sprintf("%s is held by %s on host %s, which is up: ask it to unlock", resource, safetext.Line(held.Owner), safetext.Line(held.Host))}
+	case err != nil:
+		return failed(err)
+	}
+	return mailbox.ErrandAnswer{Holder: forced.Owner, Host: forced.Host}
+}
+
+// changeBoardOnHub changes the team's board on the hub by compare-and-swap,
+// and answers with what it did and the board as it is since.
+func changeBoardOnHub(ctx context.Context, conn *hub.Conn, c bulletin.BoardChange) mailbox.ErrandAnswer {
+	for range boardTries {
+		var board bulletin.Board
+		data, rev, err := conn.Get(ctx, bulletin.BoardKey)
+		switch {
+		case errors.Is(err, hub.ErrNotFound):
+			rev = 0
+		case err != nil:
+			return failed(err)
+		default:
+			if err := json.Unmarshal(data, &board); err != nil {
+				return failed(fmt.Errorf("read the team's board: %w", err))
+			}
+		}
+		said, err := board.Apply(c, time.Now().UTC())
+		if err != nil {
+			return mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: err.Error()}
+		}
+		value, err := json.Marshal(board)
+		if err != nil {
+			return failed(err)
+		}
+		_, err = conn.Update(ctx, bulletin.BoardKey, value, rev)
+		if errors.Is(err, hub.ErrRevisionChanged) {
+			continue
+		}
+		if err != nil {
+			return failed(err)
+		}
+		return mailbox.ErrandAnswer{Said: said, Board: value}
+	}
+	return failed(fmt.Errorf("the team's board changed %d times while it was being changed: try again", boardTries))
+}
