@@ -51,8 +51,9 @@ func Refuse(reason string) error { return &Refusal{Reason: reason} }
 // back only after it; a slow handler is covered by telling the hub the copy
 // is in progress, and pullBatch keeps few copies waiting on this side.
 const (
-	ackWait   = 5 * time.Second
-	pullBatch = 32
+	ackWait    = 5 * time.Second
+	pullBatch  = 32
+	pullExpiry = 10 * time.Second
 )
 
 // ErrMailTaken is a consumer the hub refused because another host's
@@ -218,7 +219,6 @@ func (c *Conn) ReceiveBatch(ctx context.Context, handle func(context.Context, []
 		switch {
 		case bound:
 			failingSince = time.Time{}
-			c.setTrouble(nil)
 		case failingSince.IsZero():
 			failingSince = began
 		}
@@ -270,11 +270,13 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []D
 		return false, err
 	}
 	cancel()
-	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch))
+	// A short heartbeat: a consumer the hub lost is noticed in seconds.
+	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch), jetstream.PullExpiry(pullExpiry), jetstream.PullHeartbeat(pullExpiry/4))
 	if err != nil {
 		return false, c.explain(ctx, err, "take mail")
 	}
 	defer it.Stop()
+	c.setTrouble(nil)
 	for {
 		msg, err := it.Next(jetstream.NextContext(ctx))
 		if err != nil {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 func TestDifferentRulesAreRefused(t *testing.T) {
@@ -262,4 +264,68 @@ func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
 	if _, err := joinWith(s, "c", JoinConfig{Agents: []string{"carol"}, RulesText: []byte("rules v1\n"), beat: fastBeat}); !errors.As(err, new(*RulesMismatch)) {
 		t.Errorf("the old rules while b is up: %v, want *RulesMismatch", err)
 	}
+}
+
+// TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse: when the
+// hub stops giving a host its consumer, the host hears why (Trouble), and
+// the others see it unreachable rather than alive and deaf; both undo
+// themselves when the consumer is back.
+func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) {
+	s := startFastHub(t, t.TempDir())
+	troubles := make(chan error, 16)
+	cfg := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v1\n"), beat: fastBeat,
+		Trouble: func(err error) { troubles <- err }}
+	b, err := joinWith(s, "b", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	a, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("rules v1\n"), beat: fastBeat})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	receiveInto(t, b, nil)
+
+	// The hub loses b's consumer and, for the test, stops making it.
+	s.stopKeeper()
+	<-s.keeperDone
+	js, err := jetstream.New(s.admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := js.DeleteConsumer(ctxFor(t, 5*time.Second), "SB_main", "b"); err != nil {
+		t.Fatal(err)
+	}
+
+	select {
+	case err := <-troubles:
+		if err == nil || !strings.Contains(err.Error(), "no mail consumer for host b") {
+			t.Fatalf("trouble %v, want the missing consumer", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no trouble reported within 30s")
+	}
+	ctx := ctxFor(t, 30*time.Second)
+	waitFor(t, 10*time.Second, "b unreachable to a", func() bool {
+		team, err := a.Team(ctx)
+		return err == nil && strings.Contains(describe(team), "bob@b(unreachable)")
+	})
+
+	// The consumer is back: mail flows, the trouble clears, b beats again.
+	if _, err := js.CreateOrUpdateConsumer(ctx, "SB_main", s.names.consumerConfig("b", []string{"bob"}, ackWait)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-troubles:
+		if err != nil {
+			t.Fatalf("trouble %v, want it cleared", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the trouble did not clear within 30s")
+	}
+	waitFor(t, 10*time.Second, "b reachable again", func() bool {
+		team, err := a.Team(ctx)
+		return err == nil && strings.Contains(describe(team), "bob@b") && !strings.Contains(describe(team), "unreachable")
+	})
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hub"
+	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master"
@@ -255,7 +258,15 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	}
 	c.Close()
 	detail := fmt.Sprintf("host %s reaches the hub", s.Host)
+	level := levelOK
 	if team, ok, _ := ws.ReadHubTeam(); ok {
+		var fixes, notes []string
+		if team.Trouble != "" {
+			fixes = append(fixes, "its master cannot take its mail: "+safetext.Line(team.Trouble))
+		}
+		if team.BacklogLimit > 0 && 2*team.Backlog >= team.BacklogLimit {
+			fixes = append(fixes, fmt.Sprintf("degraded: %d copies from the hub wait unacknowledged, of the %d it allows before it hands this host no more (the master's window says why)", team.Backlog, team.BacklogLimit))
+		}
 		var away []string
 		for _, m := range team.Members {
 			if !m.Reachable {
@@ -263,8 +274,27 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 			}
 		}
 		if len(away) > 0 {
-			return finding{Check: "hub", Level: levelNote, Detail: detail + "; unreachable: " + strings.Join(away, ", ")}
+			notes = append(notes, "unreachable: "+strings.Join(away, ", "))
+		}
+		for _, name := range slices.Sorted(maps.Keys(team.Refused)) {
+			notes = append(notes, fmt.Sprintf("helper %s of another host not taken in: %s", name, safetext.Line(team.Refused[name])))
+		}
+		if counts, err := ws.Store.HubRefused().Counts(); err == nil {
+			for _, host := range slices.Sorted(maps.Keys(counts)) {
+				c := counts[host]
+				notes = append(notes, fmt.Sprintf("%d copies from host %s refused, the last at %s: %s (notes in %s)",
+					c.Copies, safetext.Line(host), c.Last.Local().Format("2006-01-02 15:04"), safetext.Line(c.LastReason), relativeTo(ws.Root, ws.Store.HubRefused().Dir())))
+			}
+		}
+		switch {
+		case len(fixes) > 0:
+			level = levelFix
+		case len(notes) > 0:
+			level = levelNote
+		}
+		for _, part := range append(fixes, notes...) {
+			detail += "; " + part
 		}
 	}
-	return finding{Check: "hub", Level: levelOK, Detail: detail}
+	return finding{Check: "hub", Level: level, Detail: detail}
 }
