@@ -9,8 +9,9 @@
 // a file without the password, workspace.HubHost) they are the hub's, and
 // only the master holds the host's credentials: Lock, Unlock, SetState and
 // ChangeBulletin leave an errand in the agent's outbox (mailbox.Errand),
-// wait up to 20 s for the master's answer in its sent/ folder (watched, and
-// looked at every 250 ms, with the master's lock), and then change this
+// wait up to 20 s for the master's answer in its sent/ folder (looked for
+// at once, then less and less often, every 25 ms at most, and the master's
+// lock with it, so that a master that stops is noticed), and then change this
 // host's bulletin as the answer says. A lock another holds is
 // bulletin.ErrHeld or ErrNotHolder, wrapped; a right the master's rules do
 // not give, a *RightError; the hub away, ErrHubAway; no master, ErrNoMaster,

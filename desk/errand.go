@@ -1,13 +1,11 @@
 package desk
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
 
 	"switchboard/internal/safetext"
-	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -34,9 +32,16 @@ var (
 // hub is bounded by 10 s.
 const errandWait = 20 * time.Second
 
-// answerLook is how often the desk looks for the answer, and at the master,
-// besides when the folder says it changed.
-const answerLook = 250 * time.Millisecond
+// The desk looks for the master's answer at once, then less and less
+// often, every answerLookMost at most: a master on this machine answers in a
+// millisecond or two, through a hub across a network in a round trip or
+// two. (A poll, not a watch of the folder: closing an inotify instance
+// waits for the kernel's grace period, several milliseconds, which would be
+// most of an errand's time.)
+const (
+	answerLookFirst = time.Millisecond
+	answerLookMost  = 25 * time.Millisecond
+)
 
 // onHub asks the workspace's master to do e on the team's hub, and waits
 // for its answer. joined is false, and nothing is asked, when the master
@@ -52,17 +57,15 @@ func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err
 	if _, running := d.ws.MasterRunning(); !running {
 		return a, true, fmt.Errorf("%w: this is host %s of a team across machines, whose locks, shared state and board change on the hub through this host's master; nothing was changed", ErrNoMaster, host.Host)
 	}
-	// The folder is watched before the errand is left: an answer written at
-	// once is seen.
-	changed := watch.NewFolders(answerLook, d.store().SentDir(d.agent))
-	defer changed.Close()
 	id, err := d.store().PostErrand(d.agent, &e)
 	if err != nil {
 		return a, true, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), errandWait)
-	defer cancel()
-	for {
+	deadline := time.NewTimer(errandWait)
+	defer deadline.Stop()
+	look := time.NewTimer(answerLookFirst)
+	defer look.Stop()
+	for wait := answerLookFirst; ; wait = min(2*wait, answerLookMost) {
 		if a, ok, err := d.store().ReadAnswer(d.agent, id); ok || err != nil {
 			return answered(a, err)
 		}
@@ -71,12 +74,13 @@ func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err
 				fmt.Errorf("%w: it stopped before it took the request; nothing was changed", ErrNoMaster),
 				fmt.Errorf("%w: it stopped while it did the request, which may be done or not; look at the bulletin", ErrNoMaster))
 		}
+		look.Reset(wait)
 		select {
-		case <-ctx.Done():
+		case <-deadline.C:
 			return d.unanswered(id,
 				fmt.Errorf("%w within %s: it did not take it; nothing was changed", ErrMasterSilent, errandWait),
 				fmt.Errorf("%w within %s: it took it, and it may be done or not; look at the bulletin", ErrMasterSilent, errandWait))
-		case <-changed.C:
+		case <-look.C:
 		}
 	}
 }

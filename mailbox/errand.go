@@ -155,7 +155,9 @@ func (s *Store) PostErrand(agent string, e *Errand) (id string, err error) {
 	}
 	id = NewID()
 	dir := s.OutboxDir(agent)
-	if err := atomicfile.Publish(filepath.Join(dir, id+errandSuffix), data, atomicfile.Options{TmpDir: dir, Durable: s.Durable}); err != nil {
+	// Not synced: an errand lives as long as the command that waits for it,
+	// which a power cut ends too.
+	if err := atomicfile.Publish(filepath.Join(dir, id+errandSuffix), data, atomicfile.Options{TmpDir: dir}); err != nil {
 		return "", fmt.Errorf("ask the master: %w", err)
 	}
 	return id, nil
@@ -279,7 +281,8 @@ func (s *Store) Answer(agent, id string, a ErrandAnswer) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(s.answerPath(agent, id), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable}); err != nil {
+	// Not synced, as the errand is not: its command reads it at once.
+	if err := atomicfile.WriteFile(s.answerPath(agent, id), data, atomicfile.Options{TmpDir: s.stageFor(agent)}); err != nil {
 		return fmt.Errorf("answer the errand %s of %s: %w", id, agent, err)
 	}
 	return nil
