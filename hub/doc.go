@@ -30,53 +30,66 @@
 //
 // # What a host may do
 //
-// The hub gives each connection the permissions of its host name, for the
-// hub's team only. A host may:
+// The hub makes the team's stream and buckets itself when it starts, and
+// keeps every host's consumer (consumers.go), connected to itself inside
+// its process with a password made at each start. It gives each host's
+// connection the permissions of its host name, for the hub's team only. A
+// host may:
 //   - publish mail only on sb.<team>.mail.<its name>.>, so the publishing host
 //     of every copy is known for certain from its subject;
-//   - write presence only under its own keys (<its name>.<agent>) and its own
-//     heartbeat key;
+//   - write presence, claims and its heartbeat only under its own keys
+//     (<its name>.<agent>, held.<agent>.<its name>, left.<agent>.<its name>,
+//     <its name>);
 //   - write any key of the team's rules, locks and shared buckets;
-//   - read any key of the team's buckets;
-//   - create the team's stream and buckets (a create with another
-//     configuration is refused by the server, so it cannot change them), and
-//     read their configuration and state;
-//   - create, update, read, pull from and acknowledge only the durable
-//     consumer named after itself;
+//   - read any key of the team's buckets, and the configuration and state of
+//     the team's streams;
+//   - read, pull from and acknowledge only the durable consumer named after
+//     itself, whose filter the hub sets to the mail of the agents it holds;
 //   - subscribe only under its own reply prefix (_INBOX_<its name>), so it
 //     cannot read the replies or pulled mail of another host.
 //
 // A host may not publish under another host's name, write another host's
-// presence or heartbeat, touch another host's consumer, delete or purge
-// messages through the JetStream API, change or delete a stream, or use any
-// other subject.
+// presence, claims or heartbeat, make or change any consumer, make, change,
+// purge or delete any stream, delete messages through the JetStream API,
+// or use any other subject. Each bucket bounds its values (4 KiB; the rules
+// and a shared value 1 MiB).
 //
-// The receiving side checks that the publishing host claims the sender in
-// presence (CheckSender, done by Receive): a host can send only as its own
-// agents, and as the person at it (Person). An agent its host lets go is
-// marked gone rather than forgotten, so that what it sent before still
-// arrives, and another host may claim it.
+// # What a receiving host checks
+//
+// Which host runs an agent is decided by the hub's order of claims
+// (claims.go): of the claims held at a moment, the one the hub stored first.
+// Receive takes a copy only from the host that held its sender when the hub
+// stored the copy, by the hub's clock: not from a host that claims another
+// host's agent later, nor from one that let the agent go before it sent. A
+// copy from Person is the person at the publishing host, whom the receiving
+// master tells apart from its own operator. Every other copy is handed over
+// with Refused set, and terminated on the hub once the handler has noted it:
+// a copy that cannot be placed never comes back to hold up the ones behind
+// it. What a claim says of a helper's origin (profile, parent) is for the
+// receiving master to judge under its rules.
 //
 // # What a compromised host can still do
 //
-// Be clear about the limits. A host that runs hostile code with its own
-// credentials can:
-//   - read all of the team's mail: the filter of its own consumer is in the
-//     request body, which subject permissions cannot see, so it can filter on
-//     any agent; on a work-queue stream that also takes those copies away from
-//     their recipients (or the server refuses it, when the recipient's host
-//     consumer already holds the agent);
-//   - send mail as any agent it claims, and claim any agent name that no other
-//     host holds;
-//   - overwrite the team's rules record, take, release or force-release any
-//     lock, and overwrite any shared value;
-//   - fill the stream and buckets up to the server's limits;
-//   - on a new hub, before any honest host joined, create the team's stream
-//     and buckets with a configuration of its choosing.
+// A host that runs hostile code with its own credentials can send as the
+// agents it holds, within the rules, and the hub's order of claims limits
+// those to the names no other host claimed first. Besides, it can:
+//   - claim an agent name that no host holds yet (one whose host never
+//     joined), and send as it until that host joins and is refused it;
+//   - take, release or force any lock, and overwrite any shared value and
+//     the team's board, within the buckets' bounds (every host bounds and
+//     escapes the board it shows);
+//   - overwrite the team's rules record, so that a host joining while it is
+//     up is refused; no host's routing changes, as each routes by its own
+//     file;
+//   - read the team's claims, presence, locks and shared values, and see
+//     which recipients have copies waiting (the stream's subjects), not
+//     their content;
+//   - fill the stream and buckets up to the server's limits.
 //
-// It cannot impersonate another host's sending or presence, nor read another
-// host's replies. Revoking a host means a new secret: remove hub.secret and
-// hand every host its new URL.
+// It cannot send as an agent another host holds, nor as the person of
+// another host; it cannot read, take or block another host's mail; it
+// cannot change another host's rules, presence or consumer. Revoking a host
+// means a new secret: remove hub.secret and hand every host its new URL.
 //
 // # Transport
 //
@@ -90,9 +103,11 @@
 // A key's time to live can be set only when the key is created, so presence
 // does not use one: each agent has a lasting key <host>.<agent> with its
 // state, and each host has a key in a heartbeat bucket whose age limit is
-// three beats; the host puts it on every beat. A host whose key expired is
-// unreachable, and Team shows its agents so. An agent spawned at run time
-// carries its profile and parent there, so that every host's rules know it.
+// three beats; the host puts it on every beat, while it can take its mail
+// (a host that cannot says why, JoinConfig.Trouble, and lets its beat
+// lapse). A host whose key expired is unreachable, and Team shows its agents
+// so. An agent spawned at run time carries its profile and parent in its
+// claim (Origin), so that every host's rules can place it.
 //
 // # Rules
 //

@@ -34,11 +34,20 @@ func (n names) mailStreamConfig() jetstream.StreamConfig {
 }
 
 // bucketConfigs are the team's buckets; beat is the hosts' heartbeat, of
-// which the heartbeat bucket keeps three.
+// which the heartbeat bucket keeps three. Each value is bounded, so that no
+// host makes every other read megabytes: a state, a claim, a beat and a
+// lock are a line of JSON; the rules file and a shared value (the board
+// among them) up to a mebibyte.
 func (n names) bucketConfigs(beat time.Duration) []jetstream.KeyValueConfig {
+	small := int32(4 << 10)
+	large := int32(1 << 20)
+	limits := map[string]int32{
+		n.presence(): small, n.heartbeat(): small, n.claims(): small, n.locks(): small,
+		n.rules(): large, n.shared(): large,
+	}
 	out := make([]jetstream.KeyValueConfig, 0, len(n.buckets()))
 	for _, bucket := range n.buckets() {
-		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage}
+		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage, MaxValueSize: limits[bucket]}
 		if bucket == n.heartbeat() {
 			kv.TTL = 3 * beat
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/bulletin"
+	"switchboard/hooks"
 	"switchboard/hub"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -235,18 +236,30 @@ func TestACopyThatCannotBePlacedNeverBlocksTheOnesBehindIt(t *testing.T) {
 func TestAHostCannotFloodOrPaintEveryHostsBulletin(t *testing.T) {
 	srv, a, _ := joinedHosts(t, []string{"master_agent", "developer_agent"}, []string{"tester_agent"})
 	r := newRogue(t, srv, "gpu")
-	board := bulletin.Board{Status: "paused"}
-	for i := range 5000 {
-		board.Warnings = append(board.Warnings, bulletin.Warning{
-			Text: fmt.Sprintf("%d %s", i, strings.Repeat("x", 400)),
-			From: "\x1b]0;OWNED\x07\x1b[2J", At: time.Now().UTC(),
-		})
+	// A board of megabytes is refused by the hub itself.
+	board := func(n, size int) []byte {
+		b := bulletin.Board{Status: "paused"}
+		for i := range n {
+			b.Warnings = append(b.Warnings, bulletin.Warning{
+				Text: fmt.Sprintf("%d %s", i, strings.Repeat("x", size)),
+				From: "\x1b]0;OWNED\x07\x1b[2J", At: time.Now().UTC(),
+			})
+		}
+		data, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
 	}
-	data, err := json.Marshal(board)
+	kv, err := r.js.KeyValue(r.ctx(), "SB_main_shared")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.put("shared", bulletin.BoardKey, data)
+	if _, err := kv.Put(r.ctx(), bulletin.BoardKey, board(5000, 500)); err == nil {
+		t.Fatal("the hub took a board of 2.5 MB")
+	}
+	// One that fits is bounded by every host that shows it.
+	r.put("shared", bulletin.BoardKey, board(2000, 300))
 	a.waitFor("the board mirrored", func() bool {
 		b, err := a.ws().Bulletin().Read()
 		return err == nil && b.SystemStatus == "paused"
@@ -262,5 +275,12 @@ func TestAHostCannotFloodOrPaintEveryHostsBulletin(t *testing.T) {
 		if len([]rune(w.Text)) > mailbox.MaxTitleLength {
 			t.Fatalf("a warning of %d characters", len([]rune(w.Text)))
 		}
+	}
+	st, err := hooks.ReadStatus(a.ws(), "developer_agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if box := st.Box(true); strings.ContainsAny(box, "\x1b\x07") || len(box) > 32<<10 {
+		t.Fatalf("the status box every prompt shows is %d bytes, raw escapes: %v", len(box), strings.ContainsAny(box, "\x1b\x07"))
 	}
 }
