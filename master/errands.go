@@ -120,16 +120,15 @@ func (m *Master) takeErrands(agent string, paths []string) {
 			m.endErrand(agent, path)
 			continue
 		}
-		if err == nil {
-			var answer mailbox.ErrandAnswer
-			if e, answer = m.checkErrand(agent, e); e != nil {
-				m.errands.wg.Go(func() { m.runErrand(agent, path, e) })
-				continue
-			}
-			m.answerErrand(agent, path, nil, answer)
+		if err != nil {
+			m.answerErrand(agent, path, nil, mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: err.Error()})
 			continue
 		}
-		m.answerErrand(agent, path, nil, mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: err.Error()})
+		if refusal, ok := m.checkErrand(agent, e); !ok {
+			m.answerErrand(agent, path, e, refusal)
+			continue
+		}
+		m.errands.wg.Go(func() { m.runErrand(agent, path, e) })
 	}
 }
 
@@ -141,11 +140,11 @@ func (m *Master) stoodStill(path string) bool {
 }
 
 // checkErrand decides what the rules decide of an errand: who may change
-// the board and force a lock, and what the bulletin can show. It returns
-// the errand to perform on the hub, or nil and the answer that refuses it.
-func (m *Master) checkErrand(agent string, e *mailbox.Errand) (*mailbox.Errand, mailbox.ErrandAnswer) {
-	refuse := func(why mailbox.ErrandRefusal, format string, args ...any) (*mailbox.Errand, mailbox.ErrandAnswer) {
-		return nil, mailbox.ErrandAnswer{Refused: why, Reason: fmt.Sprintf(format, args...)}
+// the board and force a lock, and what the bulletin can show. ok is false,
+// with the answer that refuses it, for an errand not to do.
+func (m *Master) checkErrand(agent string, e *mailbox.Errand) (refusal mailbox.ErrandAnswer, ok bool) {
+	refuse := func(why mailbox.ErrandRefusal, format string, args ...any) (mailbox.ErrandAnswer, bool) {
+		return mailbox.ErrandAnswer{Refused: why, Reason: fmt.Sprintf(format, args...)}, false
 	}
 	switch {
 	case m.hub == nil:
@@ -166,7 +165,7 @@ func (m *Master) checkErrand(agent string, e *mailbox.Errand) (*mailbox.Errand, 
 			return refuse(mailbox.RefusedInvalid, "%v", err)
 		}
 	}
-	return e, mailbox.ErrandAnswer{}
+	return mailbox.ErrandAnswer{}, true
 }
 
 // runErrand performs an errand on the hub and answers it. A master that
