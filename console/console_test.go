@@ -142,6 +142,11 @@ func press(m *Model, keys ...string) {
 			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 		}
 		_, cmd := m.Update(msg)
+		if m.prompt != nil {
+			// A key typed in a prompt only blinks its cursor, a timer of
+			// half a second that would slow each key of the tests.
+			continue
+		}
 		run(m, cmd)
 	}
 }

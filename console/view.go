@@ -1,7 +1,9 @@
 package console
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -86,10 +88,12 @@ func treeCell(a Agent) string {
 	return fmt.Sprintf("+%d/-%d", a.Worktree.Added, a.Worktree.Deleted)
 }
 
-// The fixed columns: the name (with its place in the tree) and the state.
+// The fixed columns: the name (with its place in the tree) and the state,
+// after the cursor's mark.
 const (
 	nameWidth  = 26
 	stateWidth = 16
+	fixedWidth = 2 + nameWidth + 1 + stateWidth
 )
 
 func count(n int) string {
@@ -140,7 +144,7 @@ func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
 	if !slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Worktree != nil }) {
 		all = slices.DeleteFunc(slices.Clone(all), func(c column) bool { return c.head == treeHead })
 	}
-	used := 2 + nameWidth + 1 + stateWidth
+	used := fixedWidth
 	for i, c := range all {
 		if used+1+c.width > width {
 			return all[:i], len(all) - i
@@ -148,6 +152,16 @@ func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
 		used += 1 + c.width
 	}
 	return all, 0
+}
+
+// tableWidth is the width of the agents' table with every column shown.
+func tableWidth(s *Snapshot) int {
+	cols, _ := shownColumns(s, math.MaxInt)
+	width := fixedWidth
+	for _, c := range cols {
+		width += 1 + c.width
+	}
+	return width
 }
 
 // marked is a panel's row with the cursor's mark before it, highlighted
@@ -163,9 +177,10 @@ func marked(row string, atCursor, focused bool) string {
 }
 
 // renderAgents draws the agents' table in at most rows lines below its
-// heading, the cursor's row marked and in view; the rows left out are
+// heading, the chosen agent's row marked and in view (or, when it left,
+// where it stood, and a line that says it left); the rows left out are
 // counted.
-func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
+func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool) []string {
 	cols, hidden := shownColumns(s, width)
 	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
 	for _, c := range cols {
@@ -175,12 +190,15 @@ func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
 		head += fmt.Sprintf(" +%d hidden", hidden)
 	}
 	lines := []string{styleHeader.Render(head)}
+	if chosen.gone {
+		rows--
+	}
 	start, end := 0, len(s.Agents)
 	if end > rows {
 		// A window of rows-1 agents around the cursor, and a line that
 		// counts the others.
 		shown := max(1, rows-1)
-		start = max(0, min(cursor-shown/2, len(s.Agents)-shown))
+		start = max(0, min(chosen.row-shown/2, len(s.Agents)-shown))
 		end = start + shown
 	}
 	for i := start; i < end; i++ {
@@ -194,7 +212,10 @@ func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
 		for _, c := range cols {
 			row += " " + fit(c.cell(a, s.At), c.width)
 		}
-		lines = append(lines, marked(row, i == cursor, focused))
+		lines = append(lines, marked(row, i == chosen.cursor(), focused))
+	}
+	if chosen.gone {
+		lines = append(lines, styleWarn.Render(fit("  "+agentLeft(chosen.key), width)))
 	}
 	if above, below := start, len(s.Agents)-end; above+below > 0 {
 		lines = append(lines, styleQuiet.Render(fmt.Sprintf("  … %d more above, %d below (↑↓ to see them)", above, below)))
@@ -202,8 +223,10 @@ func renderAgents(s *Snapshot, cursor, width, rows int, focused bool) []string {
 	return lines
 }
 
-// renderRequests draws the questions that wait for an answer.
-func renderRequests(s *Snapshot, cursor, width int, focused bool) []string {
+// renderRequests draws the questions that wait for an answer, the chosen
+// one marked, or a line that says it no longer waits; each with the keys
+// that answer it, or, plain, with who it waits on.
+func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool) []string {
 	lines := []string{styleHeader.Render(fmt.Sprintf("  QUESTIONS WAITING (%d)", len(s.Requests)))}
 	for i, r := range s.Requests {
 		who := fmt.Sprintf("#%d %s → %s", r.Seq, r.From, strings.Join(r.To, ", "))
@@ -211,11 +234,14 @@ func renderRequests(s *Snapshot, cursor, width int, focused bool) []string {
 		if !r.Permission {
 			how = "r answer"
 		}
-		if !r.ForOperator() {
+		if plain || !r.ForOperator() {
 			how = "waits on " + strings.Join(r.To, ", ")
 		}
 		row := fit(fmt.Sprintf("%s %s: %s", age(s.At.Sub(r.Time)), who, r.Title), max(20, width-lipgloss.Width(how)-5)) + "  " + styleQuiet.Render(how)
-		lines = append(lines, marked(row, i == cursor, focused))
+		lines = append(lines, marked(row, i == chosen.cursor(), focused))
+	}
+	if chosen.gone {
+		lines = append(lines, styleWarn.Render(fit("  "+questionLeft(chosen.key), width)))
 	}
 	return lines
 }
@@ -241,4 +267,121 @@ func renderLog(records []mailbox.Record, cursor, width, height int, focused bool
 		lines = append(lines, marked(row, i == cursor, focused))
 	}
 	return lines
+}
+
+// onceLogRows is how many of the log's last records a frame for a script
+// shows.
+const onceLogRows = 20
+
+// Frame takes a snapshot and draws it once, plainly, for a script or a
+// glance: every agent, every question and the log's last onceLogRows
+// records; no cursor, no key help, no padding at the lines' ends. Width 0
+// is as wide as the agents' table with every column: a script's output is
+// not the terminal's, and a column it hid would be lost to it.
+func (m *Model) Frame(ctx context.Context, width int) (string, error) {
+	s, err := m.cfg.Read(ctx)
+	if err != nil {
+		return "", err
+	}
+	m.take(snapshotMsg{snap: s})
+	m.width = width
+	if width <= 0 {
+		m.width = tableWidth(s)
+	}
+	lines := m.draw(true)
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// View draws the console.
+func (m *Model) View() string {
+	if m.detail != nil {
+		return m.detail.View() + "\n" + styleQuiet.Render("↑↓ scroll · esc back")
+	}
+	return strings.Join(m.draw(false), "\n")
+}
+
+// draw draws the console's lines: in the window, with the cursors, the
+// line of what was said and the keys' help; or plain, for Frame.
+func (m *Model) draw(plain bool) []string {
+	var lines []string
+	head := "switchboard"
+	if s := m.snap; s != nil {
+		needs := 0
+		for _, a := range s.Agents {
+			if a.NeedsYou() {
+				needs++
+			}
+		}
+		head += fmt.Sprintf(" · %d agents · %d need you · status %s", len(s.Agents), needs, orNone(s.Status))
+		if s.Phase != "" {
+			head += " · phase " + s.Phase
+		}
+	}
+	lines = append(lines, styleTitle.Render(fit(head, m.width)))
+	if m.err != nil {
+		lines = append(lines, styleBad.Render("cannot read the team: "+m.err.Error()))
+	}
+	if m.snap == nil {
+		return lines
+	}
+	if n := m.snap.OlderWarnings; n > 0 {
+		lines = append(lines, styleQuiet.Render(fit(fmt.Sprintf("%d older warnings not shown", n), m.width)))
+	}
+	for _, w := range m.snap.Warnings {
+		lines = append(lines, styleWarn.Render(fit("warning: "+w, m.width)))
+	}
+	agent, request := m.agent, m.request
+	if plain {
+		agent, request = choice{}, choice{} // nothing chosen: no cursor
+	}
+	var requests []string
+	if len(m.snap.Requests) > 0 {
+		requests = append([]string{""}, renderRequests(m.snap, request, m.width, m.focus == panelRequests, plain)...)
+	}
+	// The agents take what the window has left after the other panels
+	// and at least logRows lines of log: a large team scrolls. A frame
+	// for a script has no window: it shows them all.
+	const logRows, below = 5, 5 // the log's rows; its heading, blank lines and the two last lines
+	agentRows := m.height - len(lines) - 1 - len(requests) - logRows - below
+	if plain {
+		agentRows = len(m.snap.Agents)
+	}
+	lines = append(lines, renderAgents(m.snap, agent, m.width, max(3, agentRows), m.focus == panelAgents)...)
+	lines = append(lines, requests...)
+	filter := ""
+	if m.blockedOnly {
+		filter = "blocked only"
+	}
+	if m.about != "" {
+		filter = strings.TrimPrefix(filter+", "+m.about+"'s", ", ")
+	}
+	lines = append(lines, "")
+	if plain {
+		log := m.logShown()
+		return append(lines, renderLog(log[max(0, len(log)-onceLogRows):], -1, m.width, onceLogRows, false, filter)...)
+	}
+	room := max(3, m.height-len(lines)-4)
+	lines = append(lines, renderLog(m.logShown(), m.logAt, m.width, room, m.focus == panelLog, filter)...)
+	lines = append(lines, "")
+	switch {
+	case m.prompt != nil:
+		lines = append(lines, m.prompt.label+": "+m.prompt.input.View())
+	case m.checking != "":
+		lines = append(lines, fit("checking whether "+m.checking+" can be closed…", m.width))
+	case m.said != "":
+		lines = append(lines, fit(m.said, m.width))
+	default:
+		lines = append(lines, "")
+	}
+	return append(lines, styleQuiet.Render(fit("tab panel · ↑↓ move · enter open · g go to pane · i interrupt · c cancel · x close · s send · a/d/A/N answer · b blocked · f agent's log · q quit", m.width)))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }

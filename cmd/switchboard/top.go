@@ -36,7 +36,7 @@ const topTick = 2 * time.Minute
 func newTopCmd(io *streams, g *globals) *cobra.Command {
 	opts := &topOptions{}
 	cmd := &cobra.Command{
-		Use:   "top [--no-notify] [--once [--width N]]",
+		Use:   "top [--no-notify] [--once [--width N] [--json]]",
 		Short: "The team at a glance, live: who needs you, the questions waiting, the log; act from there",
 		Long: `A full-screen view of the team that follows it as it changes: each agent in
 the tree under its parent, those that need you first (? asks you a permission
@@ -45,17 +45,19 @@ question, ! at a prompt or idle with urgent mail, ● busy, ○ idle, ‖ interr
 the locks it holds; the questions waiting for an answer; and the log.
 
 Keys: tab moves between the panels, ↑↓ within one, enter opens a message
-whole. On the agent under the cursor: g goes to its pane (when the console
-runs in the team's tmux, as up opens it), i interrupts, c cancels (it and its
-helpers), x closes a spawned agent, s sends it a message; on a question for
-you: a allows, d denies, A always, N never (r answers a question that is not
-a permission prompt). In the log: b shows the blocked alone, f the agent's
+whole. On the agent chosen: g goes to its pane (when the console runs in the
+team's tmux, as up opens it), i interrupts, c cancels (it and its helpers), x
+closes a spawned agent, s sends it a message; on a question for you: a allows,
+d denies, A always, N never (r answers a question that is not a permission
+prompt). The cursor stays on the agent chosen as the team re-sorts; when it
+leaves, the console says so and the keys act on no one until you choose again. In the log: b shows the blocked alone, f the agent's
 alone. q quits. Each action is the command's: the rules decide it alike.
 
 When an agent comes to need you, the console rings: the terminal's bell, in
 tmux a message on the status line, and a desktop notification where
 notify-send is installed (--no-notify: none of them).
---once prints one frame and exits, for a script or a glance.`,
+--once prints one frame and exits, for a script or a glance: every agent and
+every column, without the cursor or the keys; --once --json prints it as JSON.`,
 		Example: `  switchboard top
   switchboard top --once --width 100
   switchboard top --no-notify`,
@@ -67,7 +69,7 @@ notify-send is installed (--no-notify: none of them).
 	f := cmd.Flags()
 	f.BoolVar(&opts.noNotify, "no-notify", false, "ring no bell and send no desktop notification")
 	f.BoolVar(&opts.once, "once", false, "print one frame and exit")
-	f.IntVar(&opts.width, "width", 0, "the frame's width with --once (default: the terminal's, else 120)")
+	f.IntVar(&opts.width, "width", 0, "the frame's width with --once; narrower than the columns, it hides the last (default: every column)")
 	return cmd
 }
 
@@ -79,25 +81,30 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 	warnBrokenRules(io, ws, rulesErr)
 	team := newWatchedTeam(g, ws)
 	defer team.folders.Close()
-	cfg := console.Config{Read: team.read, Act: team.act, Changes: team.folders.C}
+	cfg := console.Config{Read: team.read, Act: team.act, Changes: team.folders.C, MayClose: team.act.MayClose}
 	if !opts.noNotify {
 		cfg.Ring = ring(io)
 	}
+	if opts.once && g.json {
+		s, err := team.read(ctx)
+		if err != nil {
+			return err
+		}
+		return writeJSON(io.out, s)
+	}
 	m := console.New(cfg)
 	if opts.once {
-		width := opts.width
-		if width <= 0 {
-			width = io.width
-		}
-		if width <= 0 {
-			width = 120
-		}
-		frame, err := m.Frame(ctx, width, 40)
+		// A frame for a script is as wide as its columns, not as the
+		// terminal: a column cut would be lost to what reads it.
+		frame, err := m.Frame(ctx, opts.width)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(io.out, frame)
 		return nil
+	}
+	if g.json {
+		return usageError("--json goes with --once: `switchboard top --once --json` prints the team as the console sees it")
 	}
 	if !io.terminal {
 		return usageError("top needs a terminal; for a script, `switchboard top --once` prints one frame, and `switchboard agents --json` the team")
@@ -123,13 +130,18 @@ type watchedTeam struct {
 }
 
 func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
-	open := func() (*desk.Desk, error) {
+	reading := func() (*caller, error) {
 		c, _, err := openReading(g)
+		return c, err
+	}
+	open := func() (*desk.Desk, error) {
+		c, err := reading()
 		if err != nil {
 			return nil, err
 		}
 		return c.desk(), nil
 	}
+	act := deskActions{open: open, reading: reading}
 	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
 	graph := func() (rules.Graph, error) {
 		d, err := open()
@@ -138,7 +150,7 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		}
 		return d.Graph()
 	}
-	return &watchedTeam{folders: folders, act: deskActions{open: open}, graph: graph, read: func(ctx context.Context) (*console.Snapshot, error) {
+	return &watchedTeam{folders: folders, act: act, graph: graph, read: func(ctx context.Context) (*console.Snapshot, error) {
 		d, err := open()
 		if err != nil {
 			return nil, err
@@ -174,7 +186,38 @@ func ring(io *streams) func(text string) {
 // deskActions are the console's actions, each a desk verb as the one who
 // runs the console.
 type deskActions struct {
-	open func() (*desk.Desk, error)
+	open    func() (*desk.Desk, error)
+	reading func() (*caller, error) // the rules and who runs the console, for MayClose
+}
+
+// MayClose says why the one who runs the console cannot close agent, nil
+// when they can: the console asks to confirm only a close that can
+// happen. It is the check desk.Close makes before it touches anything, on
+// the same rules and with the desk's errors; desk.Close makes it again,
+// and decides. (The desk has no check of its own to call: when it has,
+// this is that call.)
+func (a deskActions) MayClose(agent string) error {
+	c, err := a.reading()
+	if err != nil {
+		return err
+	}
+	r := c.rules
+	switch {
+	case r == nil && c.rulesErr != nil:
+		return fmt.Errorf("%w: %w", desk.ErrNoRules, c.rulesErr)
+	case r == nil:
+		return desk.ErrNoRules
+	}
+	_, spawned := r.Parent(agent)
+	switch {
+	case !spawned && !r.Knows(agent):
+		return desk.NotAnAgent(r, agent)
+	case !spawned:
+		return fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, desk.ErrNotSpawned)
+	case !r.MayClose(c.agent, agent):
+		return &desk.RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", c.agent, agent)}
+	}
+	return nil
 }
 
 func (a deskActions) Answer(id, option string) error {
