@@ -3,9 +3,12 @@
 // stream of server-sent events that tells the page when to look again.
 // Its actions are the console's, each a verb of the desk.
 //
-// It is local-only and safe by default: it answers to loopback names alone
-// (a page of another site cannot reach it through a name that resolves
-// here), every request carries the token made at each start (401 without),
-// a state-changing request from another origin is refused (403), and the
-// page runs no inline script and loads nothing from the network.
+// It is local-only and safe by default: it answers to localhost and
+// loopback addresses alone (a page of another site cannot reach it through
+// a name that resolves here); every call of the API carries the token made
+// at each start in its Authorization header (401 without), never in a
+// cookie, which the browser would send to every server of the host
+// whatever its port, nor in an address a server sees; a state-changing
+// request from another origin is refused (403); and the page runs no
+// inline script and loads nothing from the network.
 package web

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/mailbox"
 	"switchboard/web"
 )
 
@@ -37,11 +38,13 @@ log, live; send, interrupt and cancel. Each action is the desk's, as the one
 who runs it: the rules decide it as for the commands.
 
 The first line printed is the address to open. It carries a token made anew at
-each start: every request needs it (the page keeps it in a cookie), and a
-request without it gets 401. The server answers to loopback names alone, so
-that a page of another site cannot reach it through a name that resolves
-here; it refuses actions sent from another origin; its page runs no script
-but its own and loads nothing from the network.
+each start, after a # that no server sees: the page keeps it for this address
+alone (never in a cookie, which would go to every server on the machine) and
+sends it with each call of the API, which answers 401 without it. The server
+answers to loopback names alone, so that a page of another site cannot reach
+it through a name that resolves here; it refuses actions sent from another
+origin; its page runs no script but its own and loads nothing from the
+network. The README's "In a browser" lists the API.
 
 --listen binds another address; one that is not loopback is refused unless
 --allow-remote, which warns: the page then travels without TLS.`,
@@ -77,21 +80,28 @@ func runWeb(ctx context.Context, io *streams, g *globals, opts *webOptions) erro
 		return fmt.Errorf("make the token: %w", err)
 	}
 	token := hex.EncodeToString(secret)
-	team := newWatchedTeam(g, ws)
-	defer team.folders.Close()
-	cfg := web.Config{Read: team.read, Graph: team.graph, Act: team.act, Changes: team.folders.C, Token: token}
-	if !loopback {
-		cfg.Hosts = []string{host}
-	}
 	listener, err := net.Listen("tcp", opts.listen)
 	if err != nil {
 		return fmt.Errorf("serve on %s: %w", opts.listen, err)
+	}
+	team := newWatchedTeam(g, ws)
+	defer team.folders.Close()
+	cfg := web.Config{Read: team.read, Graph: team.graph, Act: webActions{team.act}, Changes: team.folders.C, Token: token}
+	// The server answers to the name it was given and to the address it
+	// listens on, which is the one printed: --listen :8377 prints [::].
+	served, _, _ := net.SplitHostPort(listener.Addr().String())
+	for _, h := range []string{host, served} {
+		if h != "" {
+			cfg.Hosts = append(cfg.Hosts, h)
+		}
 	}
 	server := web.New(cfg)
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	go server.Run(ctx)
-	url := fmt.Sprintf("http://%s/?token=%s", listener.Addr(), token)
+	// The token follows a #: a browser sends no fragment to any server,
+	// and the page takes it out of the address bar once read.
+	url := fmt.Sprintf("http://%s/#token=%s", listener.Addr(), token)
 	fmt.Fprintln(io.out, url)
 	if err := os.WriteFile(webURLFile(ws), []byte(url+"\n"), 0o600); err == nil {
 		defer os.Remove(webURLFile(ws))
@@ -111,4 +121,17 @@ func runWeb(ctx context.Context, io *streams, g *globals, opts *webOptions) erro
 		return err
 	}
 	return nil
+}
+
+// webActions are the desk's verbs as the web view takes them: a message
+// sent carries its content as well as its title.
+type webActions struct{ deskActions }
+
+func (a webActions) Send(to, title, content string) error {
+	d, err := a.open()
+	if err != nil {
+		return err
+	}
+	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title, Content: content})
+	return err
 }

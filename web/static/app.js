@@ -5,6 +5,38 @@
 
 const $ = (id) => document.getElementById(id);
 
+// The token comes after the address's #, which the browser sends to no
+// server. The page keeps it in sessionStorage, which belongs to this
+// scheme, host and port alone (a cookie would go to every server of the
+// host, whatever its port), takes it out of the address bar, and sends it
+// in a header with each call of the API.
+let token = null;
+
+function takeToken() {
+  const given = new URLSearchParams(location.hash.slice(1)).get("token");
+  if (given) {
+    sessionStorage.setItem("switchboard-token", given);
+    history.replaceState(null, "", location.pathname);
+  }
+  token = sessionStorage.getItem("switchboard-token");
+}
+
+function say(text) {
+  $("said").textContent = text;
+}
+
+// api calls the API with the token; a refusal of the token is said once,
+// here, for every call.
+async function api(path, init = {}) {
+  const auth = token ? { Authorization: "Bearer " + token } : {};
+  const r = await fetch(path, { ...init, headers: { ...init.headers, ...auth } });
+  if (r.status === 401) {
+    say(token ? "the token is refused: the web view was started again; open the address it printed this time"
+      : "this tab has no token: open the address switchboard web printed (it ends with #token=…)");
+  }
+  return r;
+}
+
 // What each panel last drew, to draw it again only when it changed.
 const drawn = {};
 
@@ -36,15 +68,67 @@ function needsYou(a) {
 }
 
 async function post(path, body, done) {
-  const r = await fetch(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
-  $("said").textContent = r.ok ? done : "refused: " + (await r.text());
+  const r = await api(path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  if (r.status !== 401) say(r.ok ? done : "refused: " + (await r.text()));
   refresh();
+}
+
+// ask shows the page's own dialog for an action, with its fields and two
+// buttons that each say what they do: a browser's prompt() has a "Cancel"
+// that would mean "do nothing" beside an "OK" that cancels an agent. It
+// resolves to the fields' values, or to null when the person keeps things
+// as they are (the second button, or Escape).
+function ask({ heading, about, fields, yes, no }) {
+  const dialog = $("act");
+  $("act-heading").textContent = heading;
+  $("act-about").textContent = about;
+  const inputs = fields.map((f) => {
+    const input = el(f.long ? "textarea" : "input");
+    input.name = f.name;
+    input.required = !!f.required;
+    const label = el("label", f.label);
+    label.append(input);
+    return label;
+  });
+  $("act-fields").replaceChildren(...inputs);
+  $("act-do").textContent = yes;
+  $("act-keep").textContent = no;
+  dialog.returnValue = "";
+  dialog.showModal();
+  return new Promise((resolve) => {
+    dialog.addEventListener("close", () => {
+      resolve(dialog.returnValue === "do" ? Object.fromEntries(new FormData($("act-form"))) : null);
+    }, { once: true });
+  });
+}
+
+// act asks for an action's fields and, unless the person keeps things as
+// they are, posts them.
+async function act(path, question, body, done) {
+  const values = await ask(question);
+  if (values) post(path, { ...body, ...values }, done);
 }
 
 function button(label, onClick) {
   const b = el("button", label);
   b.addEventListener("click", onClick);
   return b;
+}
+
+// titled is a cell of a title: cut to two lines by the style, whole on
+// hover.
+function titled(text) {
+  const td = el("td", undefined, "title");
+  td.append(el("div", text));
+  td.title = text;
+  return td;
+}
+
+// clock says when, as switchboard log does: the local date and a 24-hour
+// clock, whatever the browser's language.
+function clock(t) {
+  const d = new Date(t), two = (n) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 function draw(s) {
@@ -74,14 +158,26 @@ function draw(s) {
     }
     tr.append(name);
     tr.append(el("td", word, "state-" + cls));
-    tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), el("td", a.task || ""));
-    tr.append(el("td", a.last_in ? age(a.last_in.time, now) + " " + a.last_in.title : ""));
-    tr.append(el("td", a.last_out ? age(a.last_out.time, now) + " " + a.last_out.title : ""));
+    tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), titled(a.task || ""));
+    tr.append(titled(a.last_in ? age(a.last_in.time, now) + " " + a.last_in.title : ""));
+    tr.append(titled(a.last_out ? age(a.last_out.time, now) + " " + a.last_out.title : ""));
     const acts = el("td");
     acts.append(
-      button("send", () => { const t = prompt(`Send to ${a.name}: title`); if (t) post("/api/send", { agent: a.name, title: t }, `sent to ${a.name}`); }),
-      button("interrupt", () => { const r = prompt(`Interrupt ${a.name}: why?`); if (r) post("/api/interrupt", { agent: a.name, reason: r }, `interrupted ${a.name}`); }),
-      button("cancel", () => { const r = prompt(`Cancel ${a.name} and its helpers: why?`); if (r !== null) post("/api/cancel", { agent: a.name, reason: r }, `cancelled ${a.name}`); }),
+      button("send", () => act("/api/send", {
+        heading: `Send to ${a.name}`, about: "A message from you, as switchboard send would post it.",
+        fields: [{ name: "title", label: "title", required: true }, { name: "content", label: "content", long: true }],
+        yes: `Send to ${a.name}`, no: "Don't send",
+      }, { agent: a.name }, `sent to ${a.name}`)),
+      button("interrupt", () => act("/api/interrupt", {
+        heading: `Interrupt ${a.name}`, about: `${a.name} stops what it is doing (Escape in its pane) and is told why.`,
+        fields: [{ name: "reason", label: "why", required: true }],
+        yes: `Interrupt ${a.name}`, no: "Let it work",
+      }, { agent: a.name }, `interrupted ${a.name}`)),
+      button("cancel", () => act("/api/cancel", {
+        heading: `Cancel ${a.name}'s work`, about: `${a.name} and every agent spawned under it stop (Escape in their panes) and are told they are cancelled, the deepest first; a parent waiting on one stops waiting.`,
+        fields: [{ name: "reason", label: "why (told to them)" }],
+        yes: "Cancel the agent's work", no: "Keep working",
+      }, { agent: a.name }, `cancelled ${a.name}`)),
     );
     tr.append(acts);
     body.append(tr);
@@ -106,8 +202,7 @@ function draw(s) {
   log.replaceChildren();
   for (const r of (s.log || []).slice(-200)) {
     const to = (r.delivered || []).concat((r.blocked || []).map((b) => "✗" + b.to));
-    const li = el("li", `#${r.seq} ${new Date(r.time).toLocaleTimeString()} ${r.message.from} → ${to.join(", ")}: ${r.message.title}`, r.status === "blocked" ? "blocked" : "");
-    li.value = r.seq;
+    const li = el("li", `#${r.seq} ${clock(r.time)} ${r.message.from} → ${to.join(", ")}: ${r.message.title}`, r.status === "blocked" ? "blocked" : "");
     li.addEventListener("click", () => {
       $("message-text").textContent = `#${r.seq}  ${r.message.title}\nfrom ${r.message.from} to ${(r.message.to || []).join(", ")}\nrouting: ${r.status}\n\n${r.message.content || ""}`;
       $("message").showModal();
@@ -118,9 +213,9 @@ function draw(s) {
 }
 
 async function refresh() {
-  const r = await fetch("/api/snapshot");
+  const r = await api("/api/snapshot");
   if (!r.ok) {
-    $("said").textContent = "cannot read the team: " + (await r.text());
+    if (r.status !== 401) say("cannot read the team: " + (await r.text()));
     return;
   }
   draw(await r.json());
@@ -129,7 +224,7 @@ async function refresh() {
 // drawRules draws the rules graph: the agents on a circle, an arrow for
 // each allowed direction, a dashed red one for each forbidden.
 async function drawRules() {
-  const r = await fetch("/api/rules");
+  const r = await api("/api/rules");
   if (!r.ok) return;
   const g = await r.json();
   const svg = $("rules");
@@ -176,6 +271,63 @@ async function drawRules() {
   }
 }
 
+// follow reads the event stream through fetch, which sends the token in a
+// header (an EventSource cannot), and draws the team again at each change.
+// A stream that breaks is opened again, a little later each time; a token
+// refused ends it.
+let following = false;
+
+async function follow() {
+  if (following) return;
+  following = true;
+  try {
+    for (let wait = 500; ; wait = Math.min(wait * 2, 30000)) {
+      try {
+        const r = await api("/api/events");
+        if (r.status === 401) return;
+        if (r.ok) {
+          wait = 500;
+          const events = r.body.pipeThrough(new TextDecoderStream()).getReader();
+          let text = "";
+          for (;;) {
+            const { value, done } = await events.read();
+            if (done) break;
+            text += value;
+            let end;
+            while ((end = text.indexOf("\n\n")) >= 0) {
+              if (text.slice(0, end).split("\n").includes("event: change")) refresh();
+              text = text.slice(end + 2);
+            }
+          }
+        }
+      } catch {
+        // The server went away, or the network: try again below.
+      }
+      await new Promise((later) => setTimeout(later, wait));
+    }
+  } finally {
+    following = false;
+  }
+}
+
+// start reads the token and the team, and follows the team.
+function start() {
+  takeToken();
+  say("");
+  drawRules();
+  follow();
+}
+
 $("message-close").addEventListener("click", () => $("message").close());
-drawRules();
-new EventSource("/api/events").addEventListener("change", refresh);
+$("act-form").addEventListener("submit", (e) => {
+  // The form posts nothing itself (the policy allows no form action): its
+  // submit, after the browser checked the fields required, closes the
+  // dialog as done.
+  e.preventDefault();
+  $("act").close("do");
+});
+$("act-keep").addEventListener("click", () => $("act").close());
+// An address pasted into a tab that shows the page already changes only
+// its fragment, which loads nothing: the page takes the new token itself.
+addEventListener("hashchange", start);
+start();
