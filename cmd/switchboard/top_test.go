@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/console"
 	"switchboard/internal/watch"
 	"switchboard/profile"
 	"switchboard/tmux"
+	"switchboard/workspace"
 )
 
 // TestTopInARealTerminal: switchboard top, in a real terminal (a tmux
@@ -139,4 +142,95 @@ func TestUpOpensTheConsoleInView(t *testing.T) {
 		screen := tmuxOut("capture-pane", "-p", "-t", "=switchboard:console")
 		return strings.Contains(screen, "developer_agent") && strings.Contains(screen, "tester_agent")
 	})
+}
+
+// oncePlainTeam is a workspace of the default team, with developer_agent-1
+// spawned under developer_agent, as the one who runs commands here.
+func oncePlainTeam(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	err := workspace.New(root).UpdateSpawned(func(all map[string]workspace.Spawned) error {
+		all["developer_agent-1"] = workspace.Spawned{Profile: "developer_agent", Parent: "developer_agent"}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SWITCHBOARD_ROOT", root)
+	t.Setenv("SWITCHBOARD_AGENT", "")
+	t.Setenv("TMUX", "")
+	t.Setenv("TMUX_PANE", "")
+	return root
+}
+
+// TestTopOnceIsPlainAndShowsEveryColumn: top --once, in a terminal of 80
+// columns, prints every agent and every column, without the cursor or the
+// keys' help; --width still narrows it; --once --json prints the team as
+// the console sees it.
+func TestTopOnceIsPlainAndShowsEveryColumn(t *testing.T) {
+	oncePlainTeam(t)
+	top := func(args ...string) string {
+		t.Helper()
+		var out, errOut bytes.Buffer
+		if code := run(append([]string{"top", "--once"}, args...), &streams{in: strings.NewReader(""), out: &out, errOut: &errOut, width: 80}); code != 0 {
+			t.Fatalf("top --once %v: exit %d: %s", args, code, errOut.String())
+		}
+		return out.String()
+	}
+	frame := top()
+	for _, want := range []string{"NEW", "URG", "TASK", "LAST IN", "LAST OUT", "LOCKS", "master_agent", "developer_agent", "└ ", "developer_agent-1", "reviewer_agent", "tester_agent"} {
+		if !strings.Contains(frame, want) {
+			t.Errorf("top --once shows no %q:\n%s", want, frame)
+		}
+	}
+	for _, unwanted := range []string{"hidden", "▸", "tab panel", "q quit"} {
+		if strings.Contains(frame, unwanted) {
+			t.Errorf("top --once prints %q:\n%s", unwanted, frame)
+		}
+	}
+	if narrow := top("--width", "72"); !strings.Contains(narrow, "+4 hidden") {
+		t.Errorf("top --once --width 72 does not narrow the frame:\n%s", narrow)
+	}
+	var s console.Snapshot
+	if err := json.Unmarshal([]byte(top("--json")), &s); err != nil || len(s.Agents) != 5 {
+		t.Errorf("top --once --json: %v, %d agents; want the team of 5", err, len(s.Agents))
+	}
+}
+
+// TestTheConsolesCloseCheckIsTheDesks: the check the console makes before
+// it asks to confirm a close refuses what desk.Close refuses, with the
+// desk's words, and lets a helper through for the person.
+func TestTheConsolesCloseCheckIsTheDesks(t *testing.T) {
+	oncePlainTeam(t)
+	for _, tc := range []struct{ as, agent string }{
+		{"", "master_agent"},                  // of the rules: not spawned
+		{"", "nobody"},                        // not an agent
+		{"tester_agent", "developer_agent-1"}, // not its helper, and not an overseer
+	} {
+		g := &globals{as: tc.as}
+		ws, _, err := openReading(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		team := newWatchedTeam(g, ws)
+		checked := team.act.MayClose(tc.agent)
+		_, closed := ws.desk().Close(context.Background(), tc.agent, false)
+		team.folders.Close()
+		if checked == nil || closed == nil || checked.Error() != closed.Error() {
+			t.Errorf("--as %q closing %s: the console's check says %v, desk.Close %v; want the same refusal", tc.as, tc.agent, checked, closed)
+		}
+	}
+	g := &globals{}
+	ws, _, err := openReading(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	team := newWatchedTeam(g, ws)
+	defer team.folders.Close()
+	if err := team.act.MayClose("developer_agent-1"); err != nil {
+		t.Errorf("the person may not close developer_agent-1: %v", err)
+	}
 }
