@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/testkit/realclient"
 	"switchboard/internal/watch"
 )
 
 // containedRecipe is the README's claude-contained script, running its
-// arguments where the recipe runs claude: the binds the README gives a
-// contained agent, and no other.
-func containedRecipe(t *testing.T) string {
+// arguments where the recipe runs claude, with bwrap the bubblewrap program
+// given: the binds the README gives a contained agent, and no other.
+func containedRecipe(t *testing.T, bwrap string) string {
 	t.Helper()
 	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
@@ -33,6 +34,11 @@ func containedRecipe(t *testing.T) string {
 	if strings.Count(script, client) != 1 {
 		t.Fatalf("the README's claude-contained script no longer ends with %s: update this test", client)
 	}
+	const program = "exec bwrap "
+	if strings.Count(script, program) != 1 {
+		t.Fatalf("the README's claude-contained script no longer runs %q: update this test", program)
+	}
+	script = strings.Replace(script, program, "exec "+bwrap+" ", 1)
 	return "#!/bin/sh\n" + strings.Replace(script, client, `-- "$@"`, 1) + "\n"
 }
 
@@ -59,10 +65,7 @@ func switchboardAt(t *testing.T, root, agent string, args ...string) (string, in
 // shared value through its host's master, without seeing the host's
 // settings, and the other host sees both.
 func TestAContainedAgentTakesALockAcrossHosts(t *testing.T) {
-	if _, err := exec.LookPath("bwrap"); err != nil {
-		t.Skip("bwrap not installed: the README's contained agent runs in bubblewrap (.ci/run installs it)")
-	}
-	recipe := containedRecipe(t)
+	recipe := containedRecipe(t, realclient.Bubblewrap(t))
 	hub := startHubProcess(t, freeAddr(t), t.TempDir(), "laptop", "gpu")
 	laptop := hostWorkspace(t, "master_agent", "developer_agent")
 	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
