@@ -2,6 +2,7 @@ package desk
 
 import (
 	"context"
+	"time"
 
 	"switchboard/agents"
 	"switchboard/mailbox"
@@ -129,7 +130,10 @@ func (d *Desk) hosts() (*teamHosts, error) {
 	}
 	h := &teamHosts{here: host.Host, hosted: hosted, hub: make(map[string]workspace.HubMember)}
 	if team, ok, err := d.ws.ReadHubTeam(); err == nil && ok {
+		stale := team.Stale(time.Now())
 		for _, m := range team.Members {
+			// Not heard of lately: the hub, or this host's master, is away.
+			m.Reachable = m.Reachable && !stale
 			h.hub[m.Agent] = m
 		}
 	}

@@ -122,11 +122,10 @@ func (o *HubOutbox) Waiting(n int) (copies []HubCopy, bad []string, err error) {
 }
 
 // Refuse moves a file (of Waiting's copies or bad ones) that is not a copy
-// the master routed out of the
-// way, into a folder beside the outbox, for a person to look at; it
-// returns where it went.
+// the master routed out of the way, into .hub/unsent/ beside the outbox,
+// for a person to look at; it returns where it went.
 func (o *HubOutbox) Refuse(path string) (string, error) {
-	dir := filepath.Join(filepath.Dir(o.dir), "refused")
+	dir := filepath.Join(filepath.Dir(o.dir), "unsent")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("hub outbox: %w", err)
 	}
@@ -135,6 +134,34 @@ func (o *HubOutbox) Refuse(path string) (string, error) {
 		return "", fmt.Errorf("hub outbox: %w", err)
 	}
 	return to, nil
+}
+
+// Recipients lists, by the seq of their record, the recipients whose copies
+// still wait for the hub, from the files' names alone.
+func (o *HubOutbox) Recipients() (map[int64][]string, error) {
+	entries, err := os.ReadDir(o.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("hub outbox: %w", err)
+	}
+	out := make(map[int64][]string)
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || strings.HasPrefix(name, ".") {
+			continue
+		}
+		seqText, rest, ok := strings.Cut(name, "-")
+		seq, err := strconv.ParseInt(seqText, 10, 64)
+		// The id, last, is a UUID: its dashes are the last four.
+		parts := strings.Split(rest, "-")
+		if !ok || err != nil || len(parts) < 6 {
+			continue
+		}
+		out[seq] = append(out[seq], strings.Join(parts[:len(parts)-5], "-"))
+	}
+	return out, nil
 }
 
 // Done removes a copy the hub has.

@@ -3,6 +3,7 @@ package mailbox
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,5 +40,32 @@ func TestTheHubOutboxKeepsCopiesInOrderAndOnce(t *testing.T) {
 	}
 	if copies, _, _ := o.Waiting(1); len(copies) != 1 || copies[0].Seq != 3 || copies[0].To != "tester_agent" {
 		t.Errorf("after one is done, the next is %+v", copies)
+	}
+}
+
+func TestTheHubOutboxNamesTheRecipientsWaiting(t *testing.T) {
+	o := NewStore(t.TempDir()).HubOutbox()
+	if got, err := o.Recipients(); err != nil || len(got) != 0 {
+		t.Fatalf("an outbox never made: %v, %v", got, err)
+	}
+	for _, c := range []struct {
+		seq int64
+		to  string
+	}{{7, "tester-agent-2"}, {7, "reviewer_agent"}, {9, "qa"}} {
+		m := &Message{ID: NewID(), From: "developer_agent", To: []string{c.to}, Title: "t", Priority: PriorityNormal, Type: TypeNotification, Timestamp: time.Now().UTC()}
+		if _, err := o.Put(c.seq, c.to, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(o.Dir(), "junk.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := o.Recipients()
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got[7])
+	if len(got) != 2 || !slices.Equal(got[7], []string{"reviewer_agent", "tester-agent-2"}) || !slices.Equal(got[9], []string{"qa"}) {
+		t.Fatalf("recipients waiting: %v", got)
 	}
 }

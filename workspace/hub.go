@@ -184,6 +184,16 @@ type HubTeam struct {
 	Refused map[string]string `json:"refused,omitempty"`
 }
 
+// HubTeamFresh is how long the team as the master last had it stands for
+// the team now: the master writes it every beat (5 s) while it reaches the
+// hub, so after three beats without it (the hub away, or the master),
+// every agent of another host is unreachable for all this host knows.
+const HubTeamFresh = 15 * time.Second
+
+// Stale reports whether the team was last written longer than HubTeamFresh
+// before now.
+func (t HubTeam) Stale(now time.Time) bool { return now.Sub(t.At) > HubTeamFresh }
+
 // WriteHubTeam keeps the team as the hub shows it (HubTeamFile).
 func (w *Workspace) WriteHubTeam(t HubTeam) error {
 	return writeJSONFile(w.HubTeamFile(), "the team's hosts", t, false)

@@ -267,6 +267,9 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 		if team.BacklogLimit > 0 && 2*team.Backlog >= team.BacklogLimit {
 			fixes = append(fixes, fmt.Sprintf("degraded: %d copies from the hub wait unacknowledged, of the %d it allows before it hands this host no more (the master's window says why)", team.Backlog, team.BacklogLimit))
 		}
+		if team.Stale(time.Now()) {
+			fixes = append(fixes, fmt.Sprintf("the master last heard from the hub at %s: is it running, and can it reach the hub? (its window says why)", team.At.Local().Format("15:04:05")))
+		}
 		var away []string
 		for _, m := range team.Members {
 			if !m.Reachable {

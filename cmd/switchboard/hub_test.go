@@ -194,3 +194,63 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 		t.Errorf("the restarted master did not join by its settings:\n%s", masters["gpu"].out)
 	}
 }
+
+// TestWhileTheHubIsAwayTheCommandsSaySo: with the hub killed, `log` says
+// where a copy for another host waits instead of "delivered", and `agents`
+// shows the other host's agents unreachable within the README's 15 seconds
+// and a beat; with the hub back, the copy goes and is delivered.
+func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
+	addr, hubDir := freeAddr(t), t.TempDir()
+	hub := startHubProcess(t, addr, hubDir, "laptop", "gpu")
+	laptop := hostWorkspace(t, "master_agent", "developer_agent")
+	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
+	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
+		m := startMaster(t, root, "--hub", hub.urls[host], "--host", host)
+		t.Cleanup(func() { m.stop(t) })
+		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
+			t.Fatalf("the master of %s did not join the hub:\n%s", host, m.out)
+		}
+	}
+	row := func(agent string) string {
+		said, _ := switchboardAt(t, laptop, "operator", "agents")
+		for _, line := range strings.Split(said, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), agent+" ") {
+				return line
+			}
+		}
+		return ""
+	}
+	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(row("tester_agent"), "gpu") && !strings.Contains(row("tester_agent"), "unreachable") }) {
+		t.Fatalf("tester_agent before the hub died: %q", row("tester_agent"))
+	}
+
+	hub.kill()
+	if _, code := switchboardAt(t, laptop, "developer_agent", "send", "--to", "tester_agent", "--title", "Run the GPU tests"); code != 0 {
+		t.Fatalf("send with the hub away: exit %d", code)
+	}
+	var said string
+	if !watch.Until(t.Context(), 50*time.Millisecond, 30*time.Second, func() bool {
+		said, _ = switchboardAt(t, laptop, "operator", "log")
+		return strings.Contains(said, "Run the GPU tests")
+	}) {
+		t.Fatalf("the message is not in the log:\n%s", said)
+	}
+	if !strings.Contains(said, "waiting for the hub in mailboxes/.hub/outbox: tester_agent") || strings.Contains(said, "Run the GPU tests  — delivered") {
+		t.Errorf("the log while the copy waits:\n%s", said)
+	}
+	began := time.Now()
+	if !watch.Until(t.Context(), 250*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(row("tester_agent"), "unreachable") }) {
+		t.Fatalf("tester_agent 30 s after the hub died: %q", row("tester_agent"))
+	}
+	if waited := time.Since(began); waited > 21*time.Second {
+		t.Errorf("tester_agent showed unreachable %s after the hub died; the README says 15 s", waited.Round(time.Second))
+	}
+
+	startHubProcess(t, addr, hubDir, "laptop", "gpu")
+	if !watch.Until(t.Context(), 100*time.Millisecond, 60*time.Second, func() bool {
+		said, _ = switchboardAt(t, laptop, "operator", "log")
+		return strings.Contains(said, "Run the GPU tests  — delivered")
+	}) {
+		t.Errorf("the log once the hub is back:\n%s", said)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -80,6 +81,10 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 		}
 	}
 	d := ws.desk()
+	view, err := newLogView(ws)
+	if err != nil {
+		return err
+	}
 	var shown []mailbox.Record
 	var offset int64
 	count := 0
@@ -87,15 +92,14 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	case !opts.follow && opts.last == 0 && g.json:
 		// The whole log is written as it is read.
 		out := &jsonArray{w: io.out}
-		offset, err = d.EachLog(filter, func(rec mailbox.Record) { out.add(logJSON([]mailbox.Record{rec})[0]) })
+		offset, err = d.EachLog(filter, func(rec mailbox.Record) { out.add(view.entry(rec)) })
 		if err == nil {
 			err = out.close()
 		}
 	case !opts.follow && opts.last == 0:
-		width := pairWidth(ws.rules)
 		offset, err = d.EachLog(filter, func(rec mailbox.Record) {
 			count++
-			fmt.Fprintln(io.out, logLine(rec, width))
+			fmt.Fprintln(io.out, view.line(rec))
 		})
 	default:
 		shown, offset, err = d.Log(filter)
@@ -110,21 +114,58 @@ func runLog(ctx context.Context, io *streams, g *globals, opts *logOptions) erro
 	}
 	if !opts.follow {
 		if g.json && opts.last > 0 {
-			return writeJSON(io.out, logJSON(shown))
+			return writeJSON(io.out, view.entries(shown))
 		}
 		if g.json {
 			return nil
 		}
-		printLog(io.out, shown, false, pairWidth(ws.rules))
+		view.print(io.out, shown, false)
 		if count == 0 {
 			fmt.Fprintln(io.errOut, "no messages logged yet")
 		}
 		return nil
 	}
-	printLog(io.out, shown, g.json, pairWidth(ws.rules))
+	view.print(io.out, shown, g.json)
 	return followLog(ctx, ws.store.LogPath(), offset, func(records []mailbox.Record) {
-		printLog(io.out, d.Filter(records, filter), g.json, pairWidth(ws.rules))
+		if err := view.refresh(ws); err != nil {
+			fmt.Fprintf(io.errOut, "switchboard: %v\n", err)
+		}
+		view.print(io.out, d.Filter(records, filter), g.json)
 	})
+}
+
+// logView is how the log is shown: the width of its from → to column, and,
+// in a team across machines, the copies that still wait on this host for
+// the hub (by the seq of their record), which are not delivered yet.
+type logView struct {
+	pairWidth int
+	waiting   map[int64][]string
+	outbox    string
+}
+
+func newLogView(ws *caller) (*logView, error) {
+	v := &logView{pairWidth: pairWidth(ws.rules), outbox: relativeTo(ws.root, ws.store.HubOutbox().Dir())}
+	return v, v.refresh(ws)
+}
+
+// refresh reads again which copies wait for the hub.
+func (v *logView) refresh(ws *caller) error {
+	waiting, err := ws.store.HubOutbox().Recipients()
+	v.waiting = waiting
+	return err
+}
+
+// print writes records as lines, or as JSON lines.
+func (v *logView) print(w io.Writer, records []mailbox.Record, asJSON bool) {
+	if asJSON {
+		for _, e := range v.entries(records) {
+			writeCompactJSON(w, e)
+		}
+		return
+	}
+	for _, r := range records {
+		fmt.Fprintln(w, v.line(r))
+	}
 }
 
 // logEntry is the JSON form of a log line: the record with its message's
@@ -141,19 +182,26 @@ type logEntry struct {
 	Status    string          `json:"status"`
 	Delivered []string        `json:"delivered"`
 	Blocked   []mailbox.Block `json:"blocked"`
+	// Waiting are the recipients, of Delivered, whose copies still wait on
+	// this host for the hub of a team across machines.
+	Waiting []string `json:"waiting"`
 }
 
-func logJSON(records []mailbox.Record) []logEntry {
+func (v *logView) entries(records []mailbox.Record) []logEntry {
 	entries := make([]logEntry, 0, len(records))
 	for _, r := range records {
-		m := r.Message
-		entries = append(entries, logEntry{
-			Seq: r.Seq, Time: r.Time, ID: m.ID, From: m.From, To: m.To, Title: m.Title,
-			Priority: m.Priority, Type: m.Type, Status: r.Status,
-			Delivered: nonNil(r.Delivered), Blocked: nonNil(r.Blocked),
-		})
+		entries = append(entries, v.entry(r))
 	}
 	return entries
+}
+
+func (v *logView) entry(r mailbox.Record) logEntry {
+	m := r.Message
+	return logEntry{
+		Seq: r.Seq, Time: r.Time, ID: m.ID, From: m.From, To: m.To, Title: m.Title,
+		Priority: m.Priority, Type: m.Type, Status: r.Status,
+		Delivered: nonNil(r.Delivered), Blocked: nonNil(r.Blocked), Waiting: nonNil(v.waiting[r.Seq]),
+	}
 }
 
 func nonNil[T any](s []T) []T {
@@ -174,27 +222,19 @@ func pairWidth(r *rules.Rules) int {
 	return min(2*longest+len(" → "), 48)
 }
 
-// printLog writes records as lines (the from → to column pairWidth wide),
-// or as JSON lines.
-func printLog(w io.Writer, records []mailbox.Record, asJSON bool, pairWidth int) {
-	if asJSON {
-		for _, e := range logJSON(records) {
-			writeCompactJSON(w, e)
-		}
-		return
-	}
-	for _, r := range records {
-		fmt.Fprintln(w, logLine(r, pairWidth))
-	}
-}
-
-func logLine(r mailbox.Record, pairWidth int) string {
+func (v *logView) line(r mailbox.Record) string {
 	m := r.Message
 	// A broadcast keeps its column as narrow as any message: whom it
 	// reached is said with the outcome.
 	to := strings.Join(m.To, ", ")
+	waiting := v.waiting[r.Seq]
 	var outcome string
 	switch {
+	case r.Status == mailbox.StatusDelivered && len(waiting) > 0:
+		outcome = fmt.Sprintf("waiting for the hub in %s: %s", v.outbox, strings.Join(waiting, ", "))
+		if here := slices.DeleteFunc(slices.Clone(r.Delivered), func(a string) bool { return slices.Contains(waiting, a) }); len(here) > 0 {
+			outcome = "delivered to " + strings.Join(here, ", ") + "; " + outcome
+		}
 	case r.Status == mailbox.StatusDelivered && m.IsBroadcast():
 		outcome = "delivered to " + strings.Join(r.Delivered, ", ")
 	case r.Status == mailbox.StatusDelivered:
@@ -220,7 +260,7 @@ func logLine(r mailbox.Record, pairWidth int) string {
 		outcome += " (" + note + ")"
 	}
 	pair := m.From + " → " + to
-	if pad := pairWidth - utf8.RuneCountInString(pair); pad > 0 {
+	if pad := v.pairWidth - utf8.RuneCountInString(pair); pad > 0 {
 		pair += strings.Repeat(" ", pad)
 	}
 	return safetext.Line(fmt.Sprintf("%5d  %s  %s  %s%s  — %s", r.Seq, localTime(r.Time), pair, m.Title, flag, outcome))
