@@ -125,25 +125,33 @@ func closeTrees(ctx context.Context, ws *workspace.Workspace, team []*profile.Pr
 		if !p.Worktree {
 			continue
 		}
-		repo, tree, err := TreeOf(ctx, ws, p)
-		if errors.Is(err, worktree.ErrNoTree) {
-			continue
-		}
-		fate := TreeFate{Agent: p.Name, Tree: tree}
-		if repo != nil {
-			fate.Repo = repo.Root
-		}
-		if err != nil {
-			fate.Kept = err
+		if fate, found := CloseTree(ctx, ws, p, discard); found {
 			fates = append(fates, fate)
-			continue
 		}
-		lost, err := repo.Remove(ctx, tree, discard)
-		fate.Removed, fate.Kept = err == nil, err
-		if discard {
-			fate.Discarded = lost
-		}
-		fates = append(fates, fate)
 	}
 	return fates
+}
+
+// CloseTree removes an agent's worktree and its branch when the tree holds
+// nothing of its own, or whatever it holds when discard is set, and says
+// what became of it; found is false when the agent has no tree.
+func CloseTree(ctx context.Context, ws *workspace.Workspace, p *profile.Profile, discard bool) (fate TreeFate, found bool) {
+	repo, tree, err := TreeOf(ctx, ws, p)
+	if errors.Is(err, worktree.ErrNoTree) {
+		return TreeFate{}, false
+	}
+	fate = TreeFate{Agent: p.Name, Tree: tree}
+	if repo != nil {
+		fate.Repo = repo.Root
+	}
+	if err != nil {
+		fate.Kept = err
+		return fate, true
+	}
+	lost, err := repo.Remove(ctx, tree, discard)
+	fate.Removed, fate.Kept = err == nil, err
+	if discard {
+		fate.Discarded = lost
+	}
+	return fate, true
 }

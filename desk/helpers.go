@@ -140,13 +140,16 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 // when the desk's agent is one of its ancestors or an overseer; its parent
 // is told, unless it closed it. It returns the agents closed, deepest
 // first, and what became of their worktrees: each goes only when it holds
-// nothing of its own, unless discard is set.
+// nothing of its own, unless discard is set. Of an agent closed before,
+// it removes the worktree it left, on the same terms (no agent is closed).
 func (d *Desk) Close(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
 	if d.rules == nil {
 		return agents.Closed{}, d.noRules()
 	}
 	parent, spawned := d.rules.Parent(agent)
 	switch {
+	case !d.rules.Knows(agent) && d.ws.HasMailbox(agent):
+		return d.closeKeptTree(ctx, agent, discard)
 	case !spawned && !d.rules.Knows(agent):
 		return agents.Closed{}, NotAnAgent(d.rules, agent)
 	case !spawned:

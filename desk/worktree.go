@@ -21,11 +21,24 @@ func (d *Desk) tree(ctx context.Context, agent string) (*worktree.Repo, worktree
 	if !d.rules.Knows(agent) && !d.ws.HasMailbox(agent) {
 		return nil, worktree.Tree{}, NotAnAgent(d.rules, agent)
 	}
-	team, _, err := profile.Team(d.ws, []string{agent})
+	p, err := d.profileOf(agent)
 	if err != nil {
 		return nil, worktree.Tree{}, err
 	}
-	return agents.TreeOf(ctx, d.ws, team[0])
+	return agents.TreeOf(ctx, d.ws, p)
+}
+
+// profileOf is the profile an agent runs, or ran, with; the operator has
+// none, and so no tree.
+func (d *Desk) profileOf(agent string) (*profile.Profile, error) {
+	team, _, err := profile.Team(d.ws, []string{agent})
+	if err != nil {
+		return nil, err
+	}
+	if len(team) == 0 {
+		return nil, fmt.Errorf("%s %w", agent, worktree.ErrNoTree)
+	}
+	return team[0], nil
 }
 
 // Diff is an agent's changes in its worktree against its base, committed
@@ -43,6 +56,10 @@ type TreeSummary struct {
 	Branch string `json:"branch"`
 	Path   string `json:"path"`
 	worktree.Changes
+	// Refused says why no git was run in the tree, and so why its changes
+	// are not counted: its .git leads elsewhere than the repository's own
+	// record of it.
+	Refused string `json:"refused,omitempty"`
 }
 
 // TreeSummaries are the worktrees of the agents named that have one.
@@ -56,48 +73,139 @@ func (d *Desk) TreeSummaries(ctx context.Context, profiles []*profile.Profile) m
 		if err != nil {
 			continue
 		}
-		changes, err := repo.Changes(ctx, tree)
-		if err != nil {
+		summary := TreeSummary{Branch: tree.Branch, Path: tree.Path}
+		summary.Changes, err = repo.Changes(ctx, tree)
+		switch {
+		case errors.Is(err, worktree.ErrRefused):
+			summary.Refused = err.Error()
+		case err != nil:
 			continue
 		}
-		out[p.Name] = TreeSummary{Branch: tree.Branch, Path: tree.Path, Changes: changes}
+		out[p.Name] = summary
 	}
 	return out
 }
 
+// mayTend checks that the desk's agent may merge, commit or throw away the
+// work in agent's tree: its ancestors and the overseers; once it has left
+// the team (closed), its ancestors are no longer known, and only the
+// overseers may.
+func (d *Desk) mayTend(agent, verb string) error {
+	switch {
+	case d.rules.Knows(agent) && !d.rules.MayClose(d.agent, agent):
+		return &RightError{Msg: fmt.Sprintf("%s may not %s %s: only its ancestors and the overseers may", d.agent, verb, agent)}
+	case !d.rules.Knows(agent) && !d.rules.IsOverseer(d.agent):
+		return &RightError{Msg: fmt.Sprintf("%s may not %s %s, which has left the team: only the overseers may", d.agent, verb, agent)}
+	}
+	return nil
+}
+
+// MayTendClosedTrees reports whether the desk's agent may merge or throw
+// away the tree a closed agent left: the overseers may.
+func (d *Desk) MayTendClosedTrees() bool {
+	return d.rules != nil && d.rules.IsOverseer(d.agent)
+}
+
+// closeKeptTree removes the worktree an agent left when it was closed:
+// when it holds nothing unmerged, or whatever it holds with discard.
+func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
+	if err := d.mayTend(agent, "remove the worktree of"); err != nil {
+		return agents.Closed{}, err
+	}
+	p, err := d.profileOf(agent)
+	if err != nil {
+		return agents.Closed{}, err
+	}
+	fate, found := agents.CloseTree(ctx, d.ws, p, discard)
+	if !found {
+		return agents.Closed{}, fmt.Errorf("%s is %w, and has no worktree left", agent, ErrClosed)
+	}
+	return agents.Closed{Trees: []agents.TreeFate{fate}}, nil
+}
+
+// ErrBusy is an agent at work in its tree, whose files a commit would take
+// half-written.
+var ErrBusy = errors.New("at work in its worktree")
+
+// notAtWork refuses to commit in the tree of an agent that is working
+// there: busy, starting, or at a permission prompt.
+func (d *Desk) notAtWork(ctx context.Context, agent string) error {
+	if !d.rules.Knows(agent) {
+		return nil // closed
+	}
+	team, err := d.Team(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range team {
+		if m.Name != agent {
+			continue
+		}
+		switch m.State {
+		case mailbox.StateBusy, mailbox.StateStarting, mailbox.StateWaiting:
+			return fmt.Errorf("%s is %w (%s): ask it to commit its work, or wait till it is idle", agent, ErrBusy, m.State)
+		}
+	}
+	return nil
+}
+
 // MergeConflictError is a merge that conflicted and was aborted; the agent
-// was mailed the files (unless Mail says why not).
+// was mailed the files (unless Mail says why not, or it was closed).
 type MergeConflictError struct {
 	*worktree.ConflictError
 	Agent string
 	Mail  error
+	// Closed says the agent has left the team: nobody was mailed.
+	Closed bool
 }
 
 func (e *MergeConflictError) Unwrap() error { return e.ConflictError }
 
+// Merged is what a merge did: the commit made first of what the agent had
+// not committed, when that was asked for, and the merge.
+type Merged struct {
+	worktree.Merged
+	Committed *worktree.Committed `json:"committed,omitempty"`
+	// Closed says the agent has left the team: its tree stays until it is
+	// closed again, which removes it when nothing in it is unmerged.
+	Closed bool `json:"closed,omitempty"`
+}
+
 // Merge brings an agent's commits into a branch (into; "" is the main
 // checkout's), when the desk's agent is one of its ancestors or an
-// overseer. A worktree with changes not committed is refused; a conflict is
-// aborted, changes nothing, and the agent is mailed the conflicting files.
-func (d *Desk) Merge(ctx context.Context, agent, into string) (worktree.Merged, error) {
+// overseer. With commit, what the agent has not committed is committed
+// first, unless the agent is at work; without, a worktree with changes not
+// committed is refused. A conflict is aborted, changes nothing, and the
+// agent is mailed the conflicting files.
+func (d *Desk) Merge(ctx context.Context, agent, into string, commit bool) (Merged, error) {
 	repo, tree, err := d.tree(ctx, agent)
 	if err != nil {
-		return worktree.Merged{}, err
+		return Merged{}, err
 	}
-	switch {
-	case d.rules.Knows(agent) && !d.rules.MayClose(d.agent, agent):
-		return worktree.Merged{}, &RightError{Msg: fmt.Sprintf("%s may not merge the work of %s: only its ancestors and the overseers may", d.agent, agent)}
-	case !d.rules.Knows(agent) && !d.rules.IsOverseer(d.agent):
-		return worktree.Merged{}, &RightError{Msg: fmt.Sprintf("%s may not merge the work of %s, which has left the team: only the overseers may", d.agent, agent)}
+	if err := d.mayTend(agent, "merge the work of"); err != nil {
+		return Merged{}, err
 	}
-	merged, err := repo.Merge(ctx, tree, into)
+	out := Merged{Closed: !d.rules.Knows(agent)}
+	if commit {
+		if err := d.notAtWork(ctx, agent); err != nil {
+			return out, err
+		}
+		committed, err := repo.Commit(ctx, tree, fmt.Sprintf("Work %s left uncommitted, committed by %s to merge it", agent, d.agent))
+		if err != nil {
+			return out, err
+		}
+		if committed.Commit != "" {
+			out.Committed = &committed
+		}
+	}
+	out.Merged, err = repo.Merge(ctx, tree, into)
 	var conflict *worktree.ConflictError
 	if !errors.As(err, &conflict) {
-		return merged, err
+		return out, err
 	}
-	out := &MergeConflictError{ConflictError: conflict, Agent: agent}
-	if d.rules.Knows(agent) {
-		_, out.Mail = d.Send(&mailbox.Message{
+	failed := &MergeConflictError{ConflictError: conflict, Agent: agent, Closed: out.Closed}
+	if !out.Closed {
+		_, failed.Mail = d.Send(&mailbox.Message{
 			To:    []string{agent},
 			Title: mailbox.ClipTitle(fmt.Sprintf("Merge into %s conflicts in %d files", conflict.Into, len(conflict.Files))),
 			Type:  mailbox.TypeNotification,
@@ -106,5 +214,5 @@ func (d *Desk) Merge(ctx context.Context, agent, into string) (worktree.Merged, 
 				d.agent, tree.Branch, conflict.Into, strings.Join(conflict.Files, "\n"), conflict.Into, conflict.Into),
 		})
 	}
-	return merged, out
+	return out, failed
 }

@@ -99,7 +99,7 @@ func (r *Repo) Add(ctx context.Context, o AddOptions) (Tree, error) {
 	kept := r.hasBranch(ctx, branch)
 	if kept {
 		// The branch of an earlier tree: its work goes on where it was.
-		if _, err := git(ctx, r.Root, "worktree", "add", path, branch); err != nil {
+		if _, err := r.git(ctx, "worktree", "add", path, branch); err != nil {
 			return Tree{}, err
 		}
 	} else {
@@ -107,15 +107,15 @@ func (r *Repo) Add(ctx context.Context, o AddOptions) (Tree, error) {
 		if base == "" {
 			base = "HEAD"
 		}
-		commit, err := git(ctx, r.Root, "rev-parse", "--verify", "--quiet", base+"^{commit}")
+		commit, err := r.git(ctx, "rev-parse", "--verify", "--quiet", base+"^{commit}")
 		if err != nil {
 			return Tree{}, fmt.Errorf("base %q is not a commit of %s: %w", base, r.Root, err)
 		}
 		commit = strings.TrimSpace(commit)
-		if _, err := git(ctx, r.Root, "worktree", "add", "-b", branch, path, commit); err != nil {
+		if _, err := r.git(ctx, "worktree", "add", "-b", branch, path, commit); err != nil {
 			return Tree{}, err
 		}
-		if _, err := git(ctx, r.Root, "update-ref", baseRef(o.Agent), commit); err != nil {
+		if _, err := r.git(ctx, "update-ref", baseRef(o.Agent), commit); err != nil {
 			return Tree{}, err
 		}
 	}
@@ -124,13 +124,13 @@ func (r *Repo) Add(ctx context.Context, o AddOptions) (Tree, error) {
 	}
 	undo := func() {
 		ctx := context.WithoutCancel(ctx)
-		_, _ = git(ctx, r.Root, "worktree", "remove", "--force", "--force", path)
+		_, _ = r.git(ctx, "worktree", "remove", "--force", "--force", path)
 		if !kept {
-			_, _ = git(ctx, r.Root, "branch", "-D", branch)
-			_, _ = git(ctx, r.Root, "update-ref", "-d", baseRef(o.Agent))
+			_, _ = r.git(ctx, "branch", "-D", branch)
+			_, _ = r.git(ctx, "update-ref", "-d", baseRef(o.Agent))
 		}
 	}
-	if err := initSubmodules(ctx, path); err != nil {
+	if err := r.initSubmodules(ctx, path); err != nil {
 		undo()
 		return Tree{}, err
 	}
@@ -185,10 +185,26 @@ func samePath(a, b string) bool {
 	return ra == rb
 }
 
-func initSubmodules(ctx context.Context, path string) error {
+// initSubmodules checks out a new tree's submodules. Their git folders go
+// where git keeps them for the tree, under its folder in the repository,
+// not into the git folder switchboard gives git for the command.
+func (r *Repo) initSubmodules(ctx context.Context, path string) error {
 	if _, err := os.Stat(filepath.Join(path, ".gitmodules")); err != nil {
 		return nil
 	}
-	_, err := git(ctx, path, "submodule", "update", "--init", "--recursive")
+	c, err := r.linked(path)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	modules, err := openBeneath(c.admin, "modules", true)
+	if err != nil {
+		return err
+	}
+	modules.Close()
+	if err := os.Symlink(filepath.Join(c.admin, "modules"), filepath.Join(c.private, "modules")); err != nil {
+		return err
+	}
+	_, err = c.git(ctx, "submodule", "update", "--init", "--recursive")
 	return err
 }

@@ -6,10 +6,15 @@ import (
 	"strings"
 )
 
+// treeDiff are the switches of every diff made in a tree: no program of a
+// diff driver's, and no look inside a submodule, which git would take by
+// running git there, in a git folder the agent writes.
+var treeDiff = []string{"--no-ext-diff", "--no-textconv", "--ignore-submodules=dirty"}
+
 // Diff is the tree's changes against its base (as it is now), committed or not: git's
 // patch (or its --stat summary), then the files git does not track yet.
 func (r *Repo) Diff(ctx context.Context, t Tree, stat bool) (string, error) {
-	args := []string{"diff", "--no-color", "--no-ext-diff"}
+	args := append([]string{"diff", "--no-color"}, treeDiff...)
 	if stat {
 		args = append(args, "--stat")
 	}
@@ -17,11 +22,16 @@ func (r *Repo) Diff(ctx context.Context, t Tree, stat bool) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out, err := git(ctx, t.Path, append(args, base, "--")...)
+	c, err := r.tree(t)
 	if err != nil {
 		return "", err
 	}
-	untracked, err := r.untracked(ctx, t)
+	defer c.close()
+	out, err := c.git(ctx, append(args, base, "--")...)
+	if err != nil {
+		return "", err
+	}
+	untracked, err := c.untracked(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -48,28 +58,33 @@ func (r *Repo) Changes(ctx context.Context, t Tree) (Changes, error) {
 	if err != nil {
 		return Changes{}, err
 	}
-	out, err := git(ctx, t.Path, "diff", "--numstat", "--no-ext-diff", base, "--")
+	c, err := r.tree(t)
 	if err != nil {
 		return Changes{}, err
 	}
-	var c Changes
+	defer c.close()
+	out, err := c.git(ctx, append(append([]string{"diff", "--numstat"}, treeDiff...), base, "--")...)
+	if err != nil {
+		return Changes{}, err
+	}
+	var ch Changes
 	for _, l := range lines(out) {
 		fields := strings.Fields(l)
 		if len(fields) < 3 {
 			continue
 		}
-		c.Files++
+		ch.Files++
 		added, _ := strconv.Atoi(fields[0]) // "-" for a binary file
 		deleted, _ := strconv.Atoi(fields[1])
-		c.Added += added
-		c.Deleted += deleted
+		ch.Added += added
+		ch.Deleted += deleted
 	}
-	untracked, err := r.untracked(ctx, t)
-	c.Untracked = len(untracked)
-	return c, err
+	untracked, err := c.untracked(ctx)
+	ch.Untracked = len(untracked)
+	return ch, err
 }
 
-func (r *Repo) untracked(ctx context.Context, t Tree) ([]string, error) {
-	out, err := git(ctx, t.Path, "ls-files", "--others", "--exclude-standard")
+func (c *checkout) untracked(ctx context.Context) ([]string, error) {
+	out, err := c.git(ctx, "ls-files", "--others", "--exclude-standard")
 	return lines(out), err
 }

@@ -54,7 +54,12 @@ type Merged struct {
 // tree or a checkout with changes not committed is refused; a conflict is
 // aborted. Afterwards the tree's changes are counted from what was merged.
 func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
-	if err := dirty(ctx, t.Path, true); err != nil {
+	tree, err := r.tree(t)
+	if err != nil {
+		return Merged{}, err
+	}
+	defer tree.close()
+	if err := tree.dirty(ctx, true); err != nil {
 		var d *DirtyError
 		if errors.As(err, &d) {
 			d.Agent = t.Agent
@@ -62,7 +67,7 @@ func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
 		return Merged{}, err
 	}
 	if into == "" {
-		out, err := git(ctx, r.Root, "symbolic-ref", "--quiet", "--short", "HEAD")
+		out, err := r.git(ctx, "symbolic-ref", "--quiet", "--short", "HEAD")
 		if err != nil {
 			return Merged{}, fmt.Errorf("the checkout at %s is on no branch to merge into (a detached HEAD): %w", r.Root, err)
 		}
@@ -78,25 +83,30 @@ func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
 	if at == "" {
 		return Merged{}, &NotCheckedOutError{Branch: into, Root: r.Root}
 	}
-	if err := dirty(ctx, at, false); err != nil {
+	target, err := r.checkoutAt(at)
+	if err != nil {
 		return Merged{}, err
 	}
-	tip, err := git(ctx, t.Path, "rev-parse", "HEAD")
+	defer target.close()
+	if err := target.dirty(ctx, false); err != nil {
+		return Merged{}, err
+	}
+	tip, err := tree.git(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return Merged{}, err
 	}
 	tip = strings.TrimSpace(tip)
-	count, err := git(ctx, at, "rev-list", "--count", tip, "--not", "HEAD")
+	count, err := target.git(ctx, "rev-list", "--count", tip, "--not", "HEAD")
 	if err != nil {
 		return Merged{}, err
 	}
 	n := 0
 	fmt.Sscan(count, &n)
 	msg := fmt.Sprintf("Merge %s: the work of agent %s", t.Branch, t.Agent)
-	if _, err := git(ctx, at, "merge", "--no-ff", "--no-edit", "-m", msg, tip); err != nil {
-		out, _ := git(ctx, at, "diff", "--name-only", "--diff-filter=U")
+	if _, err := target.git(ctx, "merge", "--no-ff", "--no-edit", "-m", msg, tip); err != nil {
+		out, _ := target.git(ctx, "diff", "--name-only", "--diff-filter=U")
 		if files := lines(out); len(files) > 0 {
-			_, abortErr := git(context.WithoutCancel(ctx), at, "merge", "--abort")
+			_, abortErr := target.git(context.WithoutCancel(ctx), "merge", "--abort")
 			if abortErr != nil {
 				return Merged{}, fmt.Errorf("merge conflicted in %s and could not be aborted: %w", strings.Join(files, ", "), abortErr)
 			}
@@ -104,11 +114,11 @@ func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
 		}
 		return Merged{}, err
 	}
-	head, err := git(ctx, at, "rev-parse", "HEAD")
+	head, err := target.git(ctx, "rev-parse", "HEAD")
 	if err != nil {
 		return Merged{}, err
 	}
-	if _, err := git(ctx, r.Root, "update-ref", baseRef(t.Agent), tip); err != nil {
+	if _, err := r.git(ctx, "update-ref", baseRef(t.Agent), tip); err != nil {
 		return Merged{}, err
 	}
 	return Merged{Into: into, Commit: strings.TrimSpace(head), Commits: n}, nil
@@ -117,17 +127,30 @@ func (r *Repo) Merge(ctx context.Context, t Tree, into string) (Merged, error) {
 // dirty refuses a checkout with changes not committed. In the agent's
 // tree a new file counts too: it would not be merged. In the checkout
 // merged into it does not: a merge that would write it is refused by git.
-func dirty(ctx context.Context, path string, untracked bool) error {
-	mode := "--untracked-files=no"
-	if untracked {
-		mode = "--untracked-files=all"
-	}
-	out, err := git(ctx, path, "status", "--short", mode)
+func (c *checkout) dirty(ctx context.Context, untracked bool) error {
+	files, err := c.status(ctx, untracked)
 	if err != nil {
 		return err
 	}
-	if files := lines(out); len(files) > 0 {
-		return &DirtyError{Path: path, Files: files}
+	if len(files) > 0 {
+		return &DirtyError{Path: c.dir, Files: files}
 	}
 	return nil
+}
+
+// status is git's short status of the checkout: its files changed and not
+// committed, and its new files when untracked is set. In a linked
+// worktree a submodule counts by the commit it is at, not by what its
+// files hold: git would look at those by running git inside it, in a git
+// folder of the agent's (Unsaved looks at them without that).
+func (c *checkout) status(ctx context.Context, untracked bool) ([]string, error) {
+	args := []string{"status", "--short", "--untracked-files=no"}
+	if untracked {
+		args[2] = "--untracked-files=all"
+	}
+	if c.private != "" {
+		args = append(args, "--ignore-submodules=dirty")
+	}
+	out, err := c.git(ctx, args...)
+	return lines(out), err
 }

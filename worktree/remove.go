@@ -40,14 +40,18 @@ func (e *UnsavedError) Error() string {
 // Unsaved lists the work only the tree holds.
 func (r *Repo) Unsaved(ctx context.Context, t Tree) (Unsaved, error) {
 	var u Unsaved
-	out, err := git(ctx, t.Path, "status", "--short", "--untracked-files=all", "--ignore-submodules=none")
+	c, err := r.tree(t)
 	if err != nil {
 		return u, err
 	}
-	u.Files = lines(out)
+	defer c.close()
+	if u.Files, err = c.status(ctx, true); err != nil {
+		return u, err
+	}
+	u.Files = append(u.Files, c.submoduleChanges(ctx)...)
 	// The tree's HEAD too: commits made on a detached HEAD there are held by
 	// nothing else.
-	out, err = git(ctx, t.Path, "log", "--oneline", "--no-decorate", "refs/heads/"+t.Branch, "HEAD",
+	out, err := c.git(ctx, "log", "--oneline", "--no-decorate", "refs/heads/"+t.Branch, "HEAD",
 		"--not", "--exclude="+t.Branch, "--branches", "--remotes")
 	if err != nil {
 		return u, err
@@ -70,13 +74,13 @@ func (r *Repo) Remove(ctx context.Context, t Tree, discard bool) (Unsaved, error
 	}
 	// Checked above: --force only lets git remove submodules and the
 	// ignored files the tree was given.
-	if _, err := git(ctx, r.Root, "worktree", "remove", "--force", "--force", t.Path); err != nil {
+	if _, err := r.git(ctx, "worktree", "remove", "--force", "--force", t.Path); err != nil {
 		return u, err
 	}
-	if _, err := git(ctx, r.Root, "branch", "-D", t.Branch); err != nil {
+	if _, err := r.git(ctx, "branch", "-D", t.Branch); err != nil {
 		return u, err
 	}
-	_, err = git(ctx, r.Root, "update-ref", "-d", baseRef(t.Agent))
+	_, err = r.git(ctx, "update-ref", "-d", baseRef(t.Agent))
 	return u, err
 }
 

@@ -21,6 +21,9 @@ var ErrNoTree = errors.New("has no worktree")
 type Repo struct {
 	// Root is the top folder of its main checkout.
 	Root string
+	// common is its git folder, links resolved: where it keeps its
+	// objects, refs, configuration and the records of its worktrees.
+	common string
 }
 
 // Tree is one agent's worktree.
@@ -44,12 +47,12 @@ func baseRef(agent string) string { return "refs/switchboard/base/" + agent }
 // Open finds the repository that holds dir. The trees of agents branch from
 // its main checkout, whichever worktree dir is in.
 func Open(ctx context.Context, dir string) (*Repo, error) {
-	out, err := git(ctx, dir, "rev-parse", "--is-bare-repository")
+	out, err := gitCmd(ctx, dir, nil, "rev-parse", "--is-bare-repository")
 	if err == nil && strings.TrimSpace(out) == "true" {
 		return nil, fmt.Errorf("%s %w", dir, ErrBare)
 	}
 	if err == nil {
-		out, err = git(ctx, dir, "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel")
+		out, err = gitCmd(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir", "--show-toplevel")
 	}
 	if err != nil {
 		var ge *GitError
@@ -65,29 +68,34 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	// A linked worktree's main checkout is beside the common .git folder;
 	// a submodule's is its own top folder.
 	root := ls[1]
-	if common := filepath.Clean(ls[0]); filepath.Base(common) == ".git" {
+	common := filepath.Clean(ls[0])
+	if filepath.Base(common) == ".git" {
 		root = filepath.Dir(common)
 	}
-	return &Repo{Root: root}, nil
+	// The trees' .git files name the common folder by its real path.
+	if common, err = filepath.EvalSymlinks(common); err != nil {
+		return nil, fmt.Errorf("the git folder of %s: %w", dir, err)
+	}
+	return &Repo{Root: root, common: common}, nil
 }
 
 // DefaultDir is where the trees live unless a profile says otherwise.
 func (r *Repo) DefaultDir() string { return filepath.Join(r.Root, ".switchboard", "worktrees") }
 
-// checkout is one worktree git lists.
-type checkout struct {
+// listed is one worktree git lists.
+type listed struct {
 	path, branch string
 }
 
-// checkouts lists the repository's worktrees, the main one first.
-func (r *Repo) checkouts(ctx context.Context) ([]checkout, error) {
-	out, err := git(ctx, r.Root, "worktree", "list", "--porcelain")
+// worktrees lists the repository's worktrees, the main one first.
+func (r *Repo) worktrees(ctx context.Context) ([]listed, error) {
+	out, err := r.git(ctx, "worktree", "list", "--porcelain")
 	if err != nil {
 		return nil, err
 	}
-	var all []checkout
+	var all []listed
 	for _, block := range strings.Split(out, "\n\n") {
-		var c checkout
+		var c listed
 		for _, l := range lines(block) {
 			switch {
 			case strings.HasPrefix(l, "worktree "):
@@ -105,7 +113,7 @@ func (r *Repo) checkouts(ctx context.Context) ([]checkout, error) {
 
 // checkedOut is where branch is checked out, or "".
 func (r *Repo) checkedOut(ctx context.Context, branch string) (string, error) {
-	all, err := r.checkouts(ctx)
+	all, err := r.worktrees(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -136,10 +144,10 @@ func (r *Repo) Find(ctx context.Context, agent string) (Tree, error) {
 // base is the commit the agent's changes are counted from: the ref kept for
 // it, else where its branch left the main checkout's.
 func (r *Repo) base(ctx context.Context, agent string) (string, error) {
-	if out, err := git(ctx, r.Root, "rev-parse", "--verify", "--quiet", baseRef(agent)+"^{commit}"); err == nil {
+	if out, err := r.git(ctx, "rev-parse", "--verify", "--quiet", baseRef(agent)+"^{commit}"); err == nil {
 		return strings.TrimSpace(out), nil
 	}
-	out, err := git(ctx, r.Root, "merge-base", "HEAD", "refs/heads/"+Branch(agent))
+	out, err := r.git(ctx, "merge-base", "HEAD", "refs/heads/"+Branch(agent))
 	if err != nil {
 		return "", err
 	}
@@ -148,6 +156,6 @@ func (r *Repo) base(ctx context.Context, agent string) (string, error) {
 
 // hasBranch reports whether the local branch exists.
 func (r *Repo) hasBranch(ctx context.Context, branch string) bool {
-	_, err := git(ctx, r.Root, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
+	_, err := r.git(ctx, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch)
 	return err == nil
 }

@@ -36,13 +36,19 @@ func newRepo(t *testing.T, files map[string]string) *Repo {
 	return r
 }
 
+// run runs git as a person or an agent would at a prompt: with whatever
+// configuration the folder has.
 func run(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := git(context.Background(), dir, args...)
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("git %s in %s: %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
 	}
-	return out
+	return string(out)
 }
 
 func write(t *testing.T, path, content string) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 	"switchboard/workspace"
 	"switchboard/worktree"
 
@@ -87,6 +88,8 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 			fmt.Fprintf(tw, "\t%s", cmp.Or(r.Host, "-"))
 		}
 		switch {
+		case r.Worktree != nil && r.Worktree.Refused != "":
+			fmt.Fprintf(tw, "\t%s\tREFUSED", r.Worktree.Branch)
 		case r.Worktree != nil:
 			fmt.Fprintf(tw, "\t%s\t%s", r.Worktree.Branch, changesText(r.Worktree.Changes))
 		case trees:
@@ -94,7 +97,16 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	// Why a tree was refused is too long for its cell.
+	for _, r := range rows {
+		if r.Worktree != nil && r.Worktree.Refused != "" {
+			fmt.Fprintf(io.errOut, "the worktree of %s is REFUSED: %s\n", r.Name, safetext.Line(r.Worktree.Refused))
+		}
+	}
+	return nil
 }
 
 // changesText is a tree's changes as +added/-deleted, and its new files.

@@ -26,10 +26,14 @@ operator) may close an agent; others are refused with exit 3.
 
 An agent's git worktree goes with it only when nothing would be lost: no
 uncommitted change, and every commit merged or on a remote branch. Otherwise
-the tree and its branch stay, and close says where. --discard throws them
-away whatever they hold, and lists first what goes.`,
+the tree and its branch stay, and close says where; merge brings the work
+home (merge --commit with what was left uncommitted). Closing the agent
+again removes a tree kept so, once nothing in it is unmerged. --discard
+throws the tree and its branch away whatever they hold, and lists first
+what goes; so does it for an agent closed before.`,
 		Example: `  switchboard close reviewer_agent-1
-  switchboard close developer_agent-2 --discard`,
+  switchboard close developer_agent-2 --discard
+  switchboard merge reviewer_agent-1 --commit && switchboard close reviewer_agent-1`,
 		Args: args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			return runClose(cmd.Context(), io, g, a[0], discard)
@@ -57,8 +61,14 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string, discar
 	if g.json {
 		return writeJSON(io.out, closed)
 	}
-	fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed.Agents, ", "))
+	if len(closed.Agents) > 0 {
+		fmt.Fprintf(io.out, "closed %s\n", strings.Join(closed.Agents, ", "))
+	} else {
+		fmt.Fprintf(io.out, "%s was closed before; its worktree:\n", agent)
+	}
+	mayTend := ws.desk().MayTendClosedTrees()
 	for _, fate := range closed.Trees {
+		var unsaved *worktree.UnsavedError
 		switch {
 		case fate.Removed && !fate.Discarded.Empty():
 			fmt.Fprintf(io.out, "discarded the worktree of %s (%s, branch %s) with %s\n", fate.Agent, fate.Tree.Path, fate.Tree.Branch, fate.Discarded)
@@ -70,13 +80,31 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string, discar
 			}
 		case fate.Removed:
 			fmt.Fprintf(io.out, "removed the worktree of %s and its branch %s: it held nothing unmerged\n", fate.Agent, fate.Tree.Branch)
-		case errors.As(fate.Kept, new(*worktree.UnsavedError)):
+		case errors.As(fate.Kept, &unsaved):
+			fmt.Fprintln(io.out, runnable(keptHint(unsaved, mayTend), ws.folder.Binary()))
+		case errors.Is(fate.Kept, worktree.ErrRefused):
 			repo := safetext.ShellWord(fate.Repo)
-			fmt.Fprintln(io.out, runnable(fmt.Sprintf("kept %v; bring it home with `switchboard merge %s`, or throw it away with `git -C %s worktree remove --force %s && git -C %s branch -D %s`",
-				fate.Kept, fate.Agent, repo, safetext.ShellWord(fate.Tree.Path), repo, fate.Tree.Branch), ws.folder.Binary()))
+			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v; switchboard runs no git there. See what it holds, and once you are sure, delete it yourself; then `git -C %s worktree prune && git -C %s branch -D %s` forget it\n",
+				fate.Agent, fate.Kept, repo, repo, fate.Tree.Branch)
 		default:
 			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v\n", fate.Agent, fate.Kept)
 		}
 	}
 	return nil
+}
+
+// keptHint says why a closed agent's tree was kept and how to bring its
+// work home or throw it away, in commands that work now that the agent is
+// closed: those of an overseer.
+func keptHint(kept *worktree.UnsavedError, mayTend bool) string {
+	agent := kept.Tree.Agent
+	merge := "switchboard merge " + agent
+	if len(kept.Unsaved.Files) > 0 {
+		merge += " --commit"
+	}
+	how := fmt.Sprintf("bring it home with `%s`, or throw it away with `switchboard close %s --discard`", merge, agent)
+	if !mayTend {
+		how = "an overseer (the person, say) may " + how
+	}
+	return fmt.Sprintf("kept %v; %s", kept, how)
 }

@@ -19,7 +19,11 @@ func newDiffCmd(io *streams, g *globals) *cobra.Command {
 spawn --worktree) changed: its commits and its uncommitted changes together,
 against the commit its tree started from (or was last merged at), then the
 new files git does not track yet. --stat gives git's summary instead of the
-patch.`,
+patch.
+
+Git runs there with no fsmonitor, filter, external diff or textconv that
+the agent's tree or its git folder could name; a tree whose .git no longer
+leads to the repository's own record of it is refused.`,
 		Example: `  switchboard diff developer_agent
   switchboard diff developer_agent --stat`,
 		Args: args(1, 1),
@@ -50,8 +54,11 @@ func runDiff(ctx context.Context, io *streams, g *globals, agent string, stat bo
 // treeError says what to do about an agent without a worktree, or one git
 // could not find.
 func treeError(ws *caller, agent string, err error) error {
-	if errors.Is(err, worktree.ErrNoTree) {
+	switch {
+	case errors.Is(err, worktree.ErrNoTree):
 		return fmt.Errorf("%w: give its profile worktree: true (agents/%s.yaml), or spawn it with --worktree", err, agent)
+	case errors.Is(err, worktree.ErrRefused):
+		return fmt.Errorf("%w; git there would run what the tree's owner chose, so switchboard runs none: see what it holds yourself", err)
 	}
 	return deskError(ws, err)
 }
