@@ -32,6 +32,10 @@ func (e *TreeError) Error() string {
 		msg += fmt.Sprintf("; switch that checkout to another branch (git -C %s switch -), or remove it (git worktree remove %s)", checkedOut.Path, checkedOut.Path)
 	case errors.Is(e.Err, worktree.ErrNoGit):
 		msg += "; install git, or take worktree: true out"
+	case errors.Is(e.Err, worktree.ErrLink):
+		msg += "; see where the link leads and remove it: worktree_copy copies only between folders of their own"
+	case errors.Is(e.Err, worktree.ErrRefused):
+		msg += "; git there would run what the tree's owner chose, so switchboard runs none: see what the tree holds yourself"
 	}
 	return msg
 }

@@ -123,6 +123,23 @@ func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (a
 	return agents.Closed{Trees: []agents.TreeFate{fate}}, nil
 }
 
+// commitLeft commits what the agent left uncommitted in its tree, unless
+// it is at work there; nil when there was nothing to commit.
+func (d *Desk) commitLeft(ctx context.Context, repo *worktree.Repo, tree worktree.Tree) (*worktree.Committed, error) {
+	left, err := repo.Unsaved(ctx, tree)
+	if err != nil || len(left.Files) == 0 {
+		return nil, err
+	}
+	if err := d.notAtWork(ctx, tree.Agent); err != nil {
+		return nil, err
+	}
+	committed, err := repo.Commit(ctx, tree, fmt.Sprintf("Work %s left uncommitted, committed by %s to merge it", tree.Agent, d.agent))
+	if err != nil || committed.Commit == "" {
+		return nil, err
+	}
+	return &committed, nil
+}
+
 // ErrBusy is an agent at work in its tree, whose files a commit would take
 // half-written.
 var ErrBusy = errors.New("at work in its worktree")
@@ -187,15 +204,8 @@ func (d *Desk) Merge(ctx context.Context, agent, into string, commit bool) (Merg
 	}
 	out := Merged{Closed: !d.rules.Knows(agent)}
 	if commit {
-		if err := d.notAtWork(ctx, agent); err != nil {
+		if out.Committed, err = d.commitLeft(ctx, repo, tree); err != nil {
 			return out, err
-		}
-		committed, err := repo.Commit(ctx, tree, fmt.Sprintf("Work %s left uncommitted, committed by %s to merge it", agent, d.agent))
-		if err != nil {
-			return out, err
-		}
-		if committed.Commit != "" {
-			out.Committed = &committed
 		}
 	}
 	out.Merged, err = repo.Merge(ctx, tree, into)

@@ -84,8 +84,8 @@ func runClose(ctx context.Context, io *streams, g *globals, agent string, discar
 			fmt.Fprintln(io.out, runnable(keptHint(unsaved, mayTend), ws.folder.Binary()))
 		case errors.Is(fate.Kept, worktree.ErrRefused):
 			repo := safetext.ShellWord(fate.Repo)
-			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v; switchboard runs no git there. See what it holds, and once you are sure, delete it yourself; then `git -C %s worktree prune && git -C %s branch -D %s` forget it\n",
-				fate.Agent, fate.Kept, repo, repo, fate.Tree.Branch)
+			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v; switchboard runs no git there. See what it holds; once you are sure, delete the folder yourself, and `git -C %s worktree prune && git -C %s branch -D %s` forgets the tree and its branch\n",
+				fate.Agent, safetext.Line(fate.Kept.Error()), repo, repo, fate.Tree.Branch)
 		default:
 			fmt.Fprintf(io.out, "the worktree of %s was not removed: %v\n", fate.Agent, fate.Kept)
 		}

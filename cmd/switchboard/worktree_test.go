@@ -54,12 +54,10 @@ func (tm *team) cwdOf(agent string) string {
 	return cwd
 }
 
-// TestATeamWorksInWorktrees brings up a team whose developer and tester
-// each work in a git worktree of their own, and follows their work: edits
-// of the same file that never meet, a clean merge and a conflicting one, a
-// down and up that keep every tree, and helpers whose trees go only when
-// nothing would be lost.
-func TestATeamWorksInWorktrees(t *testing.T) {
+// newTreeTeam is a team in a git repository whose developer and tester
+// each work in a worktree, with .env copied in, and whose reviewer does not.
+func newTreeTeam(t *testing.T) *team {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed: install it (apt-get install -y git) to run the worktree tests")
 	}
@@ -74,7 +72,16 @@ func TestATeamWorksInWorktrees(t *testing.T) {
 	gitIn(t, tm.root, "init", "-q", "-b", "main")
 	gitIn(t, tm.root, "add", "-A")
 	gitIn(t, tm.root, "commit", "-q", "-m", "the team")
+	return tm
+}
 
+// TestATeamWorksInWorktrees brings up a team whose developer and tester
+// each work in a git worktree of their own, and follows their work: edits
+// of the same file that never meet, a clean merge and a conflicting one, a
+// down and up that keep every tree, and helpers whose trees go only when
+// nothing would be lost.
+func TestATeamWorksInWorktrees(t *testing.T) {
+	tm := newTreeTeam(t)
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	devTree := filepath.Join(tm.root, ".switchboard", "worktrees", "developer_agent")
 	testTree := filepath.Join(tm.root, ".switchboard", "worktrees", "tester_agent")
@@ -211,5 +218,223 @@ func TestAWorktreeOutsideARepositoryIsAClearError(t *testing.T) {
 	out, code := tm.switchboard("up", "-d", "--no-console", "--socket", tm.socket)
 	if code == 0 || !strings.Contains(out, "worktree: true in "+filepath.Join(tm.root, "agents", "developer_agent.yaml")) || !strings.Contains(out, "git init") {
 		t.Errorf("up outside a repository: exit %d, %s", code, out)
+	}
+}
+
+// hintsIn are the commands a command's output gives between backquotes.
+func hintsIn(out string) []string {
+	var found []string
+	parts := strings.Split(out, "`")
+	for i := 1; i < len(parts); i += 2 {
+		found = append(found, parts[i])
+	}
+	return found
+}
+
+// hint is the one hint of out that holds want.
+func (tm *team) hint(out, want string) string {
+	tm.t.Helper()
+	for _, h := range hintsIn(out) {
+		if strings.Contains(h, want) {
+			return h
+		}
+	}
+	tm.t.Fatalf("no hint with %q in:\n%s", want, out)
+	return ""
+}
+
+// runHint runs a hint exactly as printed, with sh, as the person would
+// paste it in the workspace.
+func (tm *team) runHint(hint string) (string, int) {
+	tm.t.Helper()
+	cmd := exec.Command("sh", "-c", hint)
+	cmd.Dir = tm.root
+	cmd.Env = append(tm.env, "SWITCHBOARD_ROOT="+tm.root, "SWITCHBOARD_AGENT=", "TMUX=")
+	out, err := cmd.CombinedOutput()
+	code := 0
+	if exitErr, ok := err.(*exec.ExitError); ok {
+		code = exitErr.ExitCode()
+	} else if err != nil {
+		tm.t.Fatalf("run %s: %v", hint, err)
+	}
+	return string(out), code
+}
+
+// spawnHelper spawns a reviewer with a worktree under the developer and
+// returns its name and tree.
+func (tm *team) spawnHelper() (name, tree string) {
+	tm.t.Helper()
+	var helper struct{ Name string }
+	out := tm.must("spawn", "--as", "developer_agent", "--profile", "reviewer_agent", "--worktree", "--json")
+	if err := json.Unmarshal([]byte(out), &helper); err != nil {
+		tm.t.Fatalf("spawn said %s: %v", out, err)
+	}
+	tm.cwdOf(helper.Name)
+	return helper.Name, filepath.Join(tm.root, ".switchboard", "worktrees", helper.Name)
+}
+
+// TestTheHintsOfACloseWorkAfterIt closes helpers whose trees hold work not
+// committed and runs, exactly as printed, what close and then merge say
+// to do: commit and merge it, then remove the tree; or throw it away.
+func TestTheHintsOfACloseWorkAfterIt(t *testing.T) {
+	tm := newTreeTeam(t)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
+
+	helper, tree := tm.spawnHelper()
+	writeTestFile(t, filepath.Join(tree, "review.md"), "looks fine\n")
+	writeTestFile(t, filepath.Join(tree, "auth.go"), "package auth // reviewed\n")
+	out := tm.must("close", helper)
+	if !strings.Contains(out, "kept the worktree of "+helper) {
+		t.Fatalf("close of a helper with work said %q", out)
+	}
+	mergeHint := tm.hint(out, "merge "+helper)
+	if !strings.HasSuffix(mergeHint, "merge "+helper+" --commit") {
+		t.Errorf("the hint to bring uncommitted work home is %q", mergeHint)
+	}
+	// Without --commit, the merge of a closed agent's dirty tree says to
+	// commit with the merge, not to ask the agent, which is gone.
+	refused, code := tm.switchboard("merge", helper)
+	if code == 0 || strings.Contains(refused, "ask "+helper) || tm.hint(refused, "merge "+helper) != mergeHint {
+		t.Errorf("merge of a closed agent's dirty tree: exit %d, %s", code, refused)
+	}
+	out, code = tm.runHint(mergeHint)
+	if code != 0 || !strings.Contains(out, "committed 2 files "+helper+" had left uncommitted") || !strings.Contains(out, "merged 1 commit of "+helper+" into main") {
+		t.Fatalf("%s: exit %d\n%s", mergeHint, code, out)
+	}
+	if got, _ := os.ReadFile(filepath.Join(tm.root, "review.md")); string(got) != "looks fine\n" {
+		t.Errorf("main's review.md after the merge: %q", got)
+	}
+	if status := gitIn(t, tm.root, "status", "--short"); status != "" {
+		t.Errorf("the main checkout after the merge:\n%s", status)
+	}
+	closeHint := tm.hint(out, "close "+helper)
+	out, code = tm.runHint(closeHint)
+	if code != 0 || !strings.Contains(out, "removed the worktree of "+helper) {
+		t.Fatalf("%s: exit %d\n%s", closeHint, code, out)
+	}
+	if _, err := os.Stat(tree); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the merged tree stayed: %v", err)
+	}
+	if branches := gitIn(t, tm.root, "branch", "--list", "switchboard/"+helper); branches != "" {
+		t.Errorf("its branch stayed: %s", branches)
+	}
+
+	// Closed by its parent, which is no overseer: the hint says who may.
+	helper, tree = tm.spawnHelper()
+	writeTestFile(t, filepath.Join(tree, "scratch.txt"), "x\n")
+	out = tm.must("close", helper, "--as", "developer_agent")
+	if !strings.Contains(out, "an overseer (the person, say) may bring it home") {
+		t.Errorf("close by the parent said %q", out)
+	}
+	discardHint := tm.hint(out, "--discard")
+	out, code = tm.runHint(discardHint)
+	if code != 0 || !strings.Contains(out, "lost: ?? scratch.txt") {
+		t.Fatalf("%s: exit %d\n%s", discardHint, code, out)
+	}
+	if _, err := os.Stat(tree); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a discarded tree stayed: %v", err)
+	}
+	if out, code := tm.switchboard("close", helper, "--discard"); code == 0 || !strings.Contains(out, "no worktree left") {
+		t.Errorf("a second discard: exit %d, %s", code, out)
+	}
+}
+
+// plantProgram writes a program that notes each run in a marker file, and
+// returns both.
+func plantProgram(t *testing.T) (program, marker string) {
+	dir := t.TempDir()
+	program, marker = filepath.Join(dir, "agent-program"), filepath.Join(dir, "ran")
+	writeTestFile(t, program, "#!/bin/sh\necho \"$0 $*\" >> '"+marker+"'\ncat\n")
+	os.Chmod(program, 0o755)
+	return program, marker
+}
+
+// TestGitInAnAgentsTreeRunsNothingOfItsChoosing: the developer points its
+// tree's .git at a git folder of its own whose fsmonitor is its program;
+// the tester leaves its .git alone but writes its program into its tree's
+// configuration as fsmonitor, external diff, textconv and filter. No
+// command runs either program; the developer's tree shows as refused, and
+// what the commands say of it is why.
+func TestGitInAnAgentsTreeRunsNothingOfItsChoosing(t *testing.T) {
+	tm := newTreeTeam(t)
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
+	devTree := tm.cwdOf("developer_agent")
+	testTree := tm.cwdOf("tester_agent")
+	program, marker := plantProgram(t)
+
+	own := filepath.Join(devTree, ".agent-git")
+	gitIn(t, devTree, "clone", "-q", "--bare", tm.root, own)
+	gitIn(t, own, "config", "core.bare", "false")
+	gitIn(t, own, "config", "core.fsmonitor", program)
+	writeTestFile(t, filepath.Join(devTree, ".git"), "gitdir: "+own+"\n")
+	gitIn(t, devTree, "read-tree", "HEAD")
+	writeTestFile(t, filepath.Join(devTree, "auth.go"), "package auth // the developer's\n")
+
+	gitIn(t, testTree, "config", "extensions.worktreeConfig", "true")
+	for _, kv := range [][2]string{{"core.fsmonitor", program}, {"diff.external", program}, {"diff.agent.textconv", program}, {"filter.agent.clean", program}} {
+		gitIn(t, testTree, "config", "--worktree", kv[0], kv[1])
+	}
+	writeTestFile(t, filepath.Join(testTree, ".gitattributes"), "* filter=agent diff=agent\n")
+	writeTestFile(t, filepath.Join(testTree, "auth.go"), "package auth // the tester's\n")
+	for _, tree := range []string{devTree, testTree} {
+		gitIn(t, tree, "status")
+		if _, err := os.Stat(marker); err != nil {
+			t.Fatalf("git at a prompt in %s ran no program: the test plants nothing", tree)
+		}
+		os.Remove(marker)
+	}
+
+	listing := tm.must("agents")
+	if !strings.Contains(listing, "switchboard/developer_agent  REFUSED") || !strings.Contains(listing, "the worktree of developer_agent is REFUSED: refused to run git in "+devTree) {
+		t.Errorf("agents does not show the developer's tree refused:\n%s", listing)
+	}
+	if !strings.Contains(listing, "switchboard/tester_agent     +1/-1 (1 new)") {
+		t.Errorf("agents does not count the tester's changes:\n%s", listing)
+	}
+	if out, code := tm.switchboard("agents", "--json"); code != 0 || !strings.Contains(out, `"refused": "refused to run git in `) {
+		t.Errorf("agents --json: exit %d, %s", code, out)
+	}
+	for _, args := range [][]string{{"diff", "developer_agent"}, {"diff", "developer_agent", "--stat"}, {"merge", "developer_agent"}, {"merge", "developer_agent", "--commit"}} {
+		out, code := tm.switchboard(args...)
+		if code == 0 || !strings.Contains(out, "refused to run git in "+devTree+": its .git points to \""+own+"\"") {
+			t.Errorf("%s: exit %d, %s", strings.Join(args, " "), code, out)
+		}
+	}
+	if diff := tm.must("diff", "tester_agent"); !strings.Contains(diff, "+package auth // the tester's") {
+		t.Errorf("diff of the tester: %s", diff)
+	}
+	tm.waitIdle("tester_agent")
+	if out := tm.must("merge", "tester_agent", "--commit"); !strings.Contains(out, "merged 1 commit of tester_agent into main") {
+		t.Errorf("merge --commit of the tester: %s", out)
+	}
+
+	// A helper whose tree is refused is closed; its tree stays, untouched.
+	helper, tree := tm.spawnHelper()
+	gitIn(t, tree, "config", "--worktree", "core.fsmonitor", program) // extensions.worktreeConfig is on
+	writeTestFile(t, filepath.Join(tree, ".git"), "gitdir: "+own+"\n")
+	out := tm.must("close", helper)
+	if !strings.Contains(out, "the worktree of "+helper+" was not removed: refused to run git in "+tree) {
+		t.Errorf("close of a helper whose tree is refused said %q", out)
+	}
+	if out, code := tm.switchboard("close", helper, "--discard"); code != 0 || !strings.Contains(out, "was not removed: refused") {
+		t.Errorf("close --discard of a refused tree: exit %d, %s", code, out)
+	}
+	if _, err := os.Stat(tree); err != nil {
+		t.Errorf("a refused tree was removed: %v", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		data, _ := os.ReadFile(marker)
+		t.Errorf("a program of an agent's choosing ran:\n%s", data)
+	}
+	// Its hint, once the person has removed the folder, forgets the tree.
+	forget := tm.hint(out, "worktree prune")
+	if err := os.RemoveAll(tree); err != nil {
+		t.Fatal(err)
+	}
+	if out, code := tm.runHint(forget); code != 0 {
+		t.Errorf("%s: exit %d\n%s", forget, code, out)
+	}
+	if branches := gitIn(t, tm.root, "branch", "--list", "switchboard/"+helper); branches != "" {
+		t.Errorf("the branch stayed: %s", branches)
 	}
 }
