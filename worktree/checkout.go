@@ -96,20 +96,34 @@ func (r *Repo) linked(path string) (*checkout, error) {
 	if !validHead(head) {
 		return nil, &RefusedError{Path: path, Why: fmt.Sprintf("its HEAD in %s names neither a branch nor a commit", admin)}
 	}
+	c, err := withPrivate(path, admin, head, map[string]string{"commondir": r.common})
+	if err != nil {
+		return nil, err
+	}
+	c.id = filepath.Base(admin)
+	return c, nil
+}
+
+// withPrivate binds git to the checkout at dir with a git folder made for
+// it: HEAD, and the files given (name to one line), and the index of the
+// git folder admin.
+func withPrivate(dir, admin, head string, files map[string]string) (*checkout, error) {
 	private, err := os.MkdirTemp("", "switchboard-git-")
 	if err != nil {
-		return nil, fmt.Errorf("make a git folder for %s: %w", path, err)
+		return nil, fmt.Errorf("make a git folder for %s: %w", dir, err)
 	}
 	c := &checkout{
-		dir: path, admin: admin, id: filepath.Base(admin), head: head, private: private,
-		env: []string{"GIT_DIR=" + private, "GIT_WORK_TREE=" + path, "GIT_INDEX_FILE=" + filepath.Join(admin, "index")},
+		dir: dir, admin: admin, head: head, private: private,
+		env: []string{"GIT_DIR=" + private, "GIT_WORK_TREE=" + dir, "GIT_INDEX_FILE=" + filepath.Join(admin, "index")},
 	}
-	err = errors.Join(
-		os.WriteFile(filepath.Join(private, "HEAD"), []byte(head+"\n"), 0o600),
-		os.WriteFile(filepath.Join(private, "commondir"), []byte(r.common+"\n"), 0o600))
+	files["HEAD"] = head
+	for name, line := range files {
+		path := filepath.Join(private, name)
+		err = errors.Join(err, os.MkdirAll(filepath.Dir(path), 0o700), os.WriteFile(path, []byte(line+"\n"), 0o600))
+	}
 	if err != nil {
 		c.close()
-		return nil, fmt.Errorf("make a git folder for %s: %w", path, err)
+		return nil, fmt.Errorf("make a git folder for %s: %w", dir, err)
 	}
 	return c, nil
 }

@@ -96,27 +96,13 @@ func openSubmodule(ctx context.Context, top, path, modules string) (*checkout, e
 	if !isCommitID(head) {
 		return nil, fmt.Errorf("its HEAD is %q", head)
 	}
-	private, err := os.MkdirTemp("", "switchboard-git-")
-	if err != nil {
-		return nil, err
-	}
-	c := &checkout{
-		dir: dir, admin: gitDir, head: head, private: private,
-		env: []string{"GIT_DIR=" + private, "GIT_WORK_TREE=" + dir, "GIT_INDEX_FILE=" + filepath.Join(gitDir, "index")},
-	}
-	format := "[core]\n\trepositoryformatversion = 0\n"
+	format := "[core]\n\trepositoryformatversion = 0"
 	if len(head) == 64 {
-		format = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+		format = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256"
 	}
-	err = errors.Join(
-		os.MkdirAll(filepath.Join(private, "objects", "info"), 0o700),
-		os.Mkdir(filepath.Join(private, "refs"), 0o700),
-		os.WriteFile(filepath.Join(private, "HEAD"), []byte(head+"\n"), 0o600),
-		os.WriteFile(filepath.Join(private, "config"), []byte(format), 0o600),
-		os.WriteFile(filepath.Join(private, "objects", "info", "alternates"), []byte(filepath.Join(gitDir, "objects")+"\n"), 0o600))
-	if err != nil {
-		c.close()
-		return nil, err
-	}
-	return c, nil
+	return withPrivate(dir, gitDir, head, map[string]string{
+		"config":                  format,
+		"objects/info/alternates": filepath.Join(gitDir, "objects"),
+		"refs/heads/.keep":        "",
+	})
 }
