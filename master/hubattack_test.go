@@ -151,7 +151,9 @@ func TestAnotherHostCannotRewriteThisHostsRules(t *testing.T) {
 
 	a.waitFor("gpu's helpers judged", func() bool {
 		team, ok, _ := a.ws().ReadHubTeam()
-		return ok && len(team.Refused) == 2
+		spawned, _ := a.ws().HubSpawned()
+		_, taken := spawned["helper-1"]
+		return ok && len(team.Refused) == 2 && taken
 	})
 	team, _, _ := a.ws().ReadHubTeam()
 	if !strings.Contains(team.Refused["evil"], "master_agent") || !strings.Contains(team.Refused["fam"], "does not run on host gpu") {
