@@ -109,16 +109,21 @@ func (d *Desk) MayTendClosedTrees() bool {
 // closeKeptTree removes the worktree an agent left when it was closed:
 // when it holds nothing unmerged, or whatever it holds with discard.
 func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
-	if err := d.mayTend(agent, "remove the worktree of"); err != nil {
-		return agents.Closed{}, err
-	}
 	p, err := d.profileOf(agent)
 	if err != nil {
 		return agents.Closed{}, err
 	}
+	noTree := fmt.Errorf("%s is %w, and has no worktree left", agent, ErrClosed)
+	// Who may remove it matters only when there is one.
+	if _, _, err := agents.TreeOf(ctx, d.ws, p); errors.Is(err, worktree.ErrNoTree) {
+		return agents.Closed{}, noTree
+	}
+	if err := d.mayTend(agent, "remove the worktree of"); err != nil {
+		return agents.Closed{}, err
+	}
 	fate, found := agents.CloseTree(ctx, d.ws, p, discard)
 	if !found {
-		return agents.Closed{}, fmt.Errorf("%s is %w, and has no worktree left", agent, ErrClosed)
+		return agents.Closed{}, noTree
 	}
 	return agents.Closed{Trees: []agents.TreeFate{fate}}, nil
 }
