@@ -120,7 +120,7 @@ func TestAChosenAgentThatLeavesIsNotReplaced(t *testing.T) {
 // not allow it unseen.
 func TestAQuestionChosenThatIsAnsweredElsewhereIsNotReplaced(t *testing.T) {
 	two := team()
-	later := record(6, "developer_agent", []string{mailbox.Operator}, "[PERMISSION] Bash: rm -rf build", mailbox.TypeRequest, 5*time.Second)
+	later := vouchedPrompt(6, "developer_agent", []string{mailbox.Operator}, "rm -rf build", 5*time.Second)
 	two.Log = append(two.Log, later)
 	two.Requests = openRequests(two.Log)
 	answered := *two

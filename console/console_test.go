@@ -33,6 +33,15 @@ func record(seq int64, from string, to []string, title, typ string, ago time.Dur
 	return mailbox.Record{Seq: seq, Time: at.Add(-ago), Status: mailbox.StatusDelivered, Delivered: to, Message: m}
 }
 
+// vouchedPrompt is a record of the permission prompt of from's bridge, for a Bash
+// command, as the master vouches for it.
+func vouchedPrompt(seq int64, from string, to []string, command string, ago time.Duration) mailbox.Record {
+	rec := record(seq, from, to, "[PERMISSION] Bash: "+command, mailbox.TypeRequest, ago)
+	rec.Message.SetPermission(mailbox.Permission{Agent: from, Tool: "Bash", Command: command, Rule: strings.Fields(command)[0] + " *"})
+	rec.Permission = true
+	return rec
+}
+
 // team is a snapshot of a team at work: the developer busy with a helper
 // that asks it a permission question sent up to the person, the tester
 // idle with urgent mail, a message the rules blocked.
@@ -42,11 +51,10 @@ func team() *Snapshot {
 		record(1, "master_agent", []string{"developer_agent"}, "Implement the login form", mailbox.TypeRequest, 20*time.Minute),
 		record(2, "developer_agent", []string{"reviewer_agent-1"}, "Review auth.go", mailbox.TypeRequest, 9*time.Minute),
 		record(3, "tester_agent", nil, "Found a bug", mailbox.TypeNotification, 5*time.Minute),
-		record(4, "reviewer_agent-1", []string{mailbox.Operator}, "[PERMISSION] Bash: npm test", mailbox.TypeRequest, 30*time.Second),
+		vouchedPrompt(4, "reviewer_agent-1", []string{mailbox.Operator}, "npm test", 30*time.Second),
 		record(5, "master_agent", []string{"tester_agent"}, "Stop: the API changed", mailbox.TypeNotification, 10*time.Second),
 	}
 	log[2].Status, log[2].Blocked = mailbox.StatusBlocked, []mailbox.Block{{To: "reviewer_agent", Reason: "Should go through developer first"}}
-	log[3].Message.SetOptions([]string{"allow", "deny", "always", "never"})
 	members := []desk.Member{
 		{Name: "master_agent", State: mailbox.StateIdle},
 		{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2},

@@ -238,7 +238,7 @@ func (m *Model) answer(key string) tea.Cmd {
 		return nil
 	}
 	option := map[string]string{"a": "allow", "d": "deny", "A": "always", "N": "never"}[key]
-	if key == "r" || !r.Permission {
+	if key == "r" || r.Permission == nil {
 		m.ask(fmt.Sprintf("answer #%d (%s)", r.Seq, strings.Join(r.Options, ", ")), func(text string) error { return m.cfg.Act.Answer(r.ID, text) })
 		return nil
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/mailbox"
@@ -52,14 +53,22 @@ type Line struct {
 // Request is a question that waits for its answer: a permission prompt of
 // a helper sent up, or an ask.
 type Request struct {
-	Seq        int64     `json:"seq"`
-	ID         string    `json:"id"`
-	From       string    `json:"from"`
-	To         []string  `json:"to"`
-	Title      string    `json:"title"`
-	Options    []string  `json:"options,omitempty"`
-	Time       time.Time `json:"time"`
-	Permission bool      `json:"permission"`
+	Seq     int64     `json:"seq"`
+	ID      string    `json:"id"`
+	From    string    `json:"from"`
+	To      []string  `json:"to"`
+	Title   string    `json:"title"`
+	Options []string  `json:"options,omitempty"`
+	Time    time.Time `json:"time"`
+	// Permission is what a permission prompt asks, when its record
+	// vouches that it is one (mailbox.Record.PermissionPrompt); nil for
+	// any other question, whatever its title or fields say. Only a
+	// permission prompt is answered allow, deny, always or never with a
+	// key or a button.
+	Permission *mailbox.Permission `json:"permission,omitempty"`
+	// Covers is what an always or a never to a permission prompt covers,
+	// for people: "Bash(npm *)".
+	Covers string `json:"covers,omitempty"`
 }
 
 // ForOperator reports whether the person at the console may answer it.
@@ -70,9 +79,6 @@ func (r Request) ForOperator() bool { return slices.Contains(r.To, mailbox.Opera
 func (a Agent) NeedsYou() bool {
 	return a.State == mailbox.StateWaiting || a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
 }
-
-// permissionPrefix starts the title of a permission request sent up.
-const permissionPrefix = "[PERMISSION]"
 
 // Read takes a snapshot of the team through d, reading the last logTail
 // records of the log.
@@ -116,11 +122,11 @@ func openRequests(log []mailbox.Record) []Request {
 		if m.Type != mailbox.TypeRequest || !m.RequiresResponse || answered[m.ID] || len(rec.Delivered) == 0 {
 			continue
 		}
-		r := Request{
-			Seq: rec.Seq, ID: m.ID, From: m.From, To: rec.Delivered, Title: m.Title, Options: m.Options(),
-			Time: rec.Time, Permission: strings.HasPrefix(m.Title, permissionPrefix),
+		r := Request{Seq: rec.Seq, ID: m.ID, From: m.From, To: rec.Delivered, Title: m.Title, Options: m.Options(), Time: rec.Time}
+		if p, ok := rec.PermissionPrompt(); ok {
+			r.Permission, r.Covers = &p, approvals.Describe(p.Tool, p.Rule)
 		}
-		if r.Permission || r.ForOperator() {
+		if r.Permission != nil || r.ForOperator() {
 			out = append(out, r)
 		}
 	}
@@ -149,14 +155,14 @@ func agentsOf(members []desk.Member, log []mailbox.Record, open []Request, locks
 				in := *line
 				in.Who = m.From
 				a.LastIn = &in
-				if m.Type == mailbox.TypeRequest && !strings.HasPrefix(m.Title, permissionPrefix) {
+				if m.Type == mailbox.TypeRequest && !rec.Permission {
 					a.Task = m.Title
 				}
 			}
 		}
 	}
 	for _, r := range open {
-		if a, ok := byName[r.From]; ok && r.Permission {
+		if a, ok := byName[r.From]; ok && r.Permission != nil {
 			a.Asking++
 		}
 	}

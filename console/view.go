@@ -231,7 +231,7 @@ func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool) 
 	for i, r := range s.Requests {
 		who := fmt.Sprintf("#%d %s → %s", r.Seq, r.From, strings.Join(r.To, ", "))
 		how := "a allow · d deny · A always · N never"
-		if !r.Permission {
+		if r.Permission == nil {
 			how = "r answer"
 		}
 		if plain || !r.ForOperator() {

@@ -30,6 +30,10 @@ type AskRequest struct {
 	Options  []string // the answers accepted; none for any answer
 	Priority string   // "" is normal
 	Timeout  time.Duration
+
+	// passesUp is the permission prompt Forward names, when the master
+	// vouched for it as one: the question passed up asks it too.
+	passesUp *mailbox.Permission
 }
 
 // Answer is what came of a question.
@@ -134,6 +138,10 @@ func (d *Desk) forward(r *AskRequest) (*forwarded, error) {
 	if r.Options == nil {
 		r.Options = msg.Options()
 	}
+	if p, ok := vouchedPrompt(d.store(), d.agent, entry, msg); ok {
+		p.Forwards = msg.ID
+		r.passesUp = &p
+	}
 	note := r.Content // the forwarder's own word, after the request's
 	r.Content = fmt.Sprintf("%s asks, through %s: %s", msg.From, d.agent, msg.Title)
 	if msg.Content != "" {
@@ -146,6 +154,18 @@ func (d *Desk) forward(r *AskRequest) (*forwarded, error) {
 		r.To = mailbox.Operator
 	}
 	return &forwarded{msg: msg, entry: entry}, nil
+}
+
+// vouchedPrompt is the permission prompt msg, in agent's inbox at entry,
+// asks, when the master vouched for it as one.
+func vouchedPrompt(store *mailbox.Store, agent string, entry mailbox.Entry, msg *mailbox.Message) (mailbox.Permission, bool) {
+	v := store.NewVoucher()
+	defer v.Close()
+	rec, ok := v.Record(agent, entry.Name, msg)
+	if !ok {
+		return mailbox.Permission{}, false
+	}
+	return rec.PermissionPrompt()
 }
 
 // answerForwarded answers the request passed up with what came back, and
@@ -170,8 +190,12 @@ func (d *Desk) ask(ctx context.Context, r AskRequest, started func(Answer)) (Ans
 	}
 	msg.Normalize(time.Now())
 	content := r.Content
-	if len(r.Options) > 0 {
+	if r.passesUp != nil && slices.Equal(r.Options, mailbox.PermissionOptions()) {
+		msg.SetPermission(*r.passesUp)
+	} else if len(r.Options) > 0 {
 		msg.SetOptions(r.Options)
+	}
+	if len(r.Options) > 0 {
 		content = strings.TrimSpace(content + fmt.Sprintf("\n\nAnswer with one of: %s — switchboard reply %s --option %s",
 			strings.Join(r.Options, ", "), msg.ID, r.Options[0]))
 	}

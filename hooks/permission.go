@@ -31,18 +31,13 @@ import (
 // dialog stays open in the pane meanwhile: a person who answers there first
 // ends the request.
 
-// The answers a permission request accepts.
+// The answers a permission request accepts (mailbox.PermissionOptions).
 const (
 	answerAllow  = "allow"
 	answerDeny   = "deny"
 	answerAlways = approvals.Always
 	answerNever  = approvals.Never
 )
-
-var permissionOptions = []string{answerAllow, answerDeny, answerAlways, answerNever}
-
-// PermissionTitle starts the title of a permission request.
-const PermissionTitle = "[PERMISSION]"
 
 // toolCall is what a permission hook's input says of the call.
 type toolCall struct {
@@ -122,26 +117,6 @@ func sessionRule(call toolCall, behavior string) []any {
 	}}
 }
 
-// placeOf is where an agent's prompts go, how long they wait there, and
-// the agent that answers for it (its parent, or the operator).
-func placeOf(env Env) (approvalsTo string, timeout time.Duration, answerer string, err error) {
-	team, _, err := profile.Team(env.Workspace, []string{env.Agent})
-	if err != nil || len(team) == 0 {
-		return profile.ApprovalsPane, 0, "", err
-	}
-	spawned, err := env.Workspace.Spawned()
-	if err != nil {
-		return profile.ApprovalsPane, 0, "", err
-	}
-	s, isSpawned := spawned[env.Agent]
-	answerer = s.Parent
-	if answerer == "" {
-		answerer = mailbox.Operator
-	}
-	p := team[0]
-	return p.ApprovalsFor(isSpawned), p.Timeout(), answerer, nil
-}
-
 func permissionRequest(ev event, env Env) (output, error) {
 	out, err := permissionAnswer(ev, env)
 	if out.HookSpecificOutput != nil {
@@ -157,10 +132,11 @@ func permissionAnswer(ev event, env Env) (output, error) {
 		return output{}, err
 	}
 	call := ev.toolCall
-	where, timeout, answerer, err := placeOf(env)
+	prompts, err := profile.PromptsOf(env.Workspace, env.Agent)
 	if err != nil {
 		return output{}, err
 	}
+	where, timeout, answerer := prompts.Approvals, prompts.Timeout, prompts.Answerer
 	if a, ok, err := env.Workspace.Approvals().Find(env.Agent, call.Tool, call.command()); err == nil && ok {
 		return remembered(env, call, a)
 	}
@@ -185,7 +161,7 @@ func remembered(env Env, call toolCall, a approvals.Approval) (output, error) {
 	}
 	note := &mailbox.Message{
 		From: env.Agent, To: []string{a.By}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow,
-		Title:   mailbox.ClipTitle(fmt.Sprintf("%s %s %s %s, by your %s for %s", PermissionTitle, env.Agent, verb, call.what(), a.Decision, approvals.Describe(a.Tool, a.Rule))),
+		Title:   mailbox.ClipTitle(fmt.Sprintf("%s %s %s %s, by your %s for %s", mailbox.PermissionTitle, env.Agent, verb, call.what(), a.Decision, approvals.Describe(a.Tool, a.Rule))),
 		Content: fmt.Sprintf("Approval %s; revoke it with: switchboard approvals revoke %s", a.ID, a.ID),
 	}
 	err := postMessage(env, note)
@@ -205,10 +181,12 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 	req := &mailbox.Message{
 		From: env.Agent, To: []string{answerer}, Type: mailbox.TypeRequest, Priority: mailbox.PriorityUrgent,
 		RequiresResponse: true, CorrelationID: uuid.NewString(),
-		Title: mailbox.ClipTitle(fmt.Sprintf("%s %s wants to run %s", PermissionTitle, env.Agent, call.what())),
+		Title: mailbox.ClipTitle(fmt.Sprintf("%s %s wants to run %s", mailbox.PermissionTitle, env.Agent, call.what())),
 	}
 	req.Normalize(time.Now())
-	req.SetOptions(permissionOptions)
+	// The field, not the title, makes it a permission prompt: the master
+	// vouches for it as this agent's own, sent where its prompts go.
+	req.SetPermission(mailbox.Permission{Agent: env.Agent, Tool: call.Tool, Command: call.command(), Rule: call.rule()})
 	covers := approvals.Describe(call.Tool, call.rule())
 	req.Content = fmt.Sprintf("%s wants to run %s\n\nInput: %s\n\n"+
 		"Its client's dialog is open in its pane too: whoever answers first decides.\n"+
@@ -253,13 +231,13 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 	case errors.Is(context.Cause(ctx), errAnsweredInPane):
 		closing := &mailbox.Message{
 			From: env.Agent, To: []string{answerer}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow, InReplyTo: req.ID,
-			Title: mailbox.ClipTitle(fmt.Sprintf("%s answered in %s's pane: %s", PermissionTitle, env.Agent, call.what())),
+			Title: mailbox.ClipTitle(fmt.Sprintf("%s answered in %s's pane: %s", mailbox.PermissionTitle, env.Agent, call.what())),
 		}
 		return output{}, postMessage(env, closing)
 	case errors.Is(err, context.DeadlineExceeded):
 		closing := &mailbox.Message{
 			From: env.Agent, To: []string{answerer}, Type: mailbox.TypeStatus, Priority: mailbox.PriorityLow, InReplyTo: req.ID,
-			Title: mailbox.ClipTitle(fmt.Sprintf("%s no answer within %s: denied %s", PermissionTitle, timeout, call.what())),
+			Title: mailbox.ClipTitle(fmt.Sprintf("%s no answer within %s: denied %s", mailbox.PermissionTitle, timeout, call.what())),
 		}
 		return permissionOutput(permissionDecision{Behavior: "deny",
 			Message: fmt.Sprintf("switchboard: %s did not answer within %s whether you may run this; it is denied. Go on another way, or ask %s with switchboard ask.", answerer, timeout, answerer)}), postMessage(env, closing)
@@ -306,7 +284,7 @@ func decided(env Env, call toolCall, reply *mailbox.Message, sessionRules bool) 
 		return permissionOutput(d), err
 	}
 	return permissionOutput(permissionDecision{Behavior: "deny",
-		Message: fmt.Sprintf("switchboard: %s answered %q, which is none of %s; taken as deny", reply.From, answer, strings.Join(permissionOptions, ", "))}), err
+		Message: fmt.Sprintf("switchboard: %s answered %q, which is none of %s; taken as deny", reply.From, answer, strings.Join(mailbox.PermissionOptions(), ", "))}), err
 }
 
 // beforeTool refuses, for Gemini CLI, a call its agent's answerer said

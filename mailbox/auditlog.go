@@ -38,6 +38,11 @@ type Record struct {
 	// the operator. A response without it is ordinary mail, never an
 	// answer, whatever its correlation id says.
 	Answers string `json:"answers,omitempty"`
+	// Permission says the master vouches that the message is a permission
+	// prompt (Message.Permission): its sender's permission bridge asks it
+	// of the one its prompts go to, or it passes such a prompt up. A
+	// message without it is no prompt, whatever its fields or title say.
+	Permission bool `json:"permission,omitempty"`
 	// Hash is the Fingerprint of the message as its sender posted it: a
 	// later file with the same id is the same message only when it matches.
 	Hash    string   `json:"hash,omitempty"`

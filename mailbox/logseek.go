@@ -169,6 +169,9 @@ func (s *logSeeker) recordAt(off int64) (rec Record, next int64, ok bool) {
 		Message *struct {
 			ID   string `json:"id"`
 			From string `json:"from"`
+			// Permission is kept for a prompt passed up, which must ask
+			// what the prompt it names asks (Record.PermissionPrompt).
+			Permission json.RawMessage `json:"permission"`
 		} `json:"message"`
 	}
 	if json.Unmarshal(line, &slim) != nil || slim.Message == nil {
@@ -176,6 +179,9 @@ func (s *logSeeker) recordAt(off int64) (rec Record, next int64, ok bool) {
 	}
 	rec = slim.Record
 	rec.Message = &Message{ID: slim.Message.ID, From: slim.Message.From}
+	if slim.Message.Permission != nil {
+		rec.Message.Extra = map[string]json.RawMessage{fieldPermission: slim.Message.Permission}
+	}
 	return rec, off + int64(len(line)), true
 }
 

@@ -71,7 +71,7 @@ func (m *Message) Reply(content, option string) *Message {
 }
 
 func (m *Message) setExtra(key string, v any) {
-	raw, _ := json.Marshal(v) // strings and lists of them always encode
+	raw, _ := json.Marshal(v) // strings, lists and structs of them always encode
 	if m.Extra == nil {
 		m.Extra = make(map[string]json.RawMessage)
 	}

@@ -3,7 +3,11 @@
 // writes each message into its recipients' inboxes, tells senders of blocked
 // and rejected messages, and numbers every routed message in the audit log.
 // Its side of a team in tmux (states, borders, notices typed into panes) is
-// package panes, which it tells of each delivery.
+// package panes, which it tells of each delivery. Its record of a message
+// vouches for what the message alone cannot prove: the request a response
+// answers (Record.Answers), and that a request is the permission prompt of
+// its sender's bridge (Record.Permission), the one a person's console
+// offers allow and deny for.
 //
 // Routing is idempotent, so that a master killed at any instant and started
 // again delivers and logs every message exactly once: a message is logged

@@ -40,6 +40,9 @@ type routing struct {
 	// unreceived is the record of the request a response names that its
 	// sender never received, to be reported once the response is logged.
 	unreceived *mailbox.Record
+	// notAPrompt is why a message that claims to be a permission prompt is
+	// none, to be reported once it is logged.
+	notAPrompt string
 }
 
 // scanOutbox routes every message file in one agent's outbox. It returns an
@@ -154,6 +157,7 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		return nil, m.reject(agent, path, fmt.Sprintf("the id %s was used before, by message #%d; leave \"id\" out and a new one is given", msg.ID, rec.Seq)), nil
 	}
 	var unreceived *mailbox.Record
+	var notAPrompt string
 	if !logged {
 		if rec, err = m.decide(agent, msg); err != nil {
 			return nil, m.reject(agent, path, err.Error()), nil
@@ -161,11 +165,14 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		if unreceived, err = m.bindAnswer(agent, msg, &rec); err != nil {
 			return nil, false, errLog{err}
 		}
+		if notAPrompt, err = m.vouchPermission(agent, msg, &rec); err != nil {
+			return nil, false, errLog{err}
+		}
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
 			return nil, false, errLog{err}
 		}
 	}
-	return &routing{path: path, msg: msg, rec: rec, appended: !logged, unreceived: unreceived}, true, nil
+	return &routing{path: path, msg: msg, rec: rec, appended: !logged, unreceived: unreceived, notAPrompt: notAPrompt}, true, nil
 }
 
 // commit makes a batch's records durable with one sync of the log, delivers
@@ -187,6 +194,9 @@ func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 		}
 		if r.unreceived != nil {
 			m.reportUnreceivedAnswer(r.msg, r.rec, *r.unreceived)
+		}
+		if r.notAPrompt != "" {
+			m.reportNotAPrompt(r.msg, r.rec, r.notAPrompt)
 		}
 	}
 	secured := make(map[string]bool)

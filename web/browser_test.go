@@ -148,7 +148,8 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	// show within a second of the change.
 	o.team.change(func(s *console.Snapshot) {
 		s.Agents[1].Asking = 1
-		s.Requests = []console.Request{{Seq: 2, ID: request.ID, From: request.From, To: request.To, Title: request.Title, Options: []string{"allow", "deny", "always", "never"}, Time: now, Permission: true}}
+		s.Requests = []console.Request{{Seq: 2, ID: request.ID, From: request.From, To: request.To, Title: request.Title, Options: mailbox.PermissionOptions(), Time: now,
+			Permission: &mailbox.Permission{Agent: request.From, Tool: "Bash", Command: "npm test", Rule: "npm *"}, Covers: "Bash(npm *)"}}
 		s.Log = append(s.Log, mailbox.Record{Seq: 2, Time: now, Status: mailbox.StatusDelivered, Delivered: request.To, Message: request})
 	})
 	o.changes <- struct{}{}

@@ -131,6 +131,36 @@ function clock(t) {
   return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
+// permissionButtons answer a permission prompt: only a question the
+// master vouched for as one has a permission (its title proves nothing,
+// any agent writes it), and only its answer runs or refuses a command.
+function permissionButtons(q) {
+  const what = q.permission.command ? `${q.permission.tool}: ${q.permission.command}` : q.permission.tool;
+  const says = {
+    allow: `run ${what} this once`,
+    deny: `refuse ${what} this once`,
+    always: `run it, and from now on every call of ${q.covers}`,
+    never: `refuse it, and from now on every call of ${q.covers}`,
+  };
+  return Object.entries(says).map(([option, title]) => {
+    const b = button(option, () => post("/api/answer", { id: q.id, option }, `answered #${q.seq}: ${option}`));
+    b.title = `${q.permission.agent}: ${title}`;
+    return b;
+  });
+}
+
+// answerButton answers any other question with what the person types: it
+// offers no allow or deny of its own, whatever its title and options say.
+function answerButton(q) {
+  const options = q.options && q.options.length ? ` (one of: ${q.options.join(", ")})` : "";
+  return button("answer…", () => act("/api/answer", {
+    heading: `Answer #${q.seq} from ${q.from}`,
+    about: `${q.from} asks: ${q.title}. It is an ordinary question, not a permission prompt: your answer goes to ${q.from} as a reply, and runs nothing itself.`,
+    fields: [{ name: "option", label: "your answer" + options, required: true }],
+    yes: `Answer ${q.from}`, no: "Leave it unanswered",
+  }, { id: q.id }, `answered #${q.seq}`));
+}
+
 function draw(s) {
   const now = new Date(s.at);
   // A panel is drawn again only when what it shows changed: a button
@@ -191,10 +221,10 @@ function draw(s) {
     li.dataset.request = q.id;
     if (!(q.to || []).includes("operator")) {
       li.append(el("em", `waits on ${(q.to || []).join(", ")}`));
+    } else if (q.permission) {
+      li.append(...permissionButtons(q));
     } else {
-      for (const option of (q.options && q.options.length ? q.options : ["allow", "deny"])) {
-        li.append(button(option, () => post("/api/answer", { id: q.id, option }, `answered #${q.seq}: ${option}`)));
-      }
+      li.append(answerButton(q));
     }
     qs.append(li);
   }
