@@ -96,14 +96,18 @@ func TestATreePointedAtAnAgentsGitFolderIsRefused(t *testing.T) {
 // A tree whose .git still leads where git left it, but whose agent wrote
 // a configuration for it (extensions.worktreeConfig and config.worktree in
 // the repository's folder for the tree, and a file that one includes):
-// fsmonitor, an external diff, a textconv, a clean and smudge filter that
-// its .gitattributes names, a hook folder in the tree. Every verb works,
-// and none of those programs runs.
+// fsmonitor, an external diff, a textconv, a clean, smudge and process
+// filter that its .gitattributes names, a hook folder in the tree. Every
+// verb works, and none of those programs runs.
 func TestATreesOwnConfigurationRunsNothing(t *testing.T) {
 	r := newRepo(t, map[string]string{"a.txt": "one\n", "b.txt": "two\n"})
 	tree := add(t, r, AddOptions{Agent: "developer"})
 	program, marker := plant(t)
 	run(t, tree.Path, "config", "extensions.worktreeConfig", "true")
+	// The named programs are kept out even of the repository's own
+	// configuration, which the main checkout reads too.
+	run(t, tree.Path, "config", "core.fsmonitor", program)
+	run(t, tree.Path, "config", "diff.external", program)
 	for _, kv := range [][2]string{
 		{"diff.external", program},
 		{"diff.agent.textconv", program},
