@@ -149,9 +149,9 @@ func (p parser) forbidden(n *yaml.Node, r *Rules) error {
 			}
 			switch k.Value {
 			case "from":
-				f.From = v.Value
+				f.From, f.fromLine = v.Value, v.Line
 			case "to":
-				f.To = v.Value
+				f.To, f.toLine = v.Value, v.Line
 			case "reason":
 				f.Reason = v.Value
 			default:

@@ -49,6 +49,8 @@ type Forbidden struct {
 	From   string
 	To     string
 	Reason string
+
+	fromLine, toLine int // where each end is written, for an error about its name
 }
 
 // Agents returns every agent the rules name, sorted, without "*". The

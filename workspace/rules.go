@@ -33,11 +33,39 @@ func (w *Workspace) ReadRulesFile() ([]byte, error) {
 	return data, nil
 }
 
+// RulesFile loads the rules file as it is written, without the agents
+// spawned at run time: what a check of the file looks at.
+func (w *Workspace) RulesFile() (*rules.Rules, error) {
+	data, err := w.ReadRulesFile()
+	if err != nil {
+		return nil, err
+	}
+	return w.parseRules(w.RulesPath(), data)
+}
+
+// parseRules validates the contents of a rules file (path names it in
+// errors), every name in it included: each must be an agent of the team,
+// by its entry in the file or by its profile in agents/.
+func (w *Workspace) parseRules(path string, data []byte) (*rules.Rules, error) {
+	r, err := rules.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	profiles, err := w.profileNames()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.CheckNames(profiles); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 // RulesFrom makes the team's rules from the contents of a rules file (path
 // names it in errors), the registry of spawned agents, and, in a team across
 // machines, the agents other hosts spawned.
 func (w *Workspace) RulesFrom(path string, data []byte) (*rules.Rules, error) {
-	r, err := rules.Parse(path, data)
+	r, err := w.parseRules(path, data)
 	if err != nil {
 		return nil, err
 	}

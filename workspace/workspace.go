@@ -3,11 +3,15 @@ package workspace
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"switchboard/approvals"
 	"switchboard/bulletin"
+	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 	"switchboard/rules"
 )
@@ -60,6 +64,30 @@ func Find(dir string) (*Workspace, error) {
 	}
 }
 
+// mailboxesIgnore is the .gitignore of the mailboxes folder: everything in
+// it, itself included.
+const mailboxesIgnore = "# switchboard's mailboxes: the team's mail, never committed\n*\n"
+
+// MakeMailboxes makes the mailboxes folder, private to the user, with a
+// .gitignore in it. A workspace is often a folder of the user's own
+// repository, where a `git add -A` would otherwise commit the team's mail;
+// the file inside the folder keeps it out without touching the user's own
+// .gitignore. One already there is left as it is.
+func (w *Workspace) MakeMailboxes() error {
+	if err := os.MkdirAll(w.Store.Dir, 0o700); err != nil {
+		return fmt.Errorf("make the mailboxes folder: %w", err)
+	}
+	path := filepath.Join(w.Store.Dir, ".gitignore")
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	err := atomicfile.Publish(path, []byte(mailboxesIgnore), atomicfile.Options{Durable: w.Store.Durable})
+	if err != nil && !errors.Is(err, atomicfile.ErrExists) {
+		return fmt.Errorf("keep the mail out of git: %w", err)
+	}
+	return nil
+}
+
 // RulesPath is the team's communication_rules.yaml.
 func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, rules.FileName) }
 
@@ -76,15 +104,39 @@ func (w *Workspace) ProfilePath(agent string) string {
 	return filepath.Join(w.Profiles(), agent+".yaml")
 }
 
+// profileExts are the forms a profile is read from.
+var profileExts = []string{".yaml", ".yml", ".json"}
+
 // hasProfile reports whether agents/ holds a profile of agent, in any of
 // the forms a profile is read from.
 func (w *Workspace) hasProfile(agent string) bool {
-	for _, ext := range []string{".yaml", ".yml", ".json"} {
+	for _, ext := range profileExts {
 		if _, err := os.Lstat(filepath.Join(w.Profiles(), agent+ext)); err == nil {
 			return true
 		}
 	}
 	return false
+}
+
+// profileNames are the agents agents/ holds a profile of, by the names of
+// the files, which a profile must match; the profiles are not read, so
+// that the rules load as fast as before.
+func (w *Workspace) profileNames() ([]string, error) {
+	entries, err := os.ReadDir(w.Profiles())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the profiles: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		ext := filepath.Ext(e.Name())
+		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && slices.Contains(profileExts, ext) {
+			names = append(names, strings.TrimSuffix(e.Name(), ext))
+		}
+	}
+	return names, nil
 }
 
 // Bulletin is the team's bulletin.

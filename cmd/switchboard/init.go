@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"switchboard/profile"
+	"switchboard/workspace"
 
 	"github.com/spf13/cobra"
 )
@@ -22,7 +23,9 @@ func newInitCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Write the default team (rules and agent profiles) into the current folder",
 		Long: `Write communication_rules.yaml and agents/ for the default team (master_agent,
 developer_agent, reviewer_agent, tester_agent) into the current folder, or into
---root. Existing files are kept unless --force is given.`,
+--root. Existing files are kept unless --force is given. The mailboxes/ folder
+is made too, with a .gitignore of its own, so that in a git repository the
+team's mail is never committed (your own .gitignore stays as it is).`,
 		Example: `  mkdir team && cd team && switchboard init
   switchboard init --root ~/projects/team --force`,
 		Args: args(0, 0),
@@ -53,6 +56,9 @@ func runInit(io *streams, opts *initOptions) error {
 	for _, path := range written {
 		rel, _ := filepath.Rel(opts.dir, path)
 		fmt.Fprintf(io.out, "wrote %s\n", rel)
+	}
+	if err := workspace.New(opts.dir).MakeMailboxes(); err != nil {
+		return err
 	}
 	// Said as the person can run it from here: switchboard is not on
 	// every newcomer's PATH yet.

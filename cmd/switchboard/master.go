@@ -48,6 +48,9 @@ is refused, and says how.`,
 			if err != nil {
 				return err
 			}
+			if err := ws.MakeMailboxes(); err != nil {
+				return err
+			}
 			opts.root = ws.Root
 			opts.Log = io.errOut
 			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"

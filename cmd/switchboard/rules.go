@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-
-	"switchboard/rules"
 )
 
 func newRulesCmd(io *streams, g *globals) *cobra.Command {
@@ -24,10 +22,11 @@ func newRulesCheckCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Validate communication_rules.yaml and warn of allows that can never pass",
-		Long: `Load communication_rules.yaml strictly: unknown keys, bad agent names and YAML
-errors fail with the file and line. A valid file is summarised, with warnings
-for allows the other side does not match. The running master reloads the file
-by itself when it changes.`,
+		Long: `Load communication_rules.yaml strictly: unknown keys, bad agent names, names of
+no agent of the team (neither an entry of allowed_interactions nor a profile in
+agents/) and YAML errors fail with the file and line. A valid file is
+summarised, with warnings for allows the other side does not match. The running
+master reloads the file by itself when it changes, and refuses one that fails.`,
 		Example: `  switchboard rules check
   switchboard rules check --json`,
 		Args: args(0, 0),
@@ -42,7 +41,7 @@ func runRulesCheck(io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	r, err := rules.Load(ws.RulesPath())
+	r, err := ws.RulesFile()
 	if err != nil {
 		return err
 	}

@@ -93,6 +93,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err != nil {
 		return err
 	}
+	if err := ws.folder.MakeMailboxes(); err != nil {
+		return err
+	}
 	if opts.socket == "" {
 		opts.socket = agents.DefaultSocket(ws.root)
 	}
