@@ -37,6 +37,12 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required", ""},
 		{[]string{"send", "--nope"}, exitUsage, "unknown flag", ""},
 		{[]string{"nope"}, exitUsage, "unknown command", ""},
+		{[]string{"sned", "--to", "x"}, exitUsage, "unknown command \"sned\" for \"switchboard\" (see --help)\n\nDid you mean this?\n\tsend", "-"},
+		// A group of commands given a word it does not know is a usage
+		// error, not its help and exit 0: a script's typo must fail.
+		{[]string{"state", "sett", "k", "v"}, exitUsage, "unknown command \"sett\" for \"switchboard state\" (see --help)\n\nDid you mean this?\n\tget\n\tset", "-"},
+		{[]string{"bulletin", "sett", "status", "paused", "--bogus"}, exitUsage, "Did you mean this?\n\tset", "-"},
+		{[]string{"state"}, exitOK, "", "Usage:"},
 		{[]string{"rules", "explain", "developer_agent"}, exitUsage, "takes 2 arguments", ""},
 		{[]string{"read", "--next", "--as", "ghost"}, exitUsage, `"ghost" is not an agent of this team (the team: developer_agent, master_agent, operator, reviewer_agent, tester_agent) (check --as or SWITCHBOARD_AGENT)`, ""},
 		{[]string{"send", "--to", "reviewer_agnet", "--title", "hi"}, exitUsage, `"reviewer_agnet" is not an agent of this team; did you mean reviewer_agent?`, "-"},

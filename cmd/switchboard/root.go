@@ -57,23 +57,15 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 	root.SetVersionTemplate("switchboard {{.Version}}\n")
 	root.SetOut(io.out)
 	root.SetErr(io.errOut)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		// Flags after a mistyped command are parsed as the flags of the
+		// command above it, which does not know them: the word is the
+		// mistake to name, not the flag.
+		if words := cmd.Flags().Args(); cmd.HasSubCommands() && len(words) > 0 {
+			return unknownCommand(cmd, words[0])
+		}
 		return usageError("%v (see --help)", err)
 	})
-	// A word that is no command reaches the root, which says so as a usage
-	// error of its own: no cobra message is matched by its words.
-	root.Args = cobra.ArbitraryArgs
-	root.SuggestionsMinimumDistance = 2
-	root.RunE = func(cmd *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return cmd.Help()
-		}
-		msg := fmt.Sprintf("unknown command %q for %q (see --help)", args[0], cmd.CommandPath())
-		if near := cmd.SuggestionsFor(args[0]); len(near) > 0 {
-			msg += "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t")
-		}
-		return usageError("%s", msg)
-	}
 	flags := root.PersistentFlags()
 	flags.StringVar(&g.root, "root", "", "the workspace folder (default: $SWITCHBOARD_ROOT, else the nearest folder up holding communication_rules.yaml)")
 	flags.StringVar(&g.as, "as", "", "act as this agent (default: $SWITCHBOARD_AGENT, else operator)")
@@ -120,13 +112,50 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newVersionCmd(io),
 	)
 	bashWithoutPackage(root)
+	wordsAreCommands(root)
 	return root
+}
+
+// wordsAreCommands makes a command with subcommands and no run of its own
+// (the root, rules, state...) say that a word it is given is no command of
+// its, as a usage error of its own: cobra would show the help and exit 0,
+// and a script's `switchboard state sett k v` would seem to work. Given no
+// word, it shows its help.
+func wordsAreCommands(cmd *cobra.Command) {
+	if cmd.HasSubCommands() {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's default, which only its own messages set
+	}
+	if cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.Args = cobra.ArbitraryArgs
+		cmd.RunE = func(cmd *cobra.Command, words []string) error {
+			if len(words) == 0 {
+				return cmd.Help()
+			}
+			return unknownCommand(cmd, words[0])
+		}
+	}
+	for _, sub := range cmd.Commands() {
+		wordsAreCommands(sub)
+	}
+}
+
+// unknownCommand is the usage error of a word that is none of cmd's
+// subcommands, with those it may have meant.
+func unknownCommand(cmd *cobra.Command, word string) error {
+	msg := fmt.Sprintf("unknown command %q for %q (see --help)", word, cmd.CommandPath())
+	if near := cmd.SuggestionsFor(word); len(near) > 0 {
+		msg += "\n\nDid you mean this?\n\t" + strings.Join(near, "\n\t")
+	}
+	return usageError("%s", msg)
 }
 
 // args checks the number of positional arguments, as a usage error, and
 // that none is blank: no name, id, key or text of this tool is.
 func args(min, max int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
+		if len(args) > 0 && cmd.HasSubCommands() {
+			return unknownCommand(cmd, args[0]) // bulletin sett: a command mistyped, not an argument too many
+		}
 		if len(args) < min || (max >= 0 && len(args) > max) {
 			return usageError("%s takes %s: %s (see --help)", cmd.CommandPath(), describeArgs(min, max), usageOf(cmd))
 		}
