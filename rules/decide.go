@@ -150,3 +150,15 @@ func (r *Rules) Recipients(from string, to []string) []string {
 	}
 	return all
 }
+
+// Reachable is every agent of the team that from may send to, itself left
+// out, sorted: the recipients a sender is offered.
+func (r *Rules) Reachable(from string) []string {
+	var out []string
+	for _, to := range r.Agents() {
+		if to != from && r.Decide(from, to).Allowed {
+			out = append(out, to)
+		}
+	}
+	return out
+}

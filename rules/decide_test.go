@@ -370,3 +370,28 @@ func TestOverseersAndInterrupters(t *testing.T) {
 		})
 	}
 }
+
+// Completion offers a sender the agents it may write to, never itself.
+func TestReachable(t *testing.T) {
+	r, err := Parse("rules.yaml", []byte(`allowed_interactions:
+  master_agent: {can_send_to: ["*"], can_receive_from: ["*"]}
+  developer_agent: {can_send_to: [master_agent, reviewer_agent, tester_agent], can_receive_from: [master_agent, reviewer_agent, tester_agent]}
+  reviewer_agent: {can_send_to: [master_agent, developer_agent], can_receive_from: [master_agent, developer_agent]}
+  tester_agent: {can_send_to: [master_agent, developer_agent, reviewer_agent], can_receive_from: [master_agent, developer_agent, reviewer_agent]}
+forbidden_interactions:
+  - {from: tester_agent, to: reviewer_agent, reason: through the developer}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for from, want := range map[string]string{
+		"tester_agent":   "developer_agent master_agent operator",
+		"reviewer_agent": "developer_agent master_agent operator",
+		"master_agent":   "developer_agent operator reviewer_agent tester_agent",
+		"operator":       "developer_agent master_agent reviewer_agent tester_agent",
+	} {
+		if got := strings.Join(r.Reachable(from), " "); got != want {
+			t.Errorf("Reachable(%s) = %s; want %s", from, got, want)
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"switchboard/hooks"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules"
 )
 
 // completing says whether the command line is the shell asking cobra for
@@ -30,9 +31,12 @@ func completion(root *cobra.Command, g *globals) {
 	fixed := func(values ...string) cobra.CompletionFunc {
 		return cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)
 	}
+	recipientsFunc := func(cmd *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
+		return recipients(g), cobra.ShellCompDirectiveNoFileComp
+	}
 	flagValues := map[string]cobra.CompletionFunc{
 		"as":     agentsFunc,
-		"to":     agentsFunc,
+		"to":     recipientsFunc,
 		"parent": agentsFunc,
 		"agent":  agentsFunc,
 		"profile": func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -45,6 +49,9 @@ func completion(root *cobra.Command, g *globals) {
 	formats := map[string][]string{"status": {"box", "line", "json"}, "graph": {"mermaid", "dot"}}
 	agentArgs := map[string]int{"wait": 1, "close": 1, "interrupt": 1, "cancel": 1, "explain": 2}
 	idArgs := map[string]mailbox.Box{"read": mailbox.Unread, "reply": mailbox.All}
+	// A reply goes to the message's sender: only the messages whose sender
+	// the caller may write to can be answered.
+	answering := map[string]bool{"reply": true}
 
 	var walk func(cmd *cobra.Command)
 	walk = func(cmd *cobra.Command) {
@@ -69,7 +76,7 @@ func completion(root *cobra.Command, g *globals) {
 				if len(args) > 0 {
 					return nil, cobra.ShellCompDirectiveNoFileComp
 				}
-				return messageIDs(g, box), cobra.ShellCompDirectiveNoFileComp
+				return messageIDs(g, box, answering[cmd.Name()]), cobra.ShellCompDirectiveNoFileComp
 			}
 		}
 		for _, sub := range cmd.Commands() {
@@ -93,6 +100,22 @@ func teamNames(g *globals) []string {
 	return r.Agents()
 }
 
+// recipients are the agents the caller may send to: those the rules let
+// it reach, never itself. Offering the rest would offer a message the
+// rules block.
+func recipients(g *globals) []string {
+	ws, err := findWorkspace(g)
+	if err != nil {
+		return nil
+	}
+	r, err := ws.Rules()
+	if err != nil {
+		return nil
+	}
+	sender, _ := actingAs(g, ws)
+	return r.Reachable(sender)
+}
+
 // profileNames are the profiles of the workspace.
 func profileNames(g *globals) []string {
 	ws, err := findWorkspace(g)
@@ -112,20 +135,28 @@ func profileNames(g *globals) []string {
 }
 
 // messageIDs are the ids of the caller's mail in box, each with its title
-// as the description the shell shows beside it.
-func messageIDs(g *globals, box mailbox.Box) []string {
-	ws, err := openWorkspace(g)
+// as the description the shell shows beside it; with answering, only of
+// the messages the caller may answer: from an agent it may write to.
+func messageIDs(g *globals, box mailbox.Box, answering bool) []string {
+	ws, err := findWorkspace(g)
 	if err != nil {
 		return nil
 	}
-	entries, err := ws.store.List(ws.agent, box)
+	agent, _ := actingAs(g, ws)
+	var r *rules.Rules
+	if answering {
+		if r, err = ws.Rules(); err != nil {
+			return nil
+		}
+	}
+	entries, err := ws.Store.List(agent, box)
 	if err != nil {
 		return nil
 	}
 	ids := make([]string, 0, len(entries))
 	for _, e := range entries {
 		m, err := mailbox.Load(e.Path)
-		if err != nil {
+		if err != nil || (answering && (m.From == mailbox.System || !r.Decide(agent, m.From).Allowed)) {
 			continue
 		}
 		ids = append(ids, m.ID+"\t"+strings.ReplaceAll(m.Title, "\t", " "))

@@ -132,29 +132,37 @@ func (w *caller) masterRunning() (int, bool) {
 	return w.folder.MasterRunning()
 }
 
-// whoIsAsking is the agent a command acts as. Inside a team pane it is that
-// pane's agent, whatever the environment says; --as naming another is
-// refused there, and the attempt goes to the overseers, so that the audit
-// log shows who tried. Outside the panes the person names whom they act as
-// with --as or SWITCHBOARD_AGENT, and is the operator otherwise.
+// whoIsAsking is the agent a command acts as (see actingAs). --as naming
+// another agent inside a team pane is refused, and the attempt goes to the
+// overseers, so that the audit log shows who tried.
 func whoIsAsking(g *globals, folder *workspace.Workspace, r *rules.Rules) (string, error) {
-	if pane, ok := agents.PaneAgent(folder); ok {
-		claimed := g.as
-		if claimed == "" {
-			claimed = os.Getenv("SWITCHBOARD_AGENT") // up sets it to the pane's own
-		}
-		if claimed != "" && claimed != pane {
-			desk.ReportAttempt(folder.Store, r, pane, "tried to act as "+claimed, "From its own pane, "+pane+" ran: switchboard "+strings.Join(os.Args[1:], " "))
-			return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", pane, claimed))
-		}
-		return pane, nil
-	}
-	agent := g.as
-	if agent == "" {
-		agent = os.Getenv("SWITCHBOARD_AGENT")
-	}
-	if agent == "" {
-		agent = mailbox.Operator
+	agent, other := actingAs(g, folder)
+	if other != "" {
+		desk.ReportAttempt(folder.Store, r, agent, "tried to act as "+other, "From its own pane, "+agent+" ran: switchboard "+strings.Join(os.Args[1:], " "))
+		return "", refusedError(fmt.Errorf("this pane is %s's: acting as %s is refused here (the attempt is logged)", agent, other))
 	}
 	return agent, nil
+}
+
+// actingAs is the agent a command line acts as. Inside a team pane it is
+// that pane's agent, whatever the environment says; other is then the
+// agent --as or SWITCHBOARD_AGENT names instead, if any. Outside the panes
+// the person names whom they act as with --as or SWITCHBOARD_AGENT, and is
+// the operator otherwise. It reports nothing, so that completion, which
+// runs at every Tab, may ask it too.
+func actingAs(g *globals, folder *workspace.Workspace) (agent, other string) {
+	claimed := g.as
+	if claimed == "" {
+		claimed = os.Getenv("SWITCHBOARD_AGENT") // up sets it to the pane's own
+	}
+	if pane, ok := agents.PaneAgent(folder); ok {
+		if claimed == pane {
+			claimed = ""
+		}
+		return pane, claimed
+	}
+	if claimed == "" {
+		return mailbox.Operator, ""
+	}
+	return claimed, ""
 }
