@@ -12,7 +12,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"switchboard/hub"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -59,7 +58,7 @@ func (r *Result) AddHub(h *HubResult) {
 	r.check()
 }
 
-// RunHub starts an embedded hub and two masters, each on a workspace of its
+// RunHub starts a hub (switchboard hub) and two masters, each on a workspace of its
 // own: host a runs the sender and a local recipient, host b the remote one.
 // It times messages one at a time, then bursts, to each recipient in turn.
 func RunHub(ctx context.Context, cfg HubConfig) (*HubResult, error) {
@@ -77,11 +76,11 @@ func RunHub(ctx context.Context, cfg HubConfig) (*HubResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := hub.Start(ctx, hub.ServerConfig{Dir: filepath.Join(dir, "hub")})
+	srv, err := startHub(cfg.Binary, filepath.Join(dir, "hub"), "a", "b")
 	if err != nil {
 		return nil, err
 	}
-	defer srv.Close()
+	defer srv.stop()
 	rules := "allowed_interactions:\n" +
 		"  sender: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n" +
 		"  near: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n" +
@@ -112,7 +111,7 @@ func RunHub(ctx context.Context, cfg HubConfig) (*HubResult, error) {
 		// folder: these, of workspaces gone when the bench ends, in the
 		// bench's own.
 		config := "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")
-		p, err := startMaster(cfg.Binary, root, true, []string{config}, "--hub", srv.URL(host), "--host", host)
+		p, err := startMaster(cfg.Binary, root, true, []string{config}, "--hub", srv.urls[host], "--host", host)
 		if err != nil {
 			return nil, err
 		}

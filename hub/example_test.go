@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/hub"
+	"switchboard/hub/embedded"
 )
 
 // Two hosts of one team: a's master publishes a copy for bob, b's master
@@ -17,7 +18,7 @@ func Example() {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	s, err := hub.Start(ctx, hub.ServerConfig{Dir: dir})
+	s, err := embedded.Start(ctx, embedded.Config{Dir: dir, Service: hub.TeamService{}})
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -362,8 +362,12 @@ func (c *Conn) Close() error {
 	return nil
 }
 
-// More sentinel errors of the package.
+// Sentinel errors of the package.
 var (
+	// ErrBadConfig is a configuration a host cannot join with.
+	ErrBadConfig = errors.New("hub: bad configuration")
+	// ErrBadName is a host, team or agent name outside the allowed charset.
+	ErrBadName = errors.New("hub: bad name")
 	// ErrUnreachable is a hub that could not be reached or did not answer.
 	ErrUnreachable = errors.New("hub: unreachable")
 	// ErrDenied is a request the hub refused for want of permission.

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"switchboard/hub/embedded"
 )
 
 func TestOneCopyCrossesHosts(t *testing.T) {
@@ -140,7 +142,7 @@ func TestFailedHandlerGetsTheCopyAgain(t *testing.T) {
 }
 
 func TestCopyHandledButNotAckedComesBackAfterACrash(t *testing.T) {
-	s := startHubWith(t, ServerConfig{Dir: t.TempDir(), ackWait: time.Second})
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir()}, TeamService{ackWait: time.Second})
 	a := join(t, s, "a", "alice")
 	rules := []byte("rules v1\n")
 	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules})
@@ -242,11 +244,7 @@ func TestHubRestartMidStreamLosesNothing(t *testing.T) {
 		<-published
 	}
 	s.Close()
-	s2, err := Start(ctxFor(t, 10*time.Second), ServerConfig{Dir: dir, Listen: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s2.Close() })
+	startHubWith(t, embedded.Config{Dir: dir, Listen: addr}, TeamService{})
 	<-pubDone
 	if pubErr != nil {
 		t.Fatal(pubErr)
@@ -265,11 +263,7 @@ func TestHubRestartMidStreamLosesNothing(t *testing.T) {
 }
 
 func BenchmarkPublishReceive(b *testing.B) {
-	s, err := Start(context.Background(), ServerConfig{Dir: b.TempDir()})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close()
+	s := startHubWith(b, embedded.Config{Dir: b.TempDir()}, TeamService{})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	pa, err := Join(ctx, s.URL("a"), JoinConfig{Agents: []string{"alice"}})

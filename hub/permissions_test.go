@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/hub/embedded"
 )
 
 // rawConn connects with a host's credentials but none of Conn's care, as
@@ -303,11 +305,7 @@ func TestAHostMayNotMakeOrChangeStreamsOrConsumers(t *testing.T) {
 }
 
 func TestNonLoopbackWithoutTLSWarns(t *testing.T) {
-	s, err := Start(ctxFor(t, 10*time.Second), ServerConfig{Dir: t.TempDir(), Listen: "0.0.0.0:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Listen: "0.0.0.0:0"}, TeamService{})
 	w := s.Warnings()
 	if len(w) != 1 || !strings.Contains(w[0], "clear text") {
 		t.Fatalf("warnings %q, want one about clear text", w)
@@ -323,11 +321,7 @@ func TestRestartedHubKeepsURLs(t *testing.T) {
 	s := startHub(t, dir)
 	before := s.URL("a")
 	s.Close()
-	s2, err := Start(ctxFor(t, 10*time.Second), ServerConfig{Dir: dir, Listen: s.Addr()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s2.Close()
+	s2 := startHubWith(t, embedded.Config{Dir: dir, Listen: s.Addr()}, TeamService{})
 	if after := s2.URL("a"); after != before {
 		t.Fatalf("URL changed across a restart: %s, then %s", before, after)
 	}

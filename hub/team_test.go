@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/hub/embedded"
 )
 
 func TestDifferentRulesAreRefused(t *testing.T) {
@@ -271,7 +273,8 @@ func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
 // the others see it unreachable rather than alive and deaf; both undo
 // themselves when the consumer is back.
 func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) {
-	s := startFastHub(t, t.TempDir())
+	svc := &stoppable{TeamService: TeamService{beat: fastBeat}}
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: svc}, TeamService{})
 	troubles := make(chan error, 16)
 	cfg := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v1\n"), beat: fastBeat,
 		Trouble: func(err error) { troubles <- err }}
@@ -288,9 +291,8 @@ func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) 
 	receiveInto(t, b, nil)
 
 	// The hub loses b's consumer and, for the test, stops making it.
-	s.stopKeeper()
-	<-s.keeperDone
-	js, err := jetstream.New(s.admin)
+	svc.halt()
+	js, err := jetstream.New(svc.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +315,7 @@ func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) 
 	})
 
 	// The consumer is back: mail flows, the trouble clears, b beats again.
-	if _, err := js.CreateOrUpdateConsumer(ctx, "SB_main", s.names.consumerConfig("b", []string{"bob"}, ackWait)); err != nil {
+	if _, err := js.CreateOrUpdateConsumer(ctx, "SB_main", names{"main"}.consumerConfig("b", []string{"bob"}, ackWait)); err != nil {
 		t.Fatal(err)
 	}
 	select {

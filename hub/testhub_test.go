@@ -4,12 +4,19 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"switchboard/hub/embedded"
 )
+
+// Server is an embedded hub serving the team of the tests.
+type Server = embedded.Server
 
 // startHub runs a hub on a free loopback port with its own folder.
 func startHub(t *testing.T, dir string) *Server {
 	t.Helper()
-	return startHubWith(t, ServerConfig{Dir: dir})
+	return startHubWith(t, embedded.Config{Dir: dir}, TeamService{})
 }
 
 // fastBeat is the heartbeat of the tests that wait for a host to become
@@ -19,20 +26,51 @@ const fastBeat = 200 * time.Millisecond
 // startFastHub runs a hub whose hosts beat every fastBeat.
 func startFastHub(t *testing.T, dir string) *Server {
 	t.Helper()
-	return startHubWith(t, ServerConfig{Dir: dir, beat: fastBeat})
+	return startHubWith(t, embedded.Config{Dir: dir}, TeamService{beat: fastBeat})
 }
 
-func startHubWith(t *testing.T, cfg ServerConfig) *Server {
+// startHubWith runs a hub of cfg serving svc (cfg's service, when it has
+// one, serves in its place).
+func startHubWith(t testing.TB, cfg embedded.Config, svc TeamService) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cfg.Log = t.Logf
-	s, err := Start(ctx, cfg)
+	svc.Log = t.Logf
+	if cfg.Service == nil {
+		cfg.Service = svc
+	}
+	s, err := embedded.Start(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// stoppable is a TeamService whose own work a test can stop, with the
+// hub's connection at hand.
+type stoppable struct {
+	TeamService
+	admin *nats.Conn
+	stop  context.CancelFunc
+	done  chan struct{}
+}
+
+func (s *stoppable) Prepare(ctx context.Context, nc *nats.Conn) error {
+	s.admin, s.done = nc, make(chan struct{})
+	return s.TeamService.Prepare(ctx, nc)
+}
+
+func (s *stoppable) Run(ctx context.Context, nc *nats.Conn) {
+	defer close(s.done)
+	ctx, s.stop = context.WithCancel(ctx)
+	s.TeamService.Run(ctx, nc)
+}
+
+// halt stops the service's work and waits until it stopped.
+func (s *stoppable) halt() {
+	s.stop()
+	<-s.done
 }
 
 // join joins host to the hub's team with the given agents and the same rules.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"switchboard/hub/embedded"
 )
 
 // selfSigned writes a certificate for 127.0.0.1 and its key into dir.
@@ -55,7 +57,7 @@ func selfSigned(t *testing.T, dir string) (cert, key string) {
 func TestMailCrossesATLSHub(t *testing.T) {
 	certDir := t.TempDir()
 	cert, key := selfSigned(t, certDir)
-	s, err := Start(ctxFor(t, 10*time.Second), ServerConfig{Dir: t.TempDir(), TLSCert: cert, TLSKey: key})
+	s, err := embedded.Start(ctxFor(t, 10*time.Second), embedded.Config{Dir: t.TempDir(), TLSCert: cert, TLSKey: key, Service: TeamService{}})
 	if err != nil {
 		t.Fatal(err)
 	}

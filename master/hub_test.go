@@ -14,6 +14,7 @@ import (
 	"switchboard/agents"
 	"switchboard/bulletin"
 	"switchboard/hub"
+	"switchboard/hub/embedded"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -29,7 +30,7 @@ type host struct {
 
 // newHost makes a workspace that runs the agents named (a profile each)
 // and joins the hub as name.
-func newHost(t *testing.T, srv *hub.Server, name string, agents ...string) *host {
+func newHost(t *testing.T, srv *embedded.Server, name string, agents ...string) *host {
 	t.Helper()
 	h := newHarness(t)
 	ws := workspace.New(h.root)
@@ -52,7 +53,7 @@ func (h *host) join() (stop func() error) {
 
 // joinedHosts starts a hub and two hosts joined to it: laptop runs the
 // first agents, gpu the second.
-func joinedHosts(t *testing.T, laptop, gpu []string) (*hub.Server, *host, *host) {
+func joinedHosts(t *testing.T, laptop, gpu []string) (*embedded.Server, *host, *host) {
 	t.Helper()
 	srv := startHub(t, t.TempDir())
 	a := newHost(t, srv, "laptop", laptop...)
@@ -63,13 +64,13 @@ func joinedHosts(t *testing.T, laptop, gpu []string) (*hub.Server, *host, *host)
 }
 
 // startHub runs a hub with its files in dir, on addr ("" for any port).
-func startHub(t *testing.T, dir string, addr ...string) *hub.Server {
+func startHub(t *testing.T, dir string, addr ...string) *embedded.Server {
 	t.Helper()
-	cfg := hub.ServerConfig{Dir: dir}
+	cfg := embedded.Config{Dir: dir, Service: hub.TeamService{Log: t.Logf}}
 	if len(addr) > 0 {
 		cfg.Listen = addr[0]
 	}
-	srv, err := hub.Start(context.Background(), cfg)
+	srv, err := embedded.Start(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

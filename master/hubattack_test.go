@@ -14,7 +14,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/hooks"
-	"switchboard/hub"
+	"switchboard/hub/embedded"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -31,7 +31,7 @@ type rogue struct {
 	js   jetstream.JetStream
 }
 
-func newRogue(t *testing.T, srv *hub.Server, host string) *rogue {
+func newRogue(t *testing.T, srv *embedded.Server, host string) *rogue {
 	t.Helper()
 	nc, err := nats.Connect(srv.URL(host), nats.CustomInboxPrefix("_INBOX_"+host))
 	if err != nil {

@@ -220,7 +220,9 @@ func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 		}
 		return ""
 	}
-	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(row("tester_agent"), "gpu") && !strings.Contains(row("tester_agent"), "unreachable") }) {
+	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool {
+		return strings.Contains(row("tester_agent"), "gpu") && !strings.Contains(row("tester_agent"), "unreachable")
+	}) {
 		t.Fatalf("tester_agent before the hub died: %q", row("tester_agent"))
 	}
 

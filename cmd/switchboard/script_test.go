@@ -15,6 +15,8 @@ import (
 
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+
+	"switchboard/internal/hubcmd"
 )
 
 func TestMain(m *testing.M) {
@@ -22,7 +24,8 @@ func TestMain(m *testing.M) {
 	// would sleep a second as it exits, in every command and every hook.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	testscript.Main(configHome{m}, map[string]func(){
-		"switchboard": func() { os.Exit(run(os.Args[1:], systemStreams())) },
+		"switchboard":     func() { os.Exit(run(os.Args[1:], systemStreams())) },
+		"switchboard-hub": func() { os.Exit(hubcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

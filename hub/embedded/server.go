@@ -1,4 +1,4 @@
-package hub
+package embedded
 
 import (
 	"context"
@@ -11,65 +11,66 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/mailbox"
 )
 
-// ServerConfig describes an embedded hub.
-type ServerConfig struct {
+// Service is what a hub serves: what each host may do, and the hub's own
+// work, done with the hub's connection (nc may do anything).
+type Service interface {
+	// Permissions are the subjects host may publish to and subscribe to.
+	Permissions(host string) (publish, subscribe []string)
+	// Prepare is done before Start returns: what must be there when the
+	// first host joins.
+	Prepare(ctx context.Context, nc *nats.Conn) error
+	// Run goes on until ctx ends.
+	Run(ctx context.Context, nc *nats.Conn)
+}
+
+// Config describes an embedded hub.
+type Config struct {
 	// Listen is the address masters connect to; "127.0.0.1:0" when empty.
 	Listen string
 	// Dir holds JetStream's files and the hub's secret; required.
 	Dir string
-	// Team is the team this hub serves; "main" when empty. Every host's
-	// permissions are scoped to it.
-	Team string
 	// TLSCert and TLSKey are PEM files; when both are set the hub speaks TLS
 	// only and its URLs start with tls://.
 	TLSCert, TLSKey string
-	// Log, when set, hears what the hub could not do for its hosts (keep
-	// their consumers). It must be safe for concurrent use.
-	Log func(format string, args ...any)
-
-	// beat is the hosts' heartbeat and ackWait the redelivery delay of
-	// their consumers; tests shorten them.
-	beat, ackWait time.Duration
+	// Service is what the hub serves; required.
+	Service Service
 }
 
-// Server is an embedded NATS server with JetStream, serving one team.
+// Server is an embedded NATS server with JetStream.
 type Server struct {
-	ns       *server.Server
+	ns       *natsserver.Server
 	addr     string
 	secret   []byte
-	names    names
 	scheme   string
 	warnings []string
 
-	// admin is the hub's own connection, inside the process: it makes the
-	// team's stream and buckets and keeps the hosts' consumers.
-	admin      *nats.Conn
-	stopKeeper context.CancelFunc
-	keeperDone chan struct{}
+	admin   *nats.Conn // the hub's own connection, inside the process
+	stopRun context.CancelFunc
+	runDone chan struct{}
 }
 
 // readyTimeout bounds how long Start waits for the server to listen.
 const readyTimeout = 10 * time.Second
 
-// maxPayload bounds a copy on the hub: four times the largest message file.
+// maxPayload bounds a message on the hub: four times the largest message
+// file, with room for the fields its master adds.
 const maxPayload = 4 << 20
 
 // Start runs an embedded hub with file storage under cfg.Dir. It returns
-// once the hub accepts connections; ctx bounds that wait.
-func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
+// once the hub accepts connections and its Service is prepared; ctx bounds
+// that wait.
+func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.Dir == "" {
 		return nil, fmt.Errorf("%w: the hub needs a folder for its storage and secret", ErrBadConfig)
 	}
-	if cfg.Team == "" {
-		cfg.Team = "main"
-	}
-	if err := checkName("team", cfg.Team); err != nil {
-		return nil, err
+	if cfg.Service == nil {
+		return nil, fmt.Errorf("%w: the hub serves nothing", ErrBadConfig)
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:0"
@@ -93,20 +94,11 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.beat <= 0 {
-		cfg.beat = Heartbeat
-	}
-	if cfg.ackWait <= 0 {
-		cfg.ackWait = ackWait
-	}
-	if cfg.Log == nil {
-		cfg.Log = func(string, ...any) {}
-	}
-	s := &Server{secret: secret, names: names{cfg.Team}, scheme: "nats"}
+	s := &Server{secret: secret, scheme: "nats"}
 	if port == 0 {
-		port = server.RANDOM_PORT // the server reads 0 as its default port
+		port = natsserver.RANDOM_PORT // the server reads 0 as its default port
 	}
-	opts := &server.Options{
+	opts := &natsserver.Options{
 		ServerName:                 "switchboard-hub",
 		Host:                       host,
 		Port:                       port,
@@ -114,17 +106,15 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		StoreDir:                   filepath.Join(cfg.Dir, "jetstream"),
 		NoLog:                      true,
 		NoSigs:                     true,
-		CustomClientAuthentication: &hostAuth{secret: secret, names: s.names, admin: adminPassword},
-		// A copy the hub took is on its disk, as a message a master
-		// delivered is: a power cut loses neither.
+		CustomClientAuthentication: &hostAuth{secret: secret, service: cfg.Service, admin: adminPassword},
+		// A message the hub took is on its disk, as one a master delivered
+		// is: a power cut loses neither.
 		SyncAlways: true,
-		// Room for a message of the largest size a mailbox takes, with
-		// the fields its master adds.
 		MaxPayload: maxPayload,
 	}
 	switch {
 	case cfg.TLSCert != "" && cfg.TLSKey != "":
-		tc, err := server.GenTLSConfig(&server.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey})
+		tc, err := natsserver.GenTLSConfig(&natsserver.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey})
 		if err != nil {
 			return nil, fmt.Errorf("%w: load TLS certificate: %w", ErrBadConfig, err)
 		}
@@ -138,7 +128,7 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 			"the hub listens on %s without TLS: mail, presence, locks and every host's password travel in clear text; "+
 				"listen on 127.0.0.1 behind a tunnel, or give the hub a TLS certificate", cfg.Listen))
 	}
-	ns, err := server.NewServer(opts)
+	ns, err := natsserver.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("configure hub: %w", err)
 	}
@@ -157,54 +147,27 @@ func Start(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("%w on %s within %s: is the address free, and the folder writable?", ErrNotReady, cfg.Listen, wait)
 	}
 	s.addr = reachableAddr(host, ns.Addr())
-	if err := s.startAdmin(ctx, cfg, adminPassword); err != nil {
+	if err := s.serve(ctx, cfg.Service, adminPassword); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// startAdmin connects the hub to itself, makes the team's stream and
-// buckets, and starts keeping the hosts' consumers.
-func (s *Server) startAdmin(ctx context.Context, cfg ServerConfig, password string) error {
+// serve connects the hub to itself, prepares the service and runs it.
+func (s *Server) serve(ctx context.Context, svc Service, password string) error {
 	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.UserInfo(adminUser, password),
 		nats.Name("switchboard hub"), nats.MaxReconnects(-1))
 	if err != nil {
 		return fmt.Errorf("connect the hub to itself: %w", err)
 	}
 	s.admin = nc
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
-	}
-	if err := s.makeTeam(ctx, js, cfg.beat); err != nil {
+	if err := svc.Prepare(ctx, nc); err != nil {
 		return err
 	}
-	claims, err := js.KeyValue(ctx, s.names.claims())
-	if err != nil {
-		return fmt.Errorf("open the claims: %w", err)
-	}
-	k := &keeper{js: js, book: claimBook{js: js, kv: claims, n: s.names}, n: s.names, ackWait: cfg.ackWait, logf: cfg.Log}
-	kctx, cancel := context.WithCancel(context.Background())
-	s.stopKeeper, s.keeperDone = cancel, make(chan struct{})
-	go func() { defer close(s.keeperDone); k.run(kctx) }()
-	return nil
-}
-
-// makeTeam makes the team's mail stream and buckets, or checks that those
-// of an earlier start are still there; a stream an older hub made without
-// saying it keeps the consumers is told so.
-func (s *Server) makeTeam(ctx context.Context, js jetstream.JetStream, beat time.Duration) error {
-	cfg := s.names.mailStreamConfig()
-	cfg.Metadata = map[string]string{managedKey: managedByHub}
-	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-		return fmt.Errorf("make the mail stream: %w", err)
-	}
-	for _, kv := range s.names.bucketConfigs(beat) {
-		if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
-			return fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
-		}
-	}
+	rctx, cancel := context.WithCancel(context.Background())
+	s.stopRun, s.runDone = cancel, make(chan struct{})
+	go func() { defer close(s.runDone); svc.Run(rctx, nc) }()
 	return nil
 }
 
@@ -235,11 +198,11 @@ func loopback(host string) bool {
 // the hub got (this machine's name when it listens on every interface).
 func (s *Server) Addr() string { return s.addr }
 
-// URL is what the master of host joins with: its name and password in the
-// URL of this hub. A host name has the charset of agent names; an invalid
-// one yields "".
+// URL is what host joins with: its name and password in the URL of this
+// hub. A host name has the charset of agent names; an invalid one yields
+// "".
 func (s *Server) URL(host string) string {
-	if !validName(host) {
+	if !mailbox.WellFormedName(host) {
 		return ""
 	}
 	u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: s.Addr()}
@@ -250,11 +213,12 @@ func (s *Server) URL(host string) string {
 // address without TLS is one.
 func (s *Server) Warnings() []string { return s.warnings }
 
-// Close shuts the hub down and waits until its files are closed.
+// Close stops the service, shuts the hub down and waits until its files
+// are closed.
 func (s *Server) Close() error {
-	if s.stopKeeper != nil {
-		s.stopKeeper()
-		<-s.keeperDone
+	if s.stopRun != nil {
+		s.stopRun()
+		<-s.runDone
 	}
 	if s.admin != nil {
 		s.admin.Close()
@@ -266,10 +230,8 @@ func (s *Server) Close() error {
 
 // Sentinel errors of the package.
 var (
-	// ErrBadConfig is a configuration the hub or a host cannot run with.
+	// ErrBadConfig is a configuration the hub cannot run with.
 	ErrBadConfig = errors.New("hub: bad configuration")
-	// ErrBadName is a host, team or agent name outside the allowed charset.
-	ErrBadName = errors.New("hub: bad name")
 	// ErrNotReady is a hub that did not accept connections in time.
 	ErrNotReady = errors.New("hub: not ready")
 )

@@ -1,4 +1,4 @@
-package hub
+package embedded
 
 import (
 	"crypto/hmac"
@@ -11,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/nats-io/nats-server/v2/server"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"switchboard/mailbox"
 )
 
 // secretFile holds the hub's key, from which every host's password derives.
@@ -81,75 +83,35 @@ const adminUser = "_hub"
 // connection the permissions of that host alone; and the hub's own
 // connection, with every permission.
 type hostAuth struct {
-	secret []byte
-	names  names
-	admin  string
+	secret  []byte
+	service Service
+	admin   string
 }
 
-// Check implements server.Authentication.
-func (a *hostAuth) Check(c server.ClientAuthentication) bool {
-	if c.Kind() != server.CLIENT {
+// Check implements natsserver.Authentication.
+func (a *hostAuth) Check(c natsserver.ClientAuthentication) bool {
+	if c.Kind() != natsserver.CLIENT {
 		return false
 	}
 	opts := c.GetOpts()
 	if opts != nil && opts.Username == adminUser && a.admin != "" && hmac.Equal([]byte(a.admin), []byte(opts.Password)) {
-		c.RegisterUser(&server.User{Username: adminUser})
+		c.RegisterUser(&natsserver.User{Username: adminUser})
 		return true
 	}
-	if opts == nil || !validName(opts.Username) {
+	if opts == nil || !mailbox.WellFormedName(opts.Username) {
 		return false
 	}
 	want := password(a.secret, opts.Username)
 	if !hmac.Equal([]byte(want), []byte(opts.Password)) {
 		return false
 	}
-	c.RegisterUser(&server.User{
-		Username:    opts.Username,
-		Permissions: a.names.permissions(opts.Username),
+	pub, sub := a.service.Permissions(opts.Username)
+	c.RegisterUser(&natsserver.User{
+		Username: opts.Username,
+		Permissions: &natsserver.Permissions{
+			Publish:   &natsserver.SubjectPermission{Allow: pub},
+			Subscribe: &natsserver.SubjectPermission{Allow: sub},
+		},
 	})
 	return true
-}
-
-// permissions is what one host may do; doc.go explains each line.
-func (n names) permissions(host string) *server.Permissions {
-	mail := n.stream()
-	pub := []string{
-		// Mail, only under the host's own name.
-		"sb." + n.team + ".mail." + host + ".>",
-		// Presence, claims and heartbeat, only under the host's own keys.
-		kvSubject(n.presence(), host+".>"),
-		kvSubject(n.claims(), kindHeld+".*."+host),
-		kvSubject(n.claims(), kindLeft+".*."+host),
-		kvSubject(n.heartbeat(), host),
-		// Rules, locks and shared values are the team's.
-		kvSubject(n.rules(), ">"),
-		kvSubject(n.locks(), ">"),
-		kvSubject(n.shared(), ">"),
-		// The host's own durable consumer, which the hub keeps: inspect,
-		// pull, acknowledge.
-		"$JS.API.CONSUMER.INFO." + mail + "." + host,
-		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
-		"$JS.ACK." + mail + "." + host + ".>",
-		"$JS.ACK.*.*." + mail + "." + host + ".>",
-	}
-	streams := []string{mail}
-	for _, b := range n.buckets() {
-		streams = append(streams, kvStream(b))
-	}
-	for _, s := range streams {
-		// Reading a stream's configuration and state; never making,
-		// changing or purging one.
-		pub = append(pub, "$JS.API.STREAM.INFO."+s)
-	}
-	for _, b := range n.buckets() {
-		// Reading any key of the team's buckets.
-		pub = append(pub,
-			"$JS.API.DIRECT.GET."+kvStream(b),
-			"$JS.API.DIRECT.GET."+kvStream(b)+".>",
-			"$JS.API.STREAM.MSG.GET."+kvStream(b))
-	}
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: []string{inboxPrefix(host) + ".>"}},
-	}
 }

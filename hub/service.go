@@ -1,0 +1,134 @@
+package hub
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// TeamService is the hub's side of one team, for a server that hosts join
+// (an embedded hub serves it): what each host may do there, the stream and
+// buckets made before any host joins, and every host's consumer, kept to
+// the mail of the agents it holds.
+type TeamService struct {
+	// Team is the team's name; "main" when empty.
+	Team string
+	// Log, when set, hears what the hub could not do for the hosts (keep
+	// their consumers). It must be safe for concurrent use.
+	Log func(format string, args ...any)
+
+	// beat is the hosts' heartbeat and ackWait the redelivery delay of
+	// their consumers; tests shorten them.
+	beat, ackWait time.Duration
+}
+
+func (s TeamService) withDefaults() (TeamService, error) {
+	if s.Team == "" {
+		s.Team = "main"
+	}
+	if s.beat <= 0 {
+		s.beat = Heartbeat
+	}
+	if s.ackWait <= 0 {
+		s.ackWait = ackWait
+	}
+	if s.Log == nil {
+		s.Log = func(string, ...any) {}
+	}
+	return s, checkName("team", s.Team)
+}
+
+// Permissions are the subjects host may publish to and subscribe to; doc.go
+// says what each line lets it do.
+func (s TeamService) Permissions(host string) (publish, subscribe []string) {
+	s, _ = s.withDefaults()
+	n := names{s.Team}
+	mail := n.stream()
+	pub := []string{
+		// Mail, only under the host's own name.
+		"sb." + n.team + ".mail." + host + ".>",
+		// Presence, claims and heartbeat, only under the host's own keys.
+		kvSubject(n.presence(), host+".>"),
+		kvSubject(n.claims(), kindHeld+".*."+host),
+		kvSubject(n.claims(), kindLeft+".*."+host),
+		kvSubject(n.heartbeat(), host),
+		// Rules, locks and shared values are the team's.
+		kvSubject(n.rules(), ">"),
+		kvSubject(n.locks(), ">"),
+		kvSubject(n.shared(), ">"),
+		// The host's own durable consumer, which the hub keeps: inspect,
+		// pull, acknowledge.
+		"$JS.API.CONSUMER.INFO." + mail + "." + host,
+		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
+		"$JS.ACK." + mail + "." + host + ".>",
+		"$JS.ACK.*.*." + mail + "." + host + ".>",
+	}
+	streams := []string{mail}
+	for _, b := range n.buckets() {
+		streams = append(streams, kvStream(b))
+	}
+	for _, st := range streams {
+		// Reading a stream's configuration and state; never making,
+		// changing or purging one.
+		pub = append(pub, "$JS.API.STREAM.INFO."+st)
+	}
+	for _, b := range n.buckets() {
+		// Reading any key of the team's buckets.
+		pub = append(pub,
+			"$JS.API.DIRECT.GET."+kvStream(b),
+			"$JS.API.DIRECT.GET."+kvStream(b)+".>",
+			"$JS.API.STREAM.MSG.GET."+kvStream(b))
+	}
+	return pub, []string{inboxPrefix(host) + ".>"}
+}
+
+// Prepare makes the team's mail stream and buckets, or checks that those of
+// an earlier start are still there; a stream an older hub made without
+// saying it keeps the consumers is told so.
+func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
+	s, err := s.withDefaults()
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	n := names{s.Team}
+	cfg := n.mailStreamConfig()
+	cfg.Metadata = map[string]string{managedKey: managedByHub}
+	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("make the mail stream: %w", err)
+	}
+	for _, kv := range n.bucketConfigs(s.beat) {
+		if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
+			return fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
+		}
+	}
+	return nil
+}
+
+// Run keeps every host's consumer to the mail of the agents it holds,
+// until ctx ends.
+func (s TeamService) Run(ctx context.Context, nc *nats.Conn) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return // Prepare said so
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		s.Log("cannot keep the hosts' consumers: %v", err)
+		return
+	}
+	n := names{s.Team}
+	claims, err := js.KeyValue(ctx, n.claims())
+	if err != nil {
+		s.Log("cannot keep the hosts' consumers: open the claims: %v", err)
+		return
+	}
+	k := &keeper{js: js, book: claimBook{js: js, kv: claims, n: n}, n: n, ackWait: s.ackWait, logf: s.Log}
+	k.run(ctx)
+}

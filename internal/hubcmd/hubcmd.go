@@ -1,0 +1,209 @@
+package hubcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/pflag"
+
+	"switchboard/hub"
+	"switchboard/hub/embedded"
+	"switchboard/internal/safetext"
+	"switchboard/mailbox"
+)
+
+// Usage is the help of switchboard-hub, which `switchboard hub --help`
+// prints too.
+const Usage = `Usage: switchboard hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T] [--tls-cert F --tls-key F]
+
+Run an embedded NATS server with JetStream, in the foreground, that the
+masters of one team join from every host (switchboard master --hub URL --host
+NAME). Its first line of output is the URL the first --host joins with, its
+credentials in it; the next lines are the command each host runs. Every host
+has credentials of its own, derived from a secret kept in DIR, so the URLs
+stay valid when the hub starts again on the same DIR, and a host may send
+only as the agents it runs.
+
+Mail for an agent of another host waits on the hub (on disk, in DIR) until
+that host takes it. With the hub away, each host's own mail goes on, and mail
+for other hosts waits on its host's disk, in order, until the hub is back.
+
+The hub listens on loopback unless --listen says otherwise. On another
+address, without --tls-cert and --tls-key, mail and passwords cross the
+network in clear text, and the hub says so.
+
+The hub is the program switchboard-hub, which go install ./cmd/... puts
+beside switchboard; switchboard hub runs it with the same arguments.
+
+Examples:
+  switchboard hub --host laptop --host gpu
+  switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key
+
+Flags:
+`
+
+type options struct {
+	listen, dir, team, tlsCrt, tlsKey string
+	hosts                             []string
+}
+
+// Exit codes, as switchboard's: 2 for a usage error.
+const (
+	exitOK    = 0
+	exitError = 1
+	exitUsage = 2
+)
+
+// Main runs switchboard-hub with args (the program's name left out) and
+// returns its exit code; it stops on SIGINT or SIGTERM.
+func Main(args []string, stdout, stderr io.Writer) int {
+	opts := &options{}
+	f := pflag.NewFlagSet("switchboard hub", pflag.ContinueOnError)
+	f.SetOutput(stderr)
+	f.Usage = func() {
+		fmt.Fprint(stderr, Usage)
+		f.PrintDefaults()
+	}
+	f.StringVar(&opts.listen, "listen", "127.0.0.1:4222", "the address masters connect to")
+	f.StringVar(&opts.dir, "dir", "", "where the hub keeps its messages and secret (default: switchboard/hub in your data folder)")
+	f.StringArrayVar(&opts.hosts, "host", nil, "a host of the team, to print its URL (repeatable; default: this machine)")
+	f.StringVar(&opts.team, "team", "", "the team's name on the hub (default: main)")
+	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only")
+	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "switchboard hub: %v; switchboard hub --help says how\n", err)
+		return exitUsage
+	}
+	if f.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard hub: it takes no arguments, only flags (got %q); switchboard hub --help says how\n", f.Args())
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, stdout, stderr, opts); err != nil {
+		var usage usageError
+		fmt.Fprintf(stderr, "switchboard hub: %v\n", err)
+		if errors.As(err, &usage) {
+			return exitUsage
+		}
+		return exitError
+	}
+	return exitOK
+}
+
+// usageError is a mistake in the command line.
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
+	if (opts.tlsCrt == "") != (opts.tlsKey == "") {
+		return usageError("--tls-cert and --tls-key go together: give both, or neither")
+	}
+	dir := opts.dir
+	if dir == "" {
+		data, err := dataDir()
+		if err != nil {
+			return fmt.Errorf("%w; give the hub a folder with --dir", err)
+		}
+		dir = filepath.Join(data, "switchboard", "hub")
+	}
+	hosts := opts.hosts
+	if len(hosts) == 0 {
+		hosts = []string{thisHost()}
+	}
+	for _, h := range hosts {
+		if err := mailbox.ValidateAgentName(h); err != nil {
+			return usageError(fmt.Sprintf("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", h, err))
+		}
+	}
+	srv, err := embedded.Start(ctx, embedded.Config{Listen: opts.listen, Dir: dir, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey,
+		Service: hub.TeamService{Team: opts.team, Log: func(format string, args ...any) {
+			fmt.Fprintf(stderr, "hub: "+format+"\n", args...)
+		}}})
+	if err != nil {
+		return fmt.Errorf("start the hub: %w", err)
+	}
+	defer srv.Close()
+	fmt.Fprintln(stdout, reachable(srv.URL(hosts[0])))
+	for _, h := range hosts {
+		team := ""
+		if opts.team != "" {
+			team = " --team " + safetext.ShellWord(opts.team)
+		}
+		if opts.tlsCrt != "" {
+			// A certificate of the hub's own: each host needs a copy of it.
+			team += " --hub-ca " + safetext.ShellWord(opts.tlsCrt)
+		}
+		fmt.Fprintf(stdout, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(reachable(srv.URL(h))), h, team)
+	}
+	for _, w := range srv.Warnings() {
+		fmt.Fprintf(stderr, "warning: %s\n", w)
+	}
+	if host, _, err := net.SplitHostPort(srv.Addr()); err == nil && net.ParseIP(host).IsLoopback() {
+		fmt.Fprintf(stderr, "note: the hub listens on loopback, so only masters of this machine reach it; for other machines, give --listen an address of this one, like --listen 0.0.0.0:4222 (with --tls-cert and --tls-key)\n")
+	}
+	fmt.Fprintf(stderr, "hub running on %s with its files in %s; stop it with Ctrl-C\n", srv.Addr(), dir)
+	<-ctx.Done()
+	return nil
+}
+
+// dataDir is where a user's programs keep their data.
+func dataDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return d, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", errors.New("no home folder to keep the hub's files in")
+	}
+	return filepath.Join(home, ".local", "share"), nil
+}
+
+// thisHost is this machine's name as a host name of the team.
+func thisHost() string {
+	name, _ := os.Hostname()
+	name, _, _ = strings.Cut(strings.ToLower(name), ".")
+	name = regexp.MustCompile(`[^a-z0-9_-]+`).ReplaceAllString(name, "-")
+	if name == "" || mailbox.ValidateAgentName(name) != nil {
+		return "host-1"
+	}
+	return name
+}
+
+// reachable is a hub URL with an address other machines can use in place
+// of one that means "every address of this machine" (0.0.0.0, ::).
+func reachable(hubURL string) string {
+	u, err := url.Parse(hubURL)
+	if err != nil {
+		return hubURL
+	}
+	ip := net.ParseIP(u.Hostname())
+	if ip == nil || !ip.IsUnspecified() {
+		return hubURL
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil {
+			u.Host = net.JoinHostPort(n.IP.String(), u.Port())
+			return u.String()
+		}
+	}
+	if name, err := os.Hostname(); err == nil {
+		u.Host = net.JoinHostPort(name, u.Port())
+	}
+	return u.String()
+}
