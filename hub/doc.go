@@ -1,8 +1,10 @@
 // Package hub carries mail, presence, locks and shared values between the
 // masters of one team on several hosts, through NATS with JetStream.
 //
-// Start runs an embedded hub; Join connects one host's master to it (or to
-// any NATS server with JetStream). A copy of a routed message is published by
+// Join connects one host's master to a hub: one that serves TeamService (the
+// program switchboard-hub runs one, with package hub/embedded), or any NATS
+// server with JetStream. The package links no server: every program of
+// switchboard that talks to a hub links it. A copy of a routed message is published by
 // the sender's master to sb.<team>.mail.<host>.<recipient> with the message
 // id "<id>/<recipient>", so a re-publish after a crash is dropped by the
 // stream's duplicate window. The recipient's master takes its agents' mail
@@ -22,19 +24,14 @@
 //
 // # Credentials
 //
-// The hub keeps a random secret in its folder (hub.secret, mode 0600, made
-// on first start and reused, so a restarted hub keeps every URL valid). A
-// host's password is an HMAC of its name under that secret; Server.URL gives
-// the URL a host joins with. Any host name of the agent-name charset is
-// accepted with its own password; a wrong password is refused at connect.
+// An embedded hub gives each host a password of its own (see hub/embedded),
+// and each connection the permissions TeamService gives its host name.
 //
 // # What a host may do
 //
 // The hub makes the team's stream and buckets itself when it starts, and
-// keeps every host's consumer (consumers.go), connected to itself inside
-// its process with a password made at each start. It gives each host's
-// connection the permissions of its host name, for the hub's team only. A
-// host may:
+// keeps every host's consumer (consumers.go), with a connection of its own
+// inside its process (TeamService.Prepare and Run). A host may:
 //   - publish mail only on sb.<team>.mail.<its name>.>, so the publishing host
 //     of every copy is known for certain from its subject;
 //   - write presence, claims and its heartbeat only under its own keys
