@@ -23,11 +23,16 @@
 // that cannot be written, pauses routing with the bulletin marked degraded
 // until a retry goes through.
 //
-// In a team across machines the master alone holds the host's credentials
-// for the hub. The commands' errands on the hub (mailbox.Errand: a lock, a
-// shared value, the board) come through the outboxes: the loop takes each
-// as its outbox owner's, refuses it for what the rules do not give that
-// agent, and hands the rest to goroutines (16 at most) that do them with the
-// master's connection and answer beside the agent's sent messages, so that
-// routing never waits on the hub.
+// In a team across machines the master holds a link.Link (Options.Link;
+// package hublink makes one, and the master never imports it, so that a
+// program that runs a master of one machine links no NATS). It routes a
+// copy for an agent of another host to the link, and delivers the copies
+// the link hands it like local ones, refusing for good, with a note in
+// mailboxes/.hub/refused/, those that are not what their sender's master
+// routed (fromlink.go). The commands' errands on the hub (mailbox.Errand: a
+// lock, a shared value, the board) come through the outboxes: the loop
+// takes each as its outbox owner's, refuses it for what the rules do not
+// give that agent, and hands the rest to goroutines (16 at most) that do
+// them through the link and answer beside the agent's sent messages, so
+// that routing never waits on the hub.
 package master

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"switchboard/bulletin"
-	"switchboard/hub"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -58,10 +57,10 @@ type answered struct {
 func (m *Master) startErrands(ctx context.Context) (wait func(), err error) {
 	m.errands.ctx = ctx
 	m.errands.busy = make(map[string]bool)
-	if m.opts.Hub.URL == "" {
+	if m.link == nil {
 		err = m.ws.RemoveHubHost()
 	} else {
-		err = m.ws.WriteHubHost(workspace.HubHost{Host: m.opts.Hub.Host, Team: m.opts.Hub.Team})
+		err = m.ws.WriteHubHost(workspace.HubHost{Host: m.link.Host(), Team: m.link.Team()})
 	}
 	return m.errands.wg.Wait, err
 }
@@ -147,9 +146,9 @@ func (m *Master) checkErrand(agent string, e *mailbox.Errand) (refusal mailbox.E
 		return mailbox.ErrandAnswer{Refused: why, Reason: fmt.Sprintf(format, args...)}, false
 	}
 	switch {
-	case m.hub == nil:
+	case m.link == nil:
 		return refuse(mailbox.RefusedNoHub, "this workspace's master joins no hub")
-	case m.hub.remote(agent):
+	case m.remote(agent):
 		// Its own host's master takes its errands; a file here was put by
 		// someone else.
 		return refuse(mailbox.RefusedInvalid, "%s runs on another host: its errands go to that host's master", agent)
@@ -168,26 +167,11 @@ func (m *Master) checkErrand(agent string, e *mailbox.Errand) (refusal mailbox.E
 	return mailbox.ErrandAnswer{}, true
 }
 
-// runErrand performs an errand on the hub and answers it. A master that
-// has not joined the hub yet answers at once.
+// runErrand performs an errand on the hub and answers it.
 func (m *Master) runErrand(agent, path string, e *mailbox.Errand) {
-	conn := m.hub.conn.Load()
-	if conn == nil {
-		m.answerErrand(agent, path, e, mailbox.ErrandAnswer{Refused: mailbox.RefusedHubAway, Reason: "this host has not joined the hub yet"})
-		return
-	}
 	ctx, cancel := context.WithTimeout(m.errands.ctx, errandTimeout)
 	defer cancel()
-	m.answerErrand(agent, path, e, m.perform(ctx, conn, agent, e))
-}
-
-// failed is the answer to an errand the hub did not do, for err: out of
-// reach (nothing changed), or err itself.
-func failed(err error) mailbox.ErrandAnswer {
-	if errors.Is(err, hub.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, hub.ErrClosed) {
-		return mailbox.ErrandAnswer{Refused: mailbox.RefusedHubAway, Reason: err.Error()}
-	}
-	return mailbox.ErrandAnswer{Refused: mailbox.RefusedFailed, Reason: err.Error()}
+	m.answerErrand(agent, path, e, m.link.Do(ctx, agent, e, m.store.HasExited))
 }
 
 // answerErrand writes the answer to the errand at path, then removes the
@@ -249,7 +233,7 @@ func (m *Master) sweepAnswers() {
 	for _, a := range old {
 		m.store.RemoveAnswer(a.agent, a.id)
 	}
-	if first && m.opts.Hub.URL != "" {
+	if first && m.link != nil {
 		for agent := range m.watched {
 			m.store.SweepAnswers(agent, cutoff)
 		}

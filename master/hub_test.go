@@ -17,6 +17,7 @@ import (
 	"switchboard/hub/embedded"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/master/hublink"
 	"switchboard/workspace"
 )
 
@@ -40,7 +41,7 @@ func newHost(t *testing.T, srv *embedded.Server, name string, agents ...string) 
 	for _, a := range agents {
 		writeFile(t, ws.ProfilePath(a), "kind: shell\n")
 	}
-	return &host{harness: h, name: name, opts: Options{NoFsync: true, Hub: HubOptions{URL: srv.URL(name), Host: name}}}
+	return &host{harness: h, name: name, opts: Options{NoFsync: true, Link: hublink.New(workspace.HubSettings{URL: srv.URL(name), Host: name})}}
 }
 
 // join starts the host's master and waits until it joined the hub.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/master/link"
 	"switchboard/master/panes"
 	"switchboard/rules"
 	"switchboard/tmux"
@@ -44,10 +45,10 @@ type Options struct {
 	// the environment variable CommandsByProcessEnv set to "process" asks
 	// of the master command.
 	CommandsByProcess bool
-	// Hub, when its URL is set, joins the master to a team across machines:
-	// this host runs the agents whose profiles are in its workspace, and
-	// mail for the others goes through the hub.
-	Hub HubOptions
+	// Link, when set, joins the master to a team across machines: this
+	// host runs the agents whose profiles are in its workspace, and mail
+	// for the others goes through the link (package hublink makes one).
+	Link link.Link
 }
 
 // CommandsByProcessEnv is the environment variable that, set to "process",
@@ -85,12 +86,14 @@ type Master struct {
 	panes *panes.Panes
 	watch *watcher // the filesystem's events; set once Run starts watching
 
-	retryWait map[string]time.Duration // the last wait before a retry, by agent; used by the loop alone
-	pause     pause
-	known     map[uint64]fileID // mailbox files checked (vouched for, or reported), by knownKey, as they were then
-	sweep     inboxSweep        // the check of every inbox file under way
-	hub       *hubLink          // nil unless the master joins a team across machines
-	errands   errandDesk        // the commands' errands on the hub, under way and answered
+	retryWait     map[string]time.Duration // the last wait before a retry, by agent; used by the loop alone
+	pause         pause
+	known         map[uint64]fileID   // mailbox files checked (vouched for, or reported), by knownKey, as they were then
+	sweep         inboxSweep          // the check of every inbox file under way
+	link          link.Link           // nil unless the master joins a team across machines
+	toldOfLink    map[string]bool     // keys of the link's notices told; the loop's alone
+	refusedCopies *mailbox.HubRefused // notes of the copies from other hosts refused here; set by startLink
+	errands       errandDesk          // the commands' errands on the hub, under way and answered
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -110,17 +113,20 @@ func New(root string, opts Options) *Master {
 	ws := workspace.New(root)
 	ws.Store.Durable = !opts.NoFsync
 	return &Master{
-		say:       slog.New(newLineHandler(opts.Log)),
-		root:      root,
-		ws:        ws,
-		opts:      opts,
-		store:     ws.Store,
-		now:       time.Now,
-		watched:   make(map[string]bool),
-		unsettled: make(map[string]unsettled),
-		work:      newWorkQueue(),
-		retryWait: make(map[string]time.Duration),
-		known:     make(map[uint64]fileID),
+		say:           slog.New(newLineHandler(opts.Log)),
+		root:          root,
+		ws:            ws,
+		opts:          opts,
+		store:         ws.Store,
+		now:           time.Now,
+		watched:       make(map[string]bool),
+		unsettled:     make(map[string]unsettled),
+		work:          newWorkQueue(),
+		retryWait:     make(map[string]time.Duration),
+		known:         make(map[uint64]fileID),
+		link:          opts.Link,
+		toldOfLink:    make(map[string]bool),
+		refusedCopies: ws.Store.HubRefused(),
 	}
 }
 
@@ -192,8 +198,8 @@ func (m *Master) Run(ctx context.Context) error {
 		return nil
 	}
 	m.settleRulesAtStart(ctx)
-	if m.opts.Hub.URL != "" {
-		stop, err := m.startHub(ctx)
+	if m.link != nil {
+		stop, err := m.startLink(ctx)
 		if err != nil {
 			return err
 		}
@@ -236,11 +242,11 @@ func (m *Master) loop(ctx context.Context) error {
 		case <-retry.C:
 			retrying = false
 			m.work.markAll()
-		case c := <-m.hubArrivals():
-			m.takeFromHub(c)
+		case a := <-m.linkArrivals():
+			m.takeFromLink(a)
 			continue
-		case n := <-m.hubNotes():
-			m.tellOfHub(n)
+		case n := <-m.linkNotes():
+			m.tellOfLink(n)
 			continue
 		}
 		dirty, rulesChanged, all := m.work.take()

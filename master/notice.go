@@ -55,10 +55,10 @@ func (m *Master) tellOverseers(key, title, content string, at time.Time) (told [
 // elsewhere (a notice of the master's own does not cross the hop).
 func (m *Master) overseersHere() []string {
 	all := m.rules.Overseers()
-	if m.hub == nil {
+	if m.link == nil {
 		return all
 	}
-	here := slices.DeleteFunc(slices.Clone(all), m.hub.remote)
+	here := slices.DeleteFunc(slices.Clone(all), m.remote)
 	if len(here) == 0 {
 		return []string{mailbox.Operator}
 	}

@@ -141,7 +141,7 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		return nil, false, nil
 	}
 	delete(m.unsettled, path)
-	if m.hub != nil && m.hub.remote(agent) {
+	if m.remote(agent) {
 		// Its own host's master routes its mail; a file here was put by
 		// someone else.
 		return nil, m.reject(agent, path, fmt.Sprintf("%s runs on another host: its mail is routed there, not from this host's copy of its outbox", agent)), nil
@@ -215,8 +215,8 @@ func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
 		delivered[i], fresh[i] = m.deliver(agent, r, written)
 	}
 	err = m.store.SyncInboxes(slices.Sorted(maps.Keys(written)))
-	if err == nil && m.hub != nil {
-		err = m.hub.flush()
+	if err == nil && m.link != nil {
+		err = m.link.Flush()
 	}
 	if err != nil {
 		m.logf("cannot sync the inboxes: %v; will retry", err)
@@ -271,9 +271,9 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 	}
 	all = true
 	for _, to := range r.rec.Delivered {
-		if m.hub != nil && m.hub.remote(to) {
+		if m.remote(to) {
 			// Its host's master delivers it, and tells its pane.
-			if err := m.hub.send(r.rec.Seq, to, &copy); err != nil {
+			if err := m.link.Send(r.rec.Seq, to, &copy); err != nil {
 				m.logf("#%d: cannot keep the copy for %s, on another host: %v; will retry that copy", r.rec.Seq, to, err)
 				m.noteFull(err)
 				all = false

@@ -9,11 +9,13 @@ import (
 
 	"switchboard/mailbox"
 	"switchboard/master"
+	"switchboard/master/hublink"
 	"switchboard/workspace"
 )
 
 type masterOptions struct {
 	root string
+	hub  workspace.HubSettings
 	master.Options
 }
 
@@ -54,8 +56,11 @@ is refused, and says how.`,
 			opts.root = ws.Root
 			opts.Log = io.errOut
 			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"
-			if opts.Hub, err = hubSettings(ws, opts.Hub); err != nil {
+			if opts.hub, err = hubSettings(ws, opts.hub); err != nil {
 				return err
+			}
+			if opts.hub.URL != "" {
+				opts.Link = hublink.New(opts.hub)
 			}
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},
@@ -65,7 +70,7 @@ is refused, and says how.`,
 	f.DurationVar(&opts.Settle, "settle", master.DefaultSettle, "how long a file that is not valid JSON must stay unchanged before it is rejected")
 	f.DurationVar(&opts.Reconcile, "reconcile", master.DefaultReconcile, "interval of the full scan that backs up inotify")
 	f.BoolVar(&opts.NoFsync, "no-fsync", false, "skip fsync (faster; a power cut may lose recent mail, a crash does not)")
-	hubFlags(f, &opts.Hub)
+	hubFlags(f, &opts.hub)
 	return cmd
 }
 

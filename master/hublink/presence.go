@@ -1,4 +1,4 @@
-package master
+package hublink
 
 import (
 	"bytes"
@@ -19,15 +19,15 @@ import (
 // present keeps this host's agents and their states on the hub, and the
 // whole team, as the hub shows it, in the workspace for the commands that
 // list the team; it looks every beat, and at once when asked (lookNow).
-func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
+func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 	tick := time.NewTicker(hub.Heartbeat)
 	defer tick.Stop()
 	for {
-		h.claimHosted(ctx, conn)
+		l.claimHosted(ctx, conn)
 		claimed := conn.Agents()
 		states := make([]hub.AgentState, 0, len(claimed))
 		for _, a := range claimed {
-			st, ok, _ := h.ws.Store.ReadState(a)
+			st, ok, _ := l.ws.Store.ReadState(a)
 			state := "down"
 			if ok {
 				state = st.State
@@ -35,42 +35,42 @@ func (h *hubLink) present(ctx context.Context, conn *hub.Conn) {
 			states = append(states, hub.AgentState{Agent: a, State: state})
 		}
 		if err := conn.Announce(ctx, states); err != nil && ctx.Err() == nil {
-			h.logf("cannot tell the hub the states of this host's agents: %v", err)
+			l.logf("cannot tell the hub the states of this host's agents: %v", err)
 		}
 		if members, err := conn.Team(ctx); err == nil {
-			h.writeTeam(ctx, conn, members)
+			l.writeTeam(ctx, conn, members)
 		}
-		h.mirrorState(ctx, conn)
-		h.mirrorBoard(ctx, conn)
+		l.mirrorState(ctx, conn)
+		l.mirrorBoard(ctx, conn)
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		case <-h.presenceUp:
+		case <-l.look:
 		}
 	}
 }
 
 // claimHosted tells the hub which agents this host runs, when that
 // changed: the agents of its profiles, and the helpers spawned here.
-func (h *hubLink) claimHosted(ctx context.Context, conn *hub.Conn) {
-	agents := slices.Sorted(maps.Keys(h.refresh()))
+func (l *Link) claimHosted(ctx context.Context, conn *hub.Conn) {
+	agents := slices.Sorted(maps.Keys(l.refresh()))
 	if slices.Equal(agents, conn.Agents()) {
 		return
 	}
-	if err := conn.SetAgents(ctx, agents, h.origins()); err != nil && ctx.Err() == nil {
-		h.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
+	if err := conn.SetAgents(ctx, agents, l.origins()); err != nil && ctx.Err() == nil {
+		l.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
 	}
 }
 
 // mirrorState copies the team's shared state from the hub into this host's
 // bulletin, which the agents' hooks show.
-func (h *hubLink) mirrorState(ctx context.Context, conn *hub.Conn) {
+func (l *Link) mirrorState(ctx context.Context, conn *hub.Conn) {
 	shared, err := conn.State(ctx)
 	if err != nil {
 		return
 	}
-	store := h.ws.Bulletin()
+	store := l.ws.Bulletin()
 	local, err := store.ReadState()
 	if err != nil {
 		return
@@ -80,14 +80,14 @@ func (h *hubLink) mirrorState(ctx context.Context, conn *hub.Conn) {
 			continue
 		}
 		if err := store.SetState(key, value); err != nil {
-			h.logf("cannot keep the shared value %q of the team here: %v", key, err)
+			l.logf("cannot keep the shared value %q of the team here: %v", key, err)
 		}
 	}
 }
 
 // mirrorBoard copies the team's board (status, phase, the overseers'
 // warnings) from the hub into this host's bulletin, when it changed.
-func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
+func (l *Link) mirrorBoard(ctx context.Context, conn *hub.Conn) {
 	data, _, err := conn.Get(ctx, bulletin.BoardKey)
 	if err != nil {
 		return // none set yet, or the hub away: the bulletin stays
@@ -96,12 +96,12 @@ func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
 	if json.Unmarshal(data, &board) != nil {
 		return
 	}
-	store := h.ws.Bulletin()
+	store := l.ws.Bulletin()
 	if b, err := store.Read(); err != nil || !b.WouldChange(board) {
 		return
 	}
 	if err := store.Update(func(b *bulletin.Bulletin) error { b.SetBoard(board); return nil }); err != nil {
-		h.logf("cannot show the team's board in this host's bulletin: %v", err)
+		l.logf("cannot show the team's board in this host's bulletin: %v", err)
 	}
 }
 
@@ -109,68 +109,66 @@ func (h *hubLink) mirrorBoard(ctx context.Context, conn *hub.Conn) {
 // of it: the helpers other hosts spawned that its rules take in (the rules
 // reload when those change), how much mail waits unacknowledged, and why
 // mail does not flow, if it does not.
-func (h *hubLink) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Member) {
-	team := workspace.HubTeam{Host: h.opts.Host, At: time.Now().UTC()}
+func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Member) {
+	team := workspace.HubTeam{Host: l.settings.Host, At: time.Now().UTC()}
 	for _, m := range members {
 		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable,
 			Profile: m.Profile, Parent: m.Parent})
 	}
-	h.mu.Lock()
-	team.Trouble = h.trouble
-	h.mu.Unlock()
-	team.Backlog, team.BacklogLimit = h.watchBacklog(ctx, conn)
-	verdicts, judged := h.judge(team)
+	l.mu.Lock()
+	team.Trouble = l.trouble
+	l.mu.Unlock()
+	team.Backlog, team.BacklogLimit = l.watchBacklog(ctx, conn)
+	verdicts, judged := l.judge(team)
 	if judged {
 		team.Refused = verdicts.refused
 	}
-	if err := h.ws.WriteHubTeam(team); err != nil {
-		h.logf("cannot keep the team's hosts: %v", err)
+	if err := l.ws.WriteHubTeam(team); err != nil {
+		l.logf("cannot keep the team's hosts: %v", err)
 		return
 	}
 	if !judged {
 		return
 	}
-	before, err := h.ws.HubSpawned()
+	before, err := l.ws.HubSpawned()
 	if err == nil && sameSpawned(before, verdicts.admitted) {
 		return
 	}
-	if err := h.ws.WriteHubSpawned(verdicts.admitted); err != nil {
-		h.logf("cannot keep the agents other hosts spawned: %v", err)
+	if err := l.ws.WriteHubSpawned(verdicts.admitted); err != nil {
+		l.logf("cannot keep the agents other hosts spawned: %v", err)
 		return
 	}
-	if h.teamChanged != nil {
-		h.teamChanged()
-	}
+	l.env.RulesChanged()
 }
 
 // judge decides on the helpers other hosts announced, under the rules file
 // as it is (judged is false when it does not load: the last verdicts
 // stand), and tells the overseers of each refused, once.
-func (h *hubLink) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
-	data, err := h.ws.ReadRulesFile()
+func (l *Link) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
+	data, err := l.ws.ReadRulesFile()
 	if err != nil {
 		return v, false
 	}
-	file, err := rules.Parse(h.ws.RulesPath(), data)
+	file, err := rules.Parse(l.ws.RulesPath(), data)
 	if err != nil {
 		return v, false
 	}
-	local, err := h.ws.Spawned()
+	local, err := l.ws.Spawned()
 	if err != nil {
 		return v, false
 	}
-	hosted := h.refresh()
+	hosted := l.refresh()
 	v = judgeSpawned(file, local, func(agent string) bool { return hosted[agent] }, team)
-	h.mu.Lock()
-	h.judged = maps.Clone(v.refused)
-	h.mu.Unlock()
+	l.mu.Lock()
+	l.judged = maps.Clone(v.refused)
+	l.mu.Unlock()
 	hostOf := make(map[string]workspace.HubMember, len(team.Members))
 	for _, m := range team.Members {
 		hostOf[m.Agent] = m
 	}
 	for _, name := range v.refusedNames() {
 		m := hostOf[name]
-		h.note("hub-spawned/"+m.Host+"/"+name+"/"+m.Profile+"/"+m.Parent,
+		l.note("hub-spawned/"+m.Host+"/"+name+"/"+m.Profile+"/"+m.Parent,
 			fmt.Sprintf("REFUSED: host %s's helper %s", m.Host, name),
 			fmt.Sprintf("Host %s announced %s, spawned from profile %s under %s. This host's rules do not take it in: %s.\n"+
 				"Mail from %s is refused here, and nothing of this host's rules changes because of it. "+
@@ -188,27 +186,27 @@ const backlogShare = 2
 // watchBacklog reads how many copies the hub handed this host that it has
 // not acknowledged, and marks the bulletin degraded while that nears the
 // hub's limit.
-func (h *hubLink) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit int) {
+func (l *Link) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit int) {
 	pending, limit, err := conn.Backlog(ctx)
 	if err != nil {
 		return 0, 0
 	}
 	near := limit > 0 && pending*backlogShare >= limit
-	store := h.ws.Bulletin()
+	store := l.ws.Bulletin()
 	b, err := store.Read()
 	if err != nil || near == b.DegradedFor(bulletin.TopicHub) {
 		return pending, limit
 	}
 	err = store.Update(func(b *bulletin.Bulletin) error {
 		if near {
-			h.backlogWas = b.Degrade(bulletin.TopicHub, fmt.Sprintf("%d copies from the hub wait unacknowledged on this host, of the %d the hub allows; `switchboard doctor` says more", pending, limit), time.Now().UTC())
+			l.backlogWas = b.Degrade(bulletin.TopicHub, fmt.Sprintf("%d copies from the hub wait unacknowledged on this host, of the %d the hub allows; `switchboard doctor` says more", pending, limit), time.Now().UTC())
 		} else {
-			b.Recover(bulletin.TopicHub, cmp.Or(h.backlogWas, bulletin.DefaultStatus))
+			b.Recover(bulletin.TopicHub, cmp.Or(l.backlogWas, bulletin.DefaultStatus))
 		}
 		return nil
 	})
 	if err != nil {
-		h.logf("cannot mark the bulletin about the hub's backlog: %v", err)
+		l.logf("cannot mark the bulletin about the hub's backlog: %v", err)
 	}
 	return pending, limit
 }

@@ -1,4 +1,4 @@
-package master
+package hublink
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"switchboard/mailbox"
 )
 
-// What each errand does on the hub, with the master's connection, for an
-// agent of this host whose right to it was checked (checkErrand).
+// What each errand does on the hub, with the link's connection, for an
+// agent of this host whose right to it the master checked.
 
 // lockTries bounds the tries to take a lock that is released as it is
 // read, and boardTries the compare-and-swap of the board, which an overseer
@@ -24,15 +24,20 @@ const (
 	boardTries = 5
 )
 
-// perform does errand e of agent on the hub, and says how it went.
-func (m *Master) perform(ctx context.Context, conn *hub.Conn, agent string, e *mailbox.Errand) mailbox.ErrandAnswer {
+// Do does errand e of agent on the hub, and says how it went; a link that
+// has not joined the hub yet answers at once.
+func (l *Link) Do(ctx context.Context, agent string, e *mailbox.Errand, exited func(string) bool) mailbox.ErrandAnswer {
+	conn := l.conn.Load()
+	if conn == nil {
+		return mailbox.ErrandAnswer{Refused: mailbox.RefusedHubAway, Reason: "this host has not joined the hub yet"}
+	}
 	switch e.Kind {
 	case mailbox.ErrandLock:
 		return lockOnHub(ctx, conn, agent, e.Resource)
 	case mailbox.ErrandUnlock:
 		return unlockOnHub(ctx, conn, agent, e.Resource, e.Revision)
 	case mailbox.ErrandForceUnlock:
-		return m.forceOnHub(ctx, conn, e.Resource)
+		return forceOnHub(ctx, conn, e.Resource, exited)
 	case mailbox.ErrandSetState:
 		if err := conn.SetState(ctx, e.Key, e.Value); err != nil {
 			return failed(err)
@@ -93,12 +98,12 @@ func unlockOnHub(ctx context.Context, conn *hub.Conn, agent, resource string, re
 
 // forceOnHub releases the resource whoever holds it, when the holder's
 // host is gone, or the holder is an agent of this host that has exited.
-func (m *Master) forceOnHub(ctx context.Context, conn *hub.Conn, resource string) mailbox.ErrandAnswer {
+func forceOnHub(ctx context.Context, conn *hub.Conn, resource string, exited func(string) bool) mailbox.ErrandAnswer {
 	var forced hub.Lock
 	running := errors.New("running")
 	err := conn.ForceUnlockIf(ctx, hub.ResourceLock(resource), func(l hub.Lock) error {
 		forced = l
-		if l.Host == conn.Host() && !m.store.HasExited(l.Owner) {
+		if l.Host == conn.Host() && !exited(l.Owner) {
 			return running
 		}
 		return nil
@@ -151,4 +156,13 @@ func changeBoardOnHub(ctx context.Context, conn *hub.Conn, c bulletin.BoardChang
 		return mailbox.ErrandAnswer{Said: said, Board: value}
 	}
 	return failed(fmt.Errorf("the team's board changed %d times while it was being changed: try again", boardTries))
+}
+
+// failed is the answer to an errand the hub did not do, for err: out of
+// reach (nothing changed), or err itself.
+func failed(err error) mailbox.ErrandAnswer {
+	if errors.Is(err, hub.ErrUnreachable) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, hub.ErrClosed) {
+		return mailbox.ErrandAnswer{Refused: mailbox.RefusedHubAway, Reason: err.Error()}
+	}
+	return mailbox.ErrandAnswer{Refused: mailbox.RefusedFailed, Reason: err.Error()}
 }
