@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -260,7 +261,9 @@ func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting"
 
 // StageBinary copies the switchboard binary into the workspace (its
 // Binary), whose folder goes first on every pane's PATH: a copy that
-// outlives the binary of `go run`.
+// outlives the binary of `go run`. The program of switchboard that speaks
+// NATS, switchboard-hub, goes with it when it sits beside the binary: the
+// master of a host of a team across machines runs in it.
 func StageBinary(ws *workspace.Workspace, binary string) error {
 	if binary == "" {
 		return nil // staged before
@@ -268,26 +271,41 @@ func StageBinary(ws *workspace.Workspace, binary string) error {
 	if err := os.MkdirAll(ws.BinDir(), 0o700); err != nil {
 		return fmt.Errorf("stage switchboard binary: %w", err)
 	}
-	src, err := os.Open(binary)
+	if err := stageProgram(binary, ws.Binary()); err != nil {
+		return err
+	}
+	companion := filepath.Join(filepath.Dir(binary), HubProgram)
+	if _, err := os.Stat(companion); err != nil {
+		return nil
+	}
+	return stageProgram(companion, filepath.Join(ws.BinDir(), HubProgram))
+}
+
+// HubProgram is the program of switchboard that speaks NATS.
+const HubProgram = "switchboard-hub"
+
+// stageProgram copies the program at src to dst, in place of what is there.
+func stageProgram(src, dst string) error {
+	in, err := os.Open(src)
 	if err != nil {
-		return fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage %s: %w", filepath.Base(src), err)
 	}
-	defer src.Close()
-	// The new copy replaces the name; panes running the old one keep its
-	// file, which goes when they end.
-	dst, err := atomicfile.Create(ws.Binary(), atomicfile.Options{})
+	defer in.Close()
+	// The new copy replaces the name; processes running the old one keep
+	// its file, which goes when they end.
+	out, err := atomicfile.Create(dst, atomicfile.Options{})
 	if err != nil {
-		return fmt.Errorf("stage switchboard binary: %w", err)
+		return fmt.Errorf("stage %s: %w", filepath.Base(src), err)
 	}
-	defer dst.Cleanup()
-	if _, err := io.Copy(dst, src); err != nil {
-		return fmt.Errorf("stage switchboard binary: %w", err)
+	defer out.Cleanup()
+	if _, err := io.Copy(out, in); err != nil {
+		return fmt.Errorf("stage %s: %w", filepath.Base(src), err)
 	}
-	if err := dst.Chmod(0o700); err != nil {
-		return fmt.Errorf("stage switchboard binary: %w", err)
+	if err := out.Chmod(0o700); err != nil {
+		return fmt.Errorf("stage %s: %w", filepath.Base(src), err)
 	}
-	if err := dst.CloseAtomicallyReplace(); err != nil {
-		return fmt.Errorf("stage switchboard binary: %w", err)
+	if err := out.CloseAtomicallyReplace(); err != nil {
+		return fmt.Errorf("stage %s: %w", filepath.Base(src), err)
 	}
 	return nil
 }

@@ -35,7 +35,7 @@ type Options struct {
 	// NoFsync skips fsync; a kill still loses nothing, a power cut may.
 	NoFsync bool
 	// Log receives one line per routed message and every problem.
-	Log io.Writer
+	Log io.Writer `json:"-"`
 	// PaneTick is how often the panes of a team in tmux are looked at.
 	PaneTick time.Duration
 	// Typing tunes how notices are typed into panes.
@@ -48,7 +48,7 @@ type Options struct {
 	// Link, when set, joins the master to a team across machines: this
 	// host runs the agents whose profiles are in its workspace, and mail
 	// for the others goes through the link (package hublink makes one).
-	Link link.Link
+	Link link.Link `json:"-"`
 }
 
 // CommandsByProcessEnv is the environment variable that, set to "process",

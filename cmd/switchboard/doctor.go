@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/agents"
-	"switchboard/hub"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
@@ -249,14 +248,23 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	case !joined:
 		return finding{}
 	}
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, err := hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA})
+	// The credentials are tried by switchboard-hub, the program that speaks
+	// NATS, which the master of this host runs in too.
+	program, err := findHubProgram()
 	if err != nil {
-		path, _ := ws.HubFile()
-		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %v (its settings: %s)", s.Host, err, path)}
+		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: its master runs in %v", s.Host, err)}
 	}
-	c.Close()
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	said, err := exec.CommandContext(ctx, program, "check", "--root", ws.Root).Output()
+	if err != nil {
+		why := strings.TrimSpace(safetext.Text(string(said)))
+		if why == "" {
+			why = fmt.Sprintf("%s could not check: %v", program, err)
+		}
+		path, _ := ws.HubFile()
+		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %s (its settings: %s)", s.Host, why, path)}
+	}
 	detail := fmt.Sprintf("host %s reaches the hub", s.Host)
 	level := levelOK
 	if team, ok, _ := ws.ReadHubTeam(); ok {

@@ -8,11 +8,14 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/agents"
 )
 
-// hubProgram is the program that runs a hub: a program of its own, so that
-// switchboard, which every hook and status line starts, links no server.
-const hubProgram = "switchboard-hub"
+// hubProgram is the program of switchboard that speaks NATS: the hub, and
+// the master of a host of a team across machines, run in it, so that
+// switchboard, which every hook and status line starts, links no NATS.
+const hubProgram = agents.HubProgram
 
 func newHubCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -43,7 +46,7 @@ switchboard hub --help shows its flags.`,
 
 // errNoHubProgram is a switchboard without switchboard-hub beside it or on
 // the PATH.
-var errNoHubProgram = errors.New("switchboard-hub, the hub's program, is not installed beside switchboard nor on the PATH: run go install ./cmd/... in switchboard's source, which installs both")
+var errNoHubProgram = errors.New("switchboard-hub, the program of switchboard that speaks NATS, which is not installed beside switchboard nor on the PATH: run go install ./cmd/... in switchboard's source, which installs both")
 
 // findHubProgram finds switchboard-hub: beside this program first (what go
 // install ./cmd/... makes), then on the PATH.

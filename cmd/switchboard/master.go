@@ -1,15 +1,17 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"switchboard/mailbox"
 	"switchboard/master"
-	"switchboard/master/hublink"
 	"switchboard/workspace"
 )
 
@@ -60,7 +62,7 @@ is refused, and says how.`,
 				return err
 			}
 			if opts.hub.URL != "" {
-				opts.Link = hublink.New(opts.hub)
+				return runMasterOnHub(opts)
 			}
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
 		},
@@ -72,6 +74,26 @@ is refused, and says how.`,
 	f.BoolVar(&opts.NoFsync, "no-fsync", false, "skip fsync (faster; a power cut may lose recent mail, a crash does not)")
 	hubFlags(f, &opts.hub)
 	return cmd
+}
+
+// masterOptionsEnv carries a master's options to switchboard-hub master
+// (package hubcmd's MasterOptionsEnv, which this program does not link).
+const masterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
+
+// runMasterOnHub hands the master of a host of a team across machines over
+// to switchboard-hub, the program that speaks NATS, with the options made
+// here: it takes this process's place.
+func runMasterOnHub(opts *masterOptions) error {
+	program, err := findHubProgram()
+	if err != nil {
+		return fmt.Errorf("this workspace joins a team across machines, whose master runs in %w", err)
+	}
+	data, err := json.Marshal(opts.Options)
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), masterOptionsEnv+"="+string(data))
+	return syscall.Exec(program, []string{program, "master", "--root", opts.root}, env)
 }
 
 // hubFlags are the flags that join a team across machines.
