@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -113,11 +114,21 @@ func (d *Desk) Wait(ctx context.Context, agent string, timeout time.Duration, st
 	return msg, nil
 }
 
+// helperTick is how often a helper's state is looked at where its folders
+// cannot be watched; where they can, only a change wakes the wait.
+const helperTick = time.Second
+
 // watchHelper stops a wait when the helper's state turns exited (its pane
-// died, its session ended, or it was closed), or when it is cancelled.
+// died, its session ended, or it was closed), or when it is cancelled: the
+// workspace's list of helpers and the helper's state file are looked at
+// each time their folders change.
 func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.CancelCauseFunc) {
 	// After a first look at the inbox: a response there is taken.
-	watch.Every(ctx, 250*time.Millisecond, func() bool {
+	if watch.Sleep(ctx, 250*time.Millisecond) != nil {
+		return
+	}
+	dirs := []string{filepath.Dir(d.ws.SpawnedFile()), filepath.Dir(d.store().StatePath(agent))}
+	watch.Await(ctx, helperTick, dirs, func() bool {
 		if spawned, err := d.ws.Spawned(); err == nil {
 			if c := spawned[agent].Cancelled; c != nil {
 				stop(&CancelledError{By: c.By, Reason: c.Reason})

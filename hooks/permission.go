@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -215,7 +216,9 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 			stop(errAnsweredInPane)
 		}
 	}()
-	go watch.Every(ctx, 250*time.Millisecond, func() bool {
+	// The agent's state file is read each time its folder changes: a
+	// question that waits for minutes wakes the hook for nothing else.
+	go watch.Await(ctx, time.Second, []string{filepath.Dir(env.Workspace.Store.StatePath(env.Agent))}, func() bool {
 		st, ok, _ := env.Workspace.Store.ReadState(env.Agent)
 		if ok && st.State != mailbox.StateWaiting && st.Since.After(started) {
 			stop(errAnsweredInPane)

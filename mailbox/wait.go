@@ -10,7 +10,7 @@ import (
 )
 
 // rescanEvery bounds how long a delivery can go unnoticed by WaitFor when
-// the folder's events are lost or cannot be watched at all.
+// the folder cannot be watched (no inotify, or the folder not made yet).
 const rescanEvery = time.Second
 
 // WaitFor waits until a message in the agent's unread inbox satisfies match,
@@ -18,9 +18,9 @@ const rescanEvery = time.Second
 // and takes no file that no record vouches for (Voucher). match is given the
 // message and the record that vouches for it (empty for the master's own
 // notices).
-// It watches the inbox folder and looks again at least every second, so it
-// works where events are lost too. It returns ctx's error when ctx ends
-// first.
+// It watches the inbox folder and looks again at each change (every second
+// where the folder cannot be watched), so that a wait at rest runs no
+// timer. It returns ctx's error when ctx ends first.
 func (s *Store) WaitFor(ctx context.Context, agent string, match func(*Message, Record) bool) (Entry, *Message, error) {
 	changed := watch.NewFolders(rescanEvery, s.InboxDir(agent))
 	defer changed.Close()

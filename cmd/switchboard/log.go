@@ -267,8 +267,8 @@ func (v *logView) line(r mailbox.Record) string {
 }
 
 // followLog calls emit with each batch of records appended after offset,
-// until ctx is done. It wakes on fsnotify events of the log folder, with a
-// slow tick as the safety net for filesystems without inotify.
+// until ctx is done. It wakes on fsnotify events of the log folder; a tick
+// runs only where the folder cannot be watched (no inotify).
 func followLog(ctx context.Context, path string, offset int64, emit func([]mailbox.Record)) error {
 	changed := watch.NewFolders(time.Second, filepath.Dir(path))
 	defer changed.Close()

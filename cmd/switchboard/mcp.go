@@ -10,8 +10,9 @@ import (
 	"switchboard/mcpserver"
 )
 
-// mcpInboxTick is how often the server looks at the inbox when no event
-// came: a safety net for what fsnotify may miss.
+// mcpInboxTick is how often the server looks at the inbox where its folder
+// cannot be watched (no inotify, or not made); a watched inbox wakes it
+// only when it changes.
 const mcpInboxTick = 30 * time.Second
 
 func newMCPCmd(io *streams, g *globals) *cobra.Command {

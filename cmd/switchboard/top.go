@@ -29,8 +29,8 @@ type topOptions struct {
 // consoleFPS bounds how often the console redraws.
 const consoleFPS = 10
 
-// topTick is how often the console looks again when no folder it watches
-// told it of a change.
+// topTick is how often the console looks at a folder it cannot watch (no
+// inotify, or not made yet); watched folders wake it only when they change.
 const topTick = 2 * time.Minute
 
 func newTopCmd(io *streams, g *globals) *cobra.Command {

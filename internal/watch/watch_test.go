@@ -2,6 +2,7 @@ package watch
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -22,13 +23,104 @@ func TestFoldersWakesOnAChange(t *testing.T) {
 	}
 }
 
-func TestFoldersTicksWhereItCannotWatch(t *testing.T) {
-	f := NewFolders(10*time.Millisecond, filepath.Join(t.TempDir(), "missing"))
+// TestFoldersRunNoTimerWhileEveryFolderIsWatched: a process that follows
+// folders inotify watches wakes for their changes alone, however short
+// its tick: a team at rest costs it nothing.
+func TestFoldersRunNoTimerWhileEveryFolderIsWatched(t *testing.T) {
+	f := NewFolders(time.Millisecond, t.TempDir(), t.TempDir())
 	defer f.Close()
+	if f.ticking() {
+		t.Error("a timer runs, though every folder is watched")
+	}
+}
+
+// TestFoldersTicksWhereItCannotWatch: a folder not made yet is looked at
+// every tick, and once it is made it is watched, and the timer stops.
+func TestFoldersTicksWhereItCannotWatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "missing")
+	f := NewFolders(10*time.Millisecond, dir)
+	defer f.Close()
+	if !f.ticking() {
+		t.Fatal("no timer for a folder that cannot be watched")
+	}
 	select {
 	case <-f.C:
 	case <-time.After(5 * time.Second):
 		t.Fatal("no tick for a folder that cannot be watched")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !Until(context.Background(), 5*time.Millisecond, 5*time.Second, func() bool { return !f.ticking() }) {
+		t.Fatal("the folder made is not watched: the timer still runs")
+	}
+	wakesOnAFileIn(t, f, dir)
+}
+
+// TestAFolderRemovedIsWatchedAgainWhenItIsBack: inotify drops the watch of
+// a folder removed; the tick looks for it until it is made again, then
+// its changes wake the reader again and the timer stops.
+func TestAFolderRemovedIsWatchedAgainWhenItIsBack(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "inbox")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	f := NewFolders(10*time.Millisecond, dir)
+	defer f.Close()
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if !Until(context.Background(), 5*time.Millisecond, 5*time.Second, f.ticking) {
+		t.Fatal("the folder removed is not looked for: no timer runs")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if !Until(context.Background(), 5*time.Millisecond, 5*time.Second, func() bool { return !f.ticking() }) {
+		t.Fatal("the folder made again is not watched: the timer still runs")
+	}
+	wakesOnAFileIn(t, f, dir)
+}
+
+// wakesOnAFileIn makes a file in dir, once every wake-up waiting was
+// taken, and fails unless f wakes for it.
+func wakesOnAFileIn(t *testing.T, f *Folders, dir string) {
+	t.Helper()
+	select {
+	case <-f.C:
+	default:
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-f.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up within 5s of a file made in the folder")
+	}
+}
+
+func TestAwaitLooksAgainAfterEachChange(t *testing.T) {
+	dir := t.TempDir()
+	looks := 0
+	held := Await(context.Background(), time.Hour, []string{dir}, func() bool {
+		looks++
+		if looks < 3 {
+			// The change is made after the folder is watched: it wakes the next look.
+			if err := os.WriteFile(filepath.Join(dir, fmt.Sprint(looks)), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return false
+		}
+		return true
+	})
+	if !held || looks != 3 {
+		t.Errorf("Await held %v after %d looks; want it held at the third, each after a change", held, looks)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if Await(ctx, time.Hour, []string{dir}, func() bool { return false }) {
+		t.Error("Await held after ctx ended, for a condition that never holds")
 	}
 }
 
