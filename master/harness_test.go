@@ -55,6 +55,13 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// forget drops what was written so far, and the memory it took.
+func (b *syncBuffer) forget() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = bytes.Buffer{}
+}
+
 type harness struct {
 	t     *testing.T
 	root  string

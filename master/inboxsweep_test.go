@@ -79,3 +79,49 @@ func TestASweepReadsAMegabyteAPass(t *testing.T) {
 		t.Errorf("a pass took %d files of 100 KB; want about a megabyte of them", got)
 	}
 }
+
+// The master remembers the inbox files it checked for the sweep of unread
+// files; a message read is forgotten once its file in read/ is checked, so
+// that what it remembers is bounded by the mail unread, not by the mail
+// ever read.
+func TestAReadMessageIsNotRemembered(t *testing.T) {
+	h := newHarness(t)
+	m := New(h.root, Options{Log: io.Discard})
+	m.watched = map[string]bool{"reviewer_agent": true}
+	if err := h.store.Ensure("reviewer_agent"); err != nil {
+		t.Fatal(err)
+	}
+	log, err := mailbox.OpenLogWriter(h.store.LogPath(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer log.Close()
+	msg := &mailbox.Message{ID: mailbox.NewID(), From: "developer_agent", To: []string{"reviewer_agent"}, Title: "read at once"}
+	msg.Normalize(time.Now())
+	rec, err := log.Append(mailbox.Record{Time: time.Now().UTC(), Status: mailbox.StatusDelivered, Delivered: []string{"reviewer_agent"}, Hash: mailbox.Fingerprint(msg), Message: msg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy := *msg
+	copy.Seq, copy.DeliveredAt = rec.Seq, rec.Time
+	if _, err := h.store.Deliver("reviewer_agent", &copy); err != nil {
+		t.Fatal(err)
+	}
+	name := mailbox.FileName(copy.DeliveredAt, copy.Priority, copy.ID)
+	m.checkInboxes(map[string][]arrival{"reviewer_agent": {{path: h.store.UnreadPath("reviewer_agent", name)}}})
+	if len(m.known) != 1 {
+		t.Fatalf("after the check of an unread message the master remembers %d files; want it", len(m.known))
+	}
+	info, _ := mailbox.ParseFileName(name)
+	read, err := h.store.MarkRead("reviewer_agent", mailbox.Entry{FileInfo: info, Path: h.store.UnreadPath("reviewer_agent", name)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.checkInboxes(map[string][]arrival{"reviewer_agent": {{path: read.Path}}})
+	if len(m.known) != 0 {
+		t.Errorf("after the message was read the master remembers %d files; want none: one a message read grows with the mail", len(m.known))
+	}
+	if exists(h.store.PlantedPath()) {
+		t.Error("the message the master delivered was reported as planted")
+	}
+}

@@ -92,6 +92,21 @@ func (m *Master) noteKnown(key uint64, id fileID) {
 	m.known[key] = id
 }
 
+// noteChecked remembers a file of agent's inbox as checked, as it is now,
+// for the sweep of unread files to pass over. A file in read/ is
+// forgotten instead: no sweep lists it, and it gets no further events
+// unless it changes, which has it checked whatever the master remembers.
+// What the master remembers is then bounded by the unread mail, not by
+// the messages read since the last sweep.
+func (m *Master) noteChecked(agent, path string, fi os.FileInfo) {
+	key := knownKey(agent, filepath.Base(path))
+	if filepath.Dir(path) == m.store.ReadDir(agent) {
+		delete(m.known, key)
+		return
+	}
+	m.noteKnown(key, idOf(fi))
+}
+
 // stillKnown reports whether fi is the file the master checked under key
 // (found vouched for, or reported), unchanged. A move to read/ changes the
 // inode's change time too, so a read message is checked once more there.
@@ -163,13 +178,13 @@ func (m *Master) checkInboxes(arrived map[string][]arrival) {
 				continue
 			}
 			if err == nil && v.Vouches(agent, name, msg) {
-				m.noteKnown(knownKey(agent, name), idOf(fi))
+				m.noteChecked(agent, path, fi)
 				continue
 			}
 			found = append(found, planted{path: path, msg: msg, at: fi.ModTime()})
 			// Reported once: the check of every inbox every 30 s passes
 			// over it until it changes.
-			m.noteKnown(knownKey(agent, name), idOf(fi))
+			m.noteChecked(agent, path, fi)
 		}
 		if len(found) > 0 {
 			m.reportPlanted(agent, found)

@@ -102,6 +102,7 @@ type view struct {
 	quietSince time.Time // since when it has looked so
 	firstLook  time.Time // when its screen was first looked at
 	pending    []announcement
+	pruneAt    int // the length of pending at which it is pruned next
 	typing     bool
 	border     string
 	// borderStyle is the style last set on the pane's border lines.
@@ -170,8 +171,37 @@ func (p *Panes) announce(agent string, a announcement) {
 	p.mu.Lock()
 	v := p.viewOf(agent)
 	v.pending = append(v.pending, a)
+	prune := len(v.pending) >= max(v.pruneAt, minPrune)
 	p.mu.Unlock()
+	if prune {
+		p.prunePending(agent, v)
+	}
 	p.Wake()
+}
+
+// minPrune is the least number of pending announcements of an agent at
+// which those of messages read meanwhile are dropped.
+const minPrune = 64
+
+// prunePending drops the announcements of messages the agent has read,
+// which stillUnread would drop before typing anyway: an agent that is
+// never idle, or a master with no team in tmux, would otherwise keep one
+// for every message it ever received. The files are looked at without the
+// lock; the list is replaced only when no one changed it meanwhile (a
+// typist took it, the session was replaced, another came). The next prune
+// waits for the list to double, so that each announcement is looked at a
+// bounded number of times on average.
+func (p *Panes) prunePending(agent string, v *view) {
+	p.mu.Lock()
+	items := v.pending
+	p.mu.Unlock()
+	kept := p.stillUnread(agent, items)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.views[agent] != v || len(v.pending) != len(items) || len(items) == 0 || &v.pending[0] != &items[0] {
+		return
+	}
+	v.pending, v.pruneAt = kept, 2*len(kept)
 }
 
 // Wake makes the panes' loop look again now, not at its next tick.

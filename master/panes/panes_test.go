@@ -331,3 +331,30 @@ func TestPlantedMailIsNeverAnnounced(t *testing.T) {
 		t.Errorf("the pane was typed %q; want the real message alone", got)
 	}
 }
+
+func TestABusyAgentKeepsNoNoticeOfMailItRead(t *testing.T) {
+	r := newPaneRig(t)
+	r.state("developer_agent", mailbox.StateBusy)
+	for seq := int64(1); seq <= 1000; seq++ {
+		a := r.deliver("developer_agent", "Read as it came", seq)
+		info, _ := mailbox.ParseFileName(a.file)
+		if _, err := r.ws.Store.MarkRead("developer_agent", mailbox.Entry{FileInfo: info, Path: r.ws.Store.UnreadPath("developer_agent", a.file)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	unread := r.deliver("developer_agent", "Still unread", 1001)
+	r.panes.mu.Lock()
+	pending := len(r.panes.views["developer_agent"].pending)
+	r.panes.mu.Unlock()
+	if pending > 2*minPrune {
+		t.Errorf("%d notices wait for a busy agent that has read all but one of 1001 messages; want at most %d: one kept for every message ever received grows without end", pending, 2*minPrune)
+	}
+	r.look()
+	r.look()
+	r.state("developer_agent", mailbox.StateIdle)
+	r.look()
+	want := "[FROM: Reviewer Agent] Still unread (switchboard read " + unread.id + ")"
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+		t.Errorf("the agent, idle at last, got %q; want %q alone", got, want)
+	}
+}
