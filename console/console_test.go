@@ -111,14 +111,19 @@ func console(t *testing.T, width, height int, snaps ...*Snapshot) (*Model, *fake
 		Act:  acts,
 		Ring: func(text string) { rings = append(rings, text) },
 	})
+	m.tick = stoppedClock
 	m.Update(tea.WindowSizeMsg{Width: width, Height: height})
 	run(m, m.read())
 	return m, acts, &rings
 }
 
-// run runs a command's message through the console, and the commands that
-// follow from it, as the program would.
-func run(m *Model, cmd tea.Cmd) {
+// stoppedClock gives the console no tick: its frames keep the time of the
+// snapshot taken, as the golden frames have it.
+func stoppedClock(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+
+// run runs a command's message through the console (or the screen it is
+// drawn on), and the commands that follow from it, as the program would.
+func run(m tea.Model, cmd tea.Cmd) {
 	for cmd != nil {
 		msg := cmd()
 		if msg == nil {
@@ -288,11 +293,12 @@ func BenchmarkFrameOf100Agents(b *testing.B) {
 		s.Log = append(s.Log, record(int64(6+i), "developer_agent", []string{"tester_agent"}, fmt.Sprintf("message %d", i), mailbox.TypeNotification, time.Duration(i)*time.Second))
 	}
 	m := New(Config{Read: func(context.Context) (*Snapshot, error) { return s, nil }})
+	m.tick = stoppedClock
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	run(m, m.read())
 	b.ResetTimer()
 	for b.Loop() {
-		_ = m.View()
+		m.redraw()
 	}
 }
 

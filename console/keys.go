@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
@@ -254,6 +255,9 @@ func (m *Model) answer(key string) tea.Cmd {
 func (m *Model) ask(label string, do func(text string) error) {
 	in := textinput.New()
 	in.CharLimit = mailbox.MaxTitleLength
+	// A cursor that blinks is a timer that wakes the console twice a
+	// second for as long as the prompt is open.
+	in.Cursor.SetMode(cursor.CursorStatic)
 	in.Focus()
 	m.prompt = &prompt{label: label, input: in, then: func(text string) tea.Cmd {
 		return func() tea.Msg {

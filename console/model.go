@@ -70,8 +70,25 @@ type Model struct {
 	// person is asked to confirm it; keys wait meanwhile.
 	checking string
 	said     string    // what the last action did
-	lastRead time.Time // when the last look for a change was taken, or is due
+	lastRead time.Time // when the last look for a change was taken
+	lookDue  bool      // a look is due, after lookGap: it sees every change till then
+
+	// The frame the last Update drew, and its clock: the time its ages
+	// are told against, the last snapshot's or the last tick's; ticking
+	// is a tick due. tick makes the clock's ticks and the delayed looks
+	// (tea.Tick; a test's fake clock).
+	view    string
+	drawn   bool
+	now     time.Time
+	clock   clockFace
+	ticking bool
+	tick    func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 }
+
+// clockTick is how often the frame is drawn again while it shows an age
+// under a minute: ages are told in seconds until then, and as clock times
+// after, so that a console at rest runs no timer.
+const clockTick = time.Second
 
 // lookGap is the least time between two looks for changes: a team busy
 // with mail changes many times a second.
@@ -85,7 +102,9 @@ type prompt struct {
 }
 
 // New returns the console configured by cfg.
-func New(cfg Config) *Model { return &Model{cfg: cfg, width: 120, height: 40, logAt: -1} }
+func New(cfg Config) *Model {
+	return &Model{cfg: cfg, width: 120, height: 40, logAt: -1, tick: tea.Tick}
+}
 
 // The console's messages.
 type (
@@ -94,6 +113,8 @@ type (
 		err  error
 	}
 	changedMsg struct{}
+	lookMsg    struct{}  // the look due after a change is
+	clockMsg   time.Time // the clock ticked: the ages shown are a second older
 	doneMsg    struct {
 		said string
 		err  error
@@ -107,6 +128,12 @@ type (
 
 // Init takes the first snapshot and waits for changes.
 func (m *Model) Init() tea.Cmd { return tea.Batch(m.read(), m.waitForChange()) }
+
+// look reads the team after a change.
+func (m *Model) look() tea.Cmd {
+	m.lastRead = time.Now()
+	return m.read()
+}
 
 func (m *Model) read() tea.Cmd {
 	return func() tea.Msg {
@@ -127,8 +154,20 @@ func (m *Model) waitForChange() tea.Cmd {
 	}
 }
 
-// Update takes a message: a snapshot, a change, a key, a window's size.
+// Update takes a message (a snapshot, a change, a key, a window's size, a
+// tick of the clock) and draws the frame again; while the frame shows an
+// age under a minute, the clock ticks.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.redraw()
+	if m.clock.young && !m.ticking {
+		m.ticking = true
+		cmd = tea.Batch(cmd, m.tick(clockTick, func(t time.Time) tea.Msg { return clockMsg(t) }))
+	}
+	return m, cmd
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -136,27 +175,39 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.detail.Width, m.detail.Height = msg.Width, msg.Height-2
 		}
 	case snapshotMsg:
-		return m, m.take(msg)
+		return m.take(msg)
 	case changedMsg:
-		// Changes that come faster than lookGap are looked at together.
-		wait := time.Until(m.lastRead.Add(lookGap))
-		m.lastRead = time.Now().Add(max(wait, 0))
-		if wait <= 0 {
-			return m, tea.Batch(m.read(), m.waitForChange())
+		// Changes that come faster than lookGap are looked at together,
+		// by one look: a team coming up changes hundreds of files at once.
+		next := m.waitForChange()
+		if m.lookDue {
+			return next // the look due sees this change too
 		}
-		return m, tea.Batch(tea.Tick(wait, func(time.Time) tea.Msg { return m.read()() }), m.waitForChange())
+		if wait := time.Until(m.lastRead.Add(lookGap)); wait > 0 {
+			m.lookDue = true
+			return tea.Batch(m.tick(wait, func(time.Time) tea.Msg { return lookMsg{} }), next)
+		}
+		return tea.Batch(m.look(), next)
+	case lookMsg:
+		m.lookDue = false
+		return m.look()
 	case doneMsg:
 		m.said = msg.said
 		if msg.err != nil {
 			m.said = "refused: " + msg.err.Error()
 		}
-		return m, m.read()
+		return m.read()
+	case clockMsg:
+		m.ticking = false
+		if t := time.Time(msg); t.After(m.now) {
+			m.now = t
+		}
 	case closeCheckedMsg:
 		m.closeChecked(msg)
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // take shows a new snapshot, and rings for each agent that came to need
@@ -180,6 +231,7 @@ func (m *Model) take(msg snapshotMsg) tea.Cmd {
 		}
 	}
 	m.snap = msg.snap
+	m.now = msg.snap.At
 	m.agent.follow(agentKeys(m.snap))
 	m.request.follow(requestKeys(m.snap))
 	if m.logAt < 0 || m.logAt >= len(m.logShown())-2 {

@@ -61,19 +61,19 @@ var zone = time.Local
 type column struct {
 	head  string
 	width int
-	cell  func(a Agent, now time.Time) string
+	cell  func(a Agent, c *clockFace) string
 }
 
 // agentColumns are the columns after the agent's name and state, in the
 // order they are dropped last: a narrow terminal hides the last first.
 var agentColumns = []column{
-	{"NEW", 4, func(a Agent, _ time.Time) string { return count(a.Unread) }},
-	{"URG", 4, func(a Agent, _ time.Time) string { return count(a.Urgent) }},
-	{treeHead, 12, func(a Agent, _ time.Time) string { return treeCell(a) }},
-	{"TASK", 28, func(a Agent, _ time.Time) string { return a.Task }},
-	{"LAST IN", 30, func(a Agent, now time.Time) string { return lineOf(a.LastIn, now) }},
-	{"LAST OUT", 30, func(a Agent, now time.Time) string { return lineOf(a.LastOut, now) }},
-	{"LOCKS", 16, func(a Agent, _ time.Time) string { return strings.Join(a.Locks, ",") }},
+	{"NEW", 4, func(a Agent, _ *clockFace) string { return count(a.Unread) }},
+	{"URG", 4, func(a Agent, _ *clockFace) string { return count(a.Urgent) }},
+	{treeHead, 12, func(a Agent, _ *clockFace) string { return treeCell(a) }},
+	{"TASK", 28, func(a Agent, _ *clockFace) string { return a.Task }},
+	{"LAST IN", 30, func(a Agent, c *clockFace) string { return lineOf(a.LastIn, c) }},
+	{"LAST OUT", 30, func(a Agent, c *clockFace) string { return lineOf(a.LastOut, c) }},
+	{"LOCKS", 16, func(a Agent, _ *clockFace) string { return strings.Join(a.Locks, ",") }},
 }
 
 // treeHead heads the column of the agents' worktrees, shown only when an
@@ -103,25 +103,36 @@ func count(n int) string {
 	return fmt.Sprint(n)
 }
 
-// lineOf is a message in a cell: "#12 title (from) 3m".
-func lineOf(l *Line, now time.Time) string {
+// lineOf is a message in a cell: when, and its title.
+func lineOf(l *Line, c *clockFace) string {
 	if l == nil {
 		return ""
 	}
-	return fmt.Sprintf("%s %s", age(now.Sub(l.Time)), l.Title)
+	return c.when(l.Time) + " " + l.Title
 }
 
-// age is a duration in its largest unit: 4s, 3m, 2h, 5d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
+// clockFace is what the times of a frame are told against: the time now,
+// and whether the frame shows an age under a minute.
+type clockFace struct {
+	now   time.Time
+	young bool
+}
+
+// when tells a time in a cell: its age while under a minute ("42s"),
+// which the console's clock keeps true by drawing again each second; after
+// that its clock time ("14:03"), or its day ("Nov 24") before today, which
+// stay true with no clock: a console at rest draws nothing.
+func (c *clockFace) when(t time.Time) string {
+	d := c.now.Sub(t)
+	if d < time.Minute {
+		c.young = true
 		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
 	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
+	local, today := t.In(zone), c.now.In(zone)
+	if y, m, d := local.Date(); y == today.Year() && m == today.Month() && d == today.Day() {
+		return local.Format("15:04")
+	}
+	return local.Format("Jan 2")
 }
 
 // fit cuts s to width cells, with … when cut, and pads it to width.
@@ -180,7 +191,7 @@ func marked(row string, atCursor, focused bool) string {
 // heading, the chosen agent's row marked and in view (or, when it left,
 // where it stood, and a line that says it left); the rows left out are
 // counted.
-func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool) []string {
+func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool, clock *clockFace) []string {
 	cols, hidden := shownColumns(s, width)
 	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
 	for _, c := range cols {
@@ -210,7 +221,7 @@ func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool) []s
 		}
 		row := fit(name+symbol+" "+a.Name, nameWidth) + " " + style.Render(fit(word, stateWidth))
 		for _, c := range cols {
-			row += " " + fit(c.cell(a, s.At), c.width)
+			row += " " + fit(c.cell(a, clock), c.width)
 		}
 		lines = append(lines, marked(row, i == chosen.cursor(), focused))
 	}
@@ -226,7 +237,7 @@ func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool) []s
 // renderRequests draws the questions that wait for an answer, the chosen
 // one marked, or a line that says it no longer waits; each with the keys
 // that answer it, or, plain, with who it waits on.
-func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool) []string {
+func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool, clock *clockFace) []string {
 	lines := []string{styleHeader.Render(fmt.Sprintf("  QUESTIONS WAITING (%d)", len(s.Requests)))}
 	for i, r := range s.Requests {
 		who := fmt.Sprintf("#%d %s → %s", r.Seq, r.From, strings.Join(r.To, ", "))
@@ -237,7 +248,7 @@ func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool) 
 		if plain || !r.ForOperator() {
 			how = "waits on " + strings.Join(r.To, ", ")
 		}
-		row := fit(fmt.Sprintf("%s %s: %s", age(s.At.Sub(r.Time)), who, r.Title), max(20, width-lipgloss.Width(how)-5)) + "  " + styleQuiet.Render(how)
+		row := fit(fmt.Sprintf("%s %s: %s", clock.when(r.Time), who, r.Title), max(20, width-lipgloss.Width(how)-5)) + "  " + styleQuiet.Render(how)
 		lines = append(lines, marked(row, i == chosen.cursor(), focused))
 	}
 	if chosen.gone {
@@ -288,24 +299,37 @@ func (m *Model) Frame(ctx context.Context, width int) (string, error) {
 	if width <= 0 {
 		m.width = tableWidth(s)
 	}
-	lines := m.draw(true)
+	lines := m.draw(true, &clockFace{now: s.At})
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
 	return strings.Join(lines, "\n"), nil
 }
 
-// View draws the console.
+// View is the console's frame, as the last Update drew it.
 func (m *Model) View() string {
-	if m.detail != nil {
-		return m.detail.View() + "\n" + styleQuiet.Render("↑↓ scroll · esc back")
+	if !m.drawn {
+		m.redraw()
 	}
-	return strings.Join(m.draw(false), "\n")
+	return m.view
 }
 
-// draw draws the console's lines: in the window, with the cursors, the
-// line of what was said and the keys' help; or plain, for Frame.
-func (m *Model) draw(plain bool) []string {
+// redraw draws the frame, and notes whether it shows an age under a
+// minute, which the clock keeps true.
+func (m *Model) redraw() {
+	m.clock = clockFace{now: m.now}
+	if m.detail != nil {
+		m.view = m.detail.View() + "\n" + styleQuiet.Render("↑↓ scroll · esc back")
+	} else {
+		m.view = strings.Join(m.draw(false, &m.clock), "\n")
+	}
+	m.drawn = true
+}
+
+// draw draws the console's lines, their times told against clock: in the
+// window, with the cursors, the line of what was said and the keys' help;
+// or plain, for Frame.
+func (m *Model) draw(plain bool, clock *clockFace) []string {
 	var lines []string
 	head := "switchboard"
 	if s := m.snap; s != nil {
@@ -339,7 +363,7 @@ func (m *Model) draw(plain bool) []string {
 	}
 	var requests []string
 	if len(m.snap.Requests) > 0 {
-		requests = append([]string{""}, renderRequests(m.snap, request, m.width, m.focus == panelRequests, plain)...)
+		requests = append([]string{""}, renderRequests(m.snap, request, m.width, m.focus == panelRequests, plain, clock)...)
 	}
 	// The agents take what the window has left after the other panels
 	// and at least logRows lines of log: a large team scrolls. A frame
@@ -349,7 +373,7 @@ func (m *Model) draw(plain bool) []string {
 	if plain {
 		agentRows = len(m.snap.Agents)
 	}
-	lines = append(lines, renderAgents(m.snap, agent, m.width, max(3, agentRows), m.focus == panelAgents)...)
+	lines = append(lines, renderAgents(m.snap, agent, m.width, max(3, agentRows), m.focus == panelAgents, clock)...)
 	lines = append(lines, requests...)
 	filter := ""
 	if m.blockedOnly {

@@ -26,9 +26,6 @@ type topOptions struct {
 	width    int
 }
 
-// consoleFPS bounds how often the console redraws.
-const consoleFPS = 10
-
 // topTick is how often the console looks at a folder it cannot watch (no
 // inotify, or not made yet); watched folders wake it only when they change.
 const topTick = 2 * time.Minute
@@ -106,12 +103,13 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 	if g.json {
 		return usageError("--json goes with --once: `switchboard top --once --json` prints the team as the console sees it")
 	}
-	if !io.terminal {
+	in, inFile := io.in.(*os.File)
+	out, outFile := io.out.(*os.File)
+	if !io.terminal || !inFile || !outFile || !isTerminal(out) {
 		return usageError("top needs a terminal; for a script, `switchboard top --once` prints one frame, and `switchboard agents --json` the team")
 	}
-	// A console draws when the team changes, not an animation: a few
-	// frames a second at most keep it asleep at rest.
-	_, err = tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithOutput(io.out), tea.WithFPS(consoleFPS)).Run()
+	// The console draws when what it shows changed, and at rest not at all.
+	err = console.Run(ctx, m, in, out)
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
