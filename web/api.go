@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"switchboard/desk"
 	"switchboard/mailbox"
@@ -78,9 +77,10 @@ func (s *Server) rules(w http.ResponseWriter, r *http.Request) {
 }
 
 // events is a stream of server-sent events: "change" each time the team
-// may have changed, and a comment every 25 s that keeps it open. The page
-// reads it with fetch, which sends the token in a header as EventSource
-// cannot.
+// may have changed, and nothing else: a team at rest wakes neither the
+// server nor the page (a page whose stream a quiet connection's end broke
+// opens another). The page reads it with fetch, which sends the token in
+// a header as EventSource cannot.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	flusher, ok := w.(http.Flusher)
 	if !ok {
@@ -97,20 +97,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		delete(s.waiting, changed)
 		s.mu.Unlock()
 	}()
-	fmt.Fprint(w, "event: change\ndata: {}\n\n")
-	flusher.Flush()
-	keep := time.NewTicker(25 * time.Second)
-	defer keep.Stop()
 	for {
+		fmt.Fprint(w, "event: change\ndata: {}\n\n")
+		flusher.Flush()
 		select {
 		case <-r.Context().Done():
 			return
 		case <-changed:
-			fmt.Fprint(w, "event: change\ndata: {}\n\n")
-		case <-keep.C:
-			fmt.Fprint(w, ": still here\n\n")
 		}
-		flusher.Flush()
 	}
 }
 

@@ -344,3 +344,32 @@ func TestThePageKeepsToA1400PixelWindow(t *testing.T) {
 		t.Errorf("the page is %d pixels wide in a window of %d; want no wider than the window", width[0], width[1])
 	}
 }
+
+// TestThePageTellsAnAgeUntilAMinuteThenTheTime: a message 58 s old shows
+// its age, which the page draws anew each second without asking the
+// server; once a minute old it shows its time, and the page's clock stops.
+func TestThePageTellsAnAgeUntilAMinuteThenTheTime(t *testing.T) {
+	now := time.Now()
+	snap := twoAgents(now)
+	sent := now.Add(-58 * time.Second)
+	snap.Agents[0].LastIn = &console.Line{Seq: 1, Who: "operator", Title: "Rebase on main", Time: sent}
+	o := open(t, snap)
+	if err := browser.Shows(o.tab, "#agents", "s Rebase on main", 5*time.Second); err != nil {
+		t.Fatalf("the message's age: %v", err)
+	}
+	if err := browser.Shows(o.tab, "#agents", sent.Format("15:04")+" Rebase on main", 10*time.Second); err != nil {
+		t.Fatalf("a minute on, the message's time: %v", err)
+	}
+	if !evaluate[bool](t, o.tab, "ticking === null && !young") {
+		t.Error("the page's clock still runs with every age over a minute")
+	}
+	asked := 0
+	for _, r := range o.served.requests() {
+		if strings.HasPrefix(r, "GET /api/snapshot") {
+			asked++
+		}
+	}
+	if asked != 1 {
+		t.Errorf("the page read the team %d times; want once: its clock draws the same snapshot again", asked)
+	}
+}

@@ -47,12 +47,23 @@ function el(tag, text, cls) {
   return e;
 }
 
-function age(t, now) {
-  const s = Math.max(0, (now - new Date(t)) / 1000);
-  if (s < 60) return Math.floor(s) + "s";
-  if (s < 3600) return Math.floor(s / 60) + "m";
-  if (s < 172800) return Math.floor(s / 3600) + "h";
-  return Math.floor(s / 86400) + "d";
+// young is set by when while the page draws an age under a minute: the
+// page's clock then draws it again a second later, and only then.
+let young = false;
+
+// when tells a time as the console does: its age while under a minute
+// ("42s"), drawn anew each second; after that its clock time ("14:03"), or
+// its day ("Nov 24") before today, which stay true with no timer: a page
+// at rest runs none.
+function when(t, now) {
+  const d = new Date(t), s = (now - d) / 1000;
+  if (s < 60) {
+    young = true;
+    return Math.max(0, Math.floor(s)) + "s";
+  }
+  const two = (n) => String(n).padStart(2, "0");
+  if (d.toDateString() === now.toDateString()) return `${two(d.getHours())}:${two(d.getMinutes())}`;
+  return d.toLocaleDateString("en-US", { month: "short", day: "numeric" });
 }
 
 function stateOf(a) {
@@ -162,7 +173,9 @@ function answerButton(q) {
 }
 
 function draw(s) {
-  const now = new Date(s.at);
+  // The snapshot's time, and as long again as it has been shown.
+  const now = new Date(Date.parse(s.at) + (performance.now() - s.came));
+  young = false;
   // A panel is drawn again only when what it shows changed: a button
   // under the pointer stays where it is while the rest of the team moves.
   const changed = (key, value) => {
@@ -172,10 +185,12 @@ function draw(s) {
     return true;
   };
   const agents = s.agents || [];
+  // The times as they read now: a table whose ages changed is drawn again.
+  const times = agents.map((a) => [a.last_in && when(a.last_in.time, now), a.last_out && when(a.last_out.time, now)]);
   $("summary").textContent = `${agents.length} agents · ${agents.filter(needsYou).length} need you · status ${s.status || "-"}` + (s.phase ? ` · phase ${s.phase}` : "");
   const body = $("agents").tBodies[0];
-  if (changed("agents", agents)) body.replaceChildren();
-  for (const a of body.childElementCount ? [] : agents) {
+  if (changed("agents", [agents, times])) body.replaceChildren();
+  for (const [i, a] of (body.childElementCount ? [] : agents).entries()) {
     const [word, cls] = stateOf(a);
     const tr = el("tr", undefined, needsYou(a) ? "needs" : "");
     tr.dataset.agent = a.name;
@@ -189,8 +204,8 @@ function draw(s) {
     tr.append(name);
     tr.append(el("td", word, "state-" + cls));
     tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), titled(a.task || ""));
-    tr.append(titled(a.last_in ? age(a.last_in.time, now) + " " + a.last_in.title : ""));
-    tr.append(titled(a.last_out ? age(a.last_out.time, now) + " " + a.last_out.title : ""));
+    tr.append(titled(a.last_in ? times[i][0] + " " + a.last_in.title : ""));
+    tr.append(titled(a.last_out ? times[i][1] + " " + a.last_out.title : ""));
     const acts = el("td");
     acts.append(
       button("send", () => act("/api/send", {
@@ -215,9 +230,10 @@ function draw(s) {
   const qs = $("questions");
   const requests = s.requests || [];
   $("questions-section").hidden = requests.length === 0;
-  if (changed("questions", requests)) qs.replaceChildren();
-  for (const q of qs.childElementCount ? [] : requests) {
-    const li = el("li", `${age(q.time, now)} #${q.seq} ${q.from} → ${(q.to || []).join(", ")}: ${q.title} `);
+  const asked = requests.map((q) => when(q.time, now));
+  if (changed("questions", [requests, asked])) qs.replaceChildren();
+  for (const [i, q] of (qs.childElementCount ? [] : requests).entries()) {
+    const li = el("li", `${asked[i]} #${q.seq} ${q.from} → ${(q.to || []).join(", ")}: ${q.title} `);
     li.dataset.request = q.id;
     if (!(q.to || []).includes("operator")) {
       li.append(el("em", `waits on ${(q.to || []).join(", ")}`));
@@ -228,9 +244,12 @@ function draw(s) {
     }
     qs.append(li);
   }
+  tick();
   const log = $("log");
+  const records = (s.log || []).slice(-200);
+  if (!changed("log", records)) return;
   log.replaceChildren();
-  for (const r of (s.log || []).slice(-200)) {
+  for (const r of records) {
     const to = (r.delivered || []).concat((r.blocked || []).map((b) => "✗" + b.to));
     const li = el("li", `#${r.seq} ${clock(r.time)} ${r.message.from} → ${to.join(", ")}: ${r.message.title}`, r.status === "blocked" ? "blocked" : "");
     li.addEventListener("click", () => {
@@ -242,13 +261,29 @@ function draw(s) {
   log.lastElementChild?.scrollIntoView({ block: "nearest" });
 }
 
+// shown is the last snapshot drawn, with when it came (performance.now()),
+// which the clock draws again as ages grow; ticking is the clock's timer.
+let shown = null, ticking = null;
+
 async function refresh() {
   const r = await api("/api/snapshot");
   if (!r.ok) {
     if (r.status !== 401) say("cannot read the team: " + (await r.text()));
     return;
   }
-  draw(await r.json());
+  shown = await r.json();
+  shown.came = performance.now();
+  draw(shown);
+}
+
+// tick draws the last snapshot again a second later, while it shows an
+// age under a minute.
+function tick() {
+  if (!young || ticking !== null) return;
+  ticking = setTimeout(() => {
+    ticking = null;
+    draw(shown);
+  }, 1000);
 }
 
 // drawRules draws the rules graph: the agents on a circle, an arrow for
