@@ -33,6 +33,9 @@ type Result struct {
 	Worktree *WorktreeResult `json:"worktree,omitempty"`
 	// Hub is delivery across hosts (RunHub); nil when not run.
 	Hub *HubResult `json:"hub,omitempty"`
+	// Memory is a master's memory while it routes (RunMemory); nil when
+	// not run.
+	Memory *MemoryResult `json:"memory,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

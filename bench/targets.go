@@ -40,6 +40,10 @@ const (
 	TargetHistoryRest     = 0.1                    // percent of one core
 )
 
+// TargetMemoryGrowth bounds how much more resident memory a master holds
+// after routing DefaultMemoryMessages messages than after a fifth of them.
+const TargetMemoryGrowth = 8 << 20 // bytes
+
 // The hooks' targets: the median wall time of the whole process, start-up
 // included, with DefaultHookUnread messages unread. They run before every
 // prompt and after every tool call, and the agent waits for them.
@@ -69,6 +73,8 @@ const (
 	// The hub's rows: HubResult's remote delivery beside the local one.
 	RowHubP50   = "hub_p50"
 	RowHubBurst = "hub_burst"
+	// The memory run's row: MemoryResult.Master's growth.
+	RowMemoryGrowth = "memory_growth"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
 	RowStatusLine      = "status_line"
 	RowHookPromptNew   = "hook_prompt_new"
@@ -99,6 +105,9 @@ func (r *Result) check() {
 	}
 	if r.Hub != nil {
 		r.checkHub()
+	}
+	if r.Memory != nil {
+		r.checkMemory()
 	}
 }
 

@@ -23,6 +23,7 @@ type benchOptions struct {
 	history bench.HistoryConfig
 	tree    bench.WorktreeConfig
 	hub     bench.HubConfig
+	memory  bench.MemoryConfig
 	only    string // a part, or empty for all but those only run when asked for
 	quick   bool
 }
@@ -36,10 +37,11 @@ const (
 	benchHistory = "history"
 	benchTree    = "worktree"
 	benchHub     = "hub"
+	benchMemory  = "memory"
 )
 
 // askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true}
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -47,7 +49,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|history|soak|worktree|hub] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--quick]",
+		Use:   "bench [--only routing|hooks|team|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -130,6 +132,13 @@ each on a workspace of its own; 200 messages one at a time, then a burst of
 1,000, from an agent of the first host to another agent of it and to an agent
 of the second: latency and throughput across the hop beside those on one host.
 
+The memory run only when asked for (--only memory): a master (--no-fsync) routes
+--memory-messages messages of 2 KB among 10 agents, each moved to read/ by its
+recipient as it arrives; the master's resident memory is read at each fifth
+of them, and at the end it may hold at most 8 MiB more than at the first.
+--memory-baseline BIN routes the same through the master of another
+switchboard binary (an older build) afterwards, for figures beside.
+
 Progress goes to standard error; --json prints the numbers for scripts.
 
 File creation, listing and fsync costs vary with the filesystem and with what
@@ -144,6 +153,7 @@ workspace lives.`,
   switchboard bench --only soak --soak-duration 15m   # a long run, with SIGKILLs
   switchboard bench --only worktree     # spawn with a worktree on 10,000 files, about 20 seconds
   switchboard bench --only hub          # delivery across two hosts beside delivery on one, about 30 seconds
+  switchboard bench --only memory       # a master's memory over 200,000 messages routed, a few minutes
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -175,6 +185,8 @@ workspace lives.`,
 	f.IntVar(&opts.history.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
 	f.IntVar(&opts.history.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
 	f.DurationVar(&opts.history.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
+	f.IntVar(&opts.memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
+	f.StringVar(&opts.memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
 	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, history or soak (default: all but history and soak)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
@@ -229,8 +241,10 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--history-records and --history-rest must be positive, --history-agents at least 2, --history-inbox-files 0 or more")
 	case opts.tree.Files < 1:
 		return usageError("--worktree-files must be at least 1")
+	case opts.memory.Messages < 5:
+		return usageError("--memory-messages must be at least 5: the memory is read at each fifth of them")
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, history, soak, worktree or hub, not %q", opts.only)
+		return usageError("--only is routing, hooks, team, history, soak, worktree, hub or memory, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -312,6 +326,15 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		res.AddHub(h)
 	}
+	if parts(benchMemory) {
+		mcfg := opts.memory
+		mcfg.Binary, mcfg.Dir, mcfg.Progress = bin, cfg.Dir, io.errOut
+		m, err := bench.RunMemory(ctx, mcfg)
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddMemory(m)
+	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
 			return err
@@ -339,6 +362,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	}
 	if res.Hub != nil {
 		tables = append(tables, printHubTable)
+	}
+	if res.Memory != nil {
+		tables = append(tables, printMemoryTable)
 	}
 	for i, table := range tables {
 		if i > 0 {
