@@ -2,15 +2,13 @@ package hub
 
 import (
 	"context"
-
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Dial connects host to the team's locks and shared values on the hub for a
 // short look (whether the hub takes the host's credentials, say), without
 // taking the host's place: it claims no agent, reads no rules, takes no
-// mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update
-// and Values work on what it returns; Close it after. A command's errands
+// mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update,
+// Values, Holder and Publish work on what it returns; Close it after. A command's errands
 // do not dial: they go through the host's master, which alone holds its
 // credentials.
 // Of cfg, Dial reads Team, Host and RootCAs.
@@ -25,18 +23,9 @@ func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	}
 	lctx, cancel := c.linked(ctx)
 	defer cancel()
-	for _, b := range []struct {
-		kv  *jetstream.KeyValue
-		cfg jetstream.KeyValueConfig
-	}{
-		{&c.heartbeat, jetstream.KeyValueConfig{Bucket: c.names.heartbeat(), Storage: jetstream.FileStorage, TTL: 3 * cfg.beat}},
-		{&c.locks, jetstream.KeyValueConfig{Bucket: c.names.locks(), Storage: jetstream.FileStorage}},
-		{&c.shared, jetstream.KeyValueConfig{Bucket: c.names.shared(), Storage: jetstream.FileStorage}},
-	} {
-		if *b.kv, err = c.ensureBucket(lctx, b.cfg); err != nil {
-			c.Close()
-			return nil, c.explain(lctx, err, "open bucket "+b.cfg.Bucket)
-		}
+	if err := c.openBuckets(lctx, []string{c.names.heartbeat(), c.names.claims(), c.names.locks(), c.names.shared()}); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return c, nil
 }

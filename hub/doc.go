@@ -4,14 +4,19 @@
 // Join connects one host's master to a hub: one that serves TeamService (the
 // program switchboard-hub runs one, with package hub/embedded), or any NATS
 // server with JetStream. The package links no server: every program of
-// switchboard that talks to a hub links it. A copy of a routed message is published by
-// the sender's master to sb.<team>.mail.<host>.<recipient> with the message
-// id "<id>/<recipient>", so a re-publish after a crash is dropped by the
-// stream's duplicate window. The recipient's master takes its agents' mail
-// with a durable pull consumer named after its host and acknowledges a copy
-// only after its handler stored it; a crash before the ack delivers it again.
-// The stream is a work queue: an acknowledged copy leaves the hub, and a copy
-// for an agent whose host is away waits (up to 30 days). The hub delivers an
+// switchboard that talks to a hub links it. A copy of a routed message is
+// published by the sender's master to
+// sb.<team>.mail.<recipient's host>.<sender's host>.<recipient>, with the
+// message id "<id>/<recipient>", so a re-publish after a crash is dropped by
+// the stream's duplicate window. The recipient's host is the one that holds
+// the recipient (claims.go); a copy for an agent no host holds waits with its
+// sender (ErrNoHolder), and one for an agent that moved to another host
+// after it was sent is refused where it arrives. Each host's master takes
+// the copies addressed to it with a durable pull consumer named after its
+// host and acknowledges a copy only after its handler stored it; a crash
+// before the ack delivers it again. The stream is a work queue: an
+// acknowledged copy leaves the hub, and a copy for a host that is away
+// waits (up to 30 days). The hub delivers an
 // unacknowledged copy again after 5 s; Receive tells it that a copy whose
 // handler is still running is in progress. The duplicate window is 10
 // minutes, and it forgets, across a hub restart, the ids of copies already
@@ -29,26 +34,30 @@
 //
 // # What a host may do
 //
-// The hub makes the team's stream and buckets itself when it starts, and
-// keeps every host's consumer (consumers.go), with a connection of its own
-// inside its process (TeamService.Prepare and Run). A host may:
-//   - publish mail only on sb.<team>.mail.<its name>.>, so the publishing host
-//     of every copy is known for certain from its subject;
+// The hub makes the team's stream and buckets itself when it starts, with a
+// connection of its own inside its process (TeamService.Prepare). A host
+// may:
+//   - publish mail, to any host, only under its own name
+//     (sb.<team>.mail.*.<its name>.>), so the publishing host of every copy
+//     is known for certain from its subject;
 //   - write presence, claims and its heartbeat only under its own keys
 //     (<its name>.<agent>, held.<agent>.<its name>, left.<agent>.<its name>,
 //     <its name>);
 //   - write any key of the team's rules, locks and shared buckets;
 //   - read any key of the team's buckets, and the configuration and state of
 //     the team's streams;
-//   - read, pull from and acknowledge only the durable consumer named after
-//     itself, whose filter the hub sets to the mail of the agents it holds;
+//   - make, read, pull from and acknowledge only the durable consumer named
+//     after itself, with the filter of the copies addressed to it and no
+//     other: the filter is in the subject of the request that makes it,
+//     which the server checks against the request (nats-server 2.9 or
+//     newer);
 //   - subscribe only under its own reply prefix (_INBOX_<its name>), so it
 //     cannot read the replies or pulled mail of another host.
 //
 // A host may not publish under another host's name, write another host's
-// presence, claims or heartbeat, make or change any consumer, make, change,
-// purge or delete any stream, delete messages through the JetStream API,
-// or use any other subject. Each bucket bounds its values (4 KiB; the rules
+// presence, claims or heartbeat, make or change another consumer, make,
+// change, purge or delete any stream, delete messages through the
+// JetStream API, or use any other subject. Each bucket bounds its values (4 KiB; the rules
 // and a shared value 1 MiB).
 //
 // # What a receiving host checks
@@ -79,8 +88,8 @@
 //     up is refused; no host's routing changes, as each routes by its own
 //     file;
 //   - read the team's claims, presence, locks and shared values, and see
-//     which recipients have copies waiting (the stream's subjects), not
-//     their content;
+//     which recipients have copies waiting, and from which hosts (the
+//     stream's subjects), not their content;
 //   - fill the stream and buckets up to the server's limits.
 //
 // It cannot send as an agent another host holds, nor as the person of
@@ -90,8 +99,8 @@
 //
 // # Transport
 //
-// Without TLS, mail and passwords travel in clear text: Server.Warnings says
-// so when the hub listens on a non-loopback address. ServerConfig.TLSCert and
+// Without TLS, mail and passwords travel in clear text: an embedded hub says
+// so when the hub listens on a non-loopback address. Its Config.TLSCert and
 // TLSKey make the hub speak TLS only; JoinConfig.RootCAs names the authority
 // of a certificate the system does not trust.
 //

@@ -66,9 +66,6 @@ type Conn struct {
 	beat    time.Duration
 	ackWait time.Duration
 	trouble func(error)
-	// managed is set when the hub keeps this host's consumer: the host may
-	// then neither make nor change it.
-	managed bool
 	// stalled is set while this host cannot take its mail; its heartbeat
 	// lapses meanwhile.
 	stalled atomic.Bool
@@ -253,7 +250,10 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 			return c.explain(ctx, err, "announce agent "+a)
 		}
 	}
-	return c.takeMailOf(ctx, cfg.Agents)
+	if err := c.makeConsumer(ctx); err != nil {
+		return c.explain(ctx, err, "make the mail consumer")
+	}
+	return nil
 }
 
 // openBuckets opens the named buckets of the team (making those missing,
@@ -277,20 +277,16 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 }
 
 // ensureStream opens the mail stream, making it where it is missing and the
-// server lets this host, and learns whether the hub keeps the consumers.
+// server lets this host.
 func (c *Conn) ensureStream(ctx context.Context) error {
-	s, err := c.js.Stream(ctx, c.names.stream())
+	_, err := c.js.Stream(ctx, c.names.stream())
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		s, err = c.js.CreateStream(ctx, c.names.mailStreamConfig())
+		_, err = c.js.CreateStream(ctx, c.names.mailStreamConfig())
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			s, err = c.js.Stream(ctx, c.names.stream())
+			_, err = c.js.Stream(ctx, c.names.stream())
 		}
 	}
-	if err != nil {
-		return err
-	}
-	c.managed = s.CachedInfo().Config.Metadata[managedKey] == managedByHub
-	return nil
+	return err
 }
 
 func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {

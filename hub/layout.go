@@ -11,17 +11,9 @@ import (
 // switchboard hub runs by making those that are missing, when that server
 // lets it.
 
-// managedKey, in the mail stream's metadata, says that the hub keeps every
-// host's consumer (consumers.go): a host then waits for its own instead of
-// making it.
-const managedKey = "switchboard-consumers"
-
-// managedByHub is managedKey's value on a stream the hub made.
-const managedByHub = "hub"
-
 // mailStreamConfig is the team's mail stream: a work queue, so that a copy
-// leaves the hub when its recipient's host acknowledged it and no two
-// consumers take the same agent's mail.
+// leaves the hub when its recipient's host acknowledged it, and no two
+// consumers take the same host's mail.
 func (n names) mailStreamConfig() jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:       n.stream(),

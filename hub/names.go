@@ -25,28 +25,30 @@ type names struct{ team string }
 
 func (n names) stream() string { return "SB_" + n.team }
 
-// mail is the subject of one copy: the publishing host is part of it, and
-// the server lets a host publish only under its own name.
-func (n names) mail(host, to string) string {
-	return "sb." + n.team + ".mail." + host + "." + to
+// mail is the subject of one copy: the recipient's host, whose consumer
+// alone takes it; the publishing host, under whose name alone the server
+// lets it publish; the recipient.
+func (n names) mail(toHost, fromHost, to string) string {
+	return "sb." + n.team + ".mail." + toHost + "." + fromHost + "." + to
 }
 
 func (n names) mailAll() string { return "sb." + n.team + ".mail.>" }
 
-// mailTo is the consumer filter for one agent, whichever host sent the copy.
-func (n names) mailTo(agent string) string { return "sb." + n.team + ".mail.*." + agent }
+// mailFor is the filter of host's consumer: the copies addressed to it.
+func (n names) mailFor(host string) string { return "sb." + n.team + ".mail." + host + ".>" }
 
-// parseMail returns the publishing host and the recipient of a mail subject.
-func (n names) parseMail(subject string) (host, to string, ok bool) {
+// parseMail returns the host a mail subject addresses, the publishing host
+// and the recipient.
+func (n names) parseMail(subject string) (toHost, fromHost, to string, ok bool) {
 	rest, found := strings.CutPrefix(subject, "sb."+n.team+".mail.")
 	if !found {
-		return "", "", false
+		return "", "", "", false
 	}
-	host, to, found = strings.Cut(rest, ".")
-	if !found || !validName(host) || !validName(to) {
-		return "", "", false
+	parts := strings.Split(rest, ".")
+	if len(parts) != 3 || !validName(parts[0]) || !validName(parts[1]) || !validName(parts[2]) {
+		return "", "", "", false
 	}
-	return host, to, true
+	return parts[0], parts[1], parts[2], true
 }
 
 // The buckets of a team. Presence keys are "<host>.<agent>"; heartbeat keys

@@ -63,10 +63,10 @@ func TestHostCannotPublishAsAnotherHost(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	if _, err := r.js.Publish(ctx, "sb.main.mail.b.bob", []byte("forged")); err == nil {
+	if _, err := r.js.Publish(ctx, "sb.main.mail.b.b.bob", []byte("forged")); err == nil {
 		t.Fatal("host a published mail under host b's name")
 	}
-	waitFor(t, 5*time.Second, "a permission violation for b's subject", func() bool { return r.deniedOn("sb.main.mail.b.bob") })
+	waitFor(t, 5*time.Second, "a permission violation for b's subject", func() bool { return r.deniedOn("sb.main.mail.b.b.bob") })
 
 	ctx2, cancel2 := context.WithTimeout(context.Background(), time.Second)
 	defer cancel2()
@@ -197,7 +197,7 @@ func TestAHostCannotSendAsAnAgentAnotherHostRuns(t *testing.T) {
 	if _, err := presence.Put(ctx, "b.master_agent", []byte(`{"state":"idle"}`)); err != nil {
 		t.Fatal(err)
 	}
-	forged := nats.NewMsg("sb.main.mail.b.alice")
+	forged := nats.NewMsg("sb.main.mail.a.b.alice")
 	forged.Header.Set(headerID, "forged-1")
 	forged.Header.Set(headerFrom, "master_agent")
 	forged.Header.Set(nats.MsgIdHdr, "forged-1/alice")
@@ -233,7 +233,7 @@ func TestAHostThatLetAnAgentGoCannotSendAsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := dialRaw(t, s.URL("a"), "a")
-	after := nats.NewMsg("sb.main.mail.a.bob")
+	after := nats.NewMsg("sb.main.mail.b.a.bob")
 	after.Header.Set(headerID, "after")
 	after.Header.Set(headerFrom, "ann")
 	if _, err := r.js.PublishMsg(ctx, after); err != nil {
@@ -263,12 +263,12 @@ func TestAHostMayNotMakeOrChangeStreamsOrConsumers(t *testing.T) {
 			t.Errorf("host b %s", what)
 		}
 	}
-	denied("changed its consumer to take every agent's mail", func(ctx context.Context) error {
+	denied("made its consumer take every host's mail", func(ctx context.Context) error {
 		_, err := r.js.CreateOrUpdateConsumer(ctx, "SB_main", jetstream.ConsumerConfig{Durable: "b", FilterSubject: "sb.main.mail.>"})
 		return err
 	})
-	denied("made a consumer of alice's mail", func(ctx context.Context) error {
-		_, err := r.js.CreateOrUpdateConsumer(ctx, "SB_main", jetstream.ConsumerConfig{Name: "spy", FilterSubject: "sb.main.mail.*.alice"})
+	denied("made a consumer of host a's mail", func(ctx context.Context) error {
+		_, err := r.js.CreateOrUpdateConsumer(ctx, "SB_main", jetstream.ConsumerConfig{Name: "spy", FilterSubject: "sb.main.mail.a.>"})
 		return err
 	})
 	denied("changed the mail stream", func(ctx context.Context) error {

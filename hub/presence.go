@@ -150,14 +150,19 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 }
 
 // Holder is the host that holds agent now, by the hub's order of claims,
-// and whether one does.
+// and whether one does. What it read a moment ago serves, unless it showed
+// no holder: an agent claimed since is found at once.
 func (c *Conn) Holder(ctx context.Context, agent string) (Claim, bool, error) {
-	claims, _, err := c.claimsOf(ctx, agent, true)
-	if err != nil {
-		return Claim{}, false, err
+	for _, reload := range []bool{false, true} {
+		claims, _, err := c.claimsOf(ctx, agent, reload)
+		if err != nil {
+			return Claim{}, false, err
+		}
+		if holder, ok := holderNow(claims); ok {
+			return holder, true, nil
+		}
 	}
-	holder, ok := holderNow(claims)
-	return holder, ok, nil
+	return Claim{}, false, nil
 }
 
 // liveHosts are the hosts whose heartbeat key has not expired.

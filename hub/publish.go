@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,9 @@ type Copy struct {
 	// To is the recipient, an agent on another host; From is the sender, an
 	// agent of this host.
 	To, From string
+	// ToHost is the host that holds To, whose consumer alone takes the
+	// copy; when empty, Publish and PublishAll look it up (AddressAll).
+	ToHost string
 	// Body is the delivered message as the recipient's inbox will hold it.
 	Body []byte
 }
@@ -34,6 +38,9 @@ type Copy struct {
 func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
+	if err := c.address(ctx, &cp); err != nil {
+		return err
+	}
 	msg, err := c.message(cp)
 	if err != nil {
 		return err
@@ -68,6 +75,9 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	futures := make([]jetstream.PubAckFuture, 0, len(copies))
 	var sendErr error
 	for _, cp := range copies {
+		if sendErr = c.address(ctx, &cp); sendErr != nil {
+			break
+		}
 		var msg *nats.Msg
 		if msg, sendErr = c.message(cp); sendErr != nil {
 			break
@@ -91,9 +101,31 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	return len(futures), sendErr
 }
 
-// message is a copy as the hub stores it: on this host's subject for its
-// recipient, its id twice (for the recipient, and for the duplicate window
-// with the recipient, as each recipient's copy is a message of its own).
+// ErrNoHolder is a copy for an agent no host holds: its host never joined,
+// or let it go. It waits with its sender until one does.
+var ErrNoHolder = errors.New("hub: no host runs the agent")
+
+// address fills in the host that holds the copy's recipient, when the
+// caller did not.
+func (c *Conn) address(ctx context.Context, cp *Copy) error {
+	if cp.ToHost != "" {
+		return nil
+	}
+	holder, ok, err := c.Holder(ctx, cp.To)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		return fmt.Errorf("%w: %s", ErrNoHolder, cp.To)
+	}
+	cp.ToHost = holder.Host
+	return nil
+}
+
+// message is a copy as the hub stores it: on the subject of its recipient's
+// host, this host and its recipient, its id twice (for the recipient, and
+// for the duplicate window with the recipient, as each recipient's copy is
+// a message of its own).
 func (c *Conn) message(cp Copy) (*nats.Msg, error) {
 	if cp.ID == "" {
 		return nil, fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
@@ -104,7 +136,10 @@ func (c *Conn) message(cp Copy) (*nats.Msg, error) {
 	if err := checkName("sender", cp.From); err != nil {
 		return nil, err
 	}
-	msg := &nats.Msg{Subject: c.names.mail(c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
+	if err := checkName("recipient's host", cp.ToHost); err != nil {
+		return nil, err
+	}
+	msg := &nats.Msg{Subject: c.names.mail(cp.ToHost, c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
 	msg.Header.Set(headerID, cp.ID)
 	msg.Header.Set(headerFrom, cp.From)
 	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)

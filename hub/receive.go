@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -56,88 +55,31 @@ const (
 	pullExpiry = 10 * time.Second
 )
 
-// ErrMailTaken is a consumer the hub refused because another host's
-// consumer already takes mail for one of the agents.
-var ErrMailTaken = errors.New("hub: another host takes mail for one of these agents")
-
-// consumerConfig is the durable consumer of host, filtered to its agents'
-// mail. With no agents it filters on a subject nobody may publish to, since
-// an empty filter would take the whole team's mail.
-func (n names) consumerConfig(host string, agents []string, ackWait time.Duration) jetstream.ConsumerConfig {
-	filters := make([]string, 0, len(agents))
-	for _, a := range agents {
-		filters = append(filters, n.mailTo(a))
-	}
-	if len(filters) == 0 {
-		filters = append(filters, "sb."+n.team+".mail._."+host)
-	}
-	cfg := jetstream.ConsumerConfig{
+// consumerConfig is the durable consumer of host: the copies addressed to
+// it. Its filter is in the subject of the request that makes it, so the
+// server lets a host make only its own (TeamService.Permissions).
+func (n names) consumerConfig(host string, ackWait time.Duration) jetstream.ConsumerConfig {
+	return jetstream.ConsumerConfig{
 		Durable:       host,
+		FilterSubject: n.mailFor(host),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       ackWait,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 		MaxDeliver:    -1,
 	}
-	if len(filters) == 1 {
-		cfg.FilterSubject = filters[0]
-	} else {
-		cfg.FilterSubjects = filters
-	}
-	return cfg
 }
 
-// takeMailOf returns once this host's consumer takes the mail of exactly
-// agents: the hub changes it as the claims change, and this host waits for
-// that; on a server where no hub keeps consumers, the host changes it.
-func (c *Conn) takeMailOf(ctx context.Context, agents []string) error {
-	if !c.managed {
-		if err := c.updateConsumer(ctx, agents); err != nil {
-			return c.explain(ctx, err, "update the mail consumer")
-		}
-		return nil
-	}
-	if len(agents) == 0 {
-		return nil // no agent, no mail: the hub makes a consumer with the first
-	}
-	want := filtersOf(c.names.consumerConfig(c.host, agents, c.ackWait))
-	for {
-		cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
-		if err == nil && slices.Equal(filtersOf(cons.CachedInfo().Config), want) {
-			return nil
-		}
-		if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
-			return c.explain(ctx, err, "read the mail consumer")
-		}
-		if err := watch.Sleep(ctx, consumerPoll); err != nil {
-			return c.explain(ctx, fmt.Errorf("the hub did not give host %s the mail of %s: %w", c.host, strings.Join(agents, ", "), err), "wait for the mail consumer")
-		}
-	}
-}
-
-// consumerPoll is how often a host looks whether the hub changed its
-// consumer yet; the hub does so within milliseconds of a claim.
-const consumerPoll = 20 * time.Millisecond
-
-// updateConsumer makes or changes this host's consumer itself, on a server
-// where no switchboard hub keeps the consumers.
-func (c *Conn) updateConsumer(ctx context.Context, agents []string) error {
-	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.names.consumerConfig(c.host, agents, c.ackWait))
-	return consumerErr(err)
-}
-
-func consumerErr(err error) error {
-	var apiErr *jetstream.APIError
-	if errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeWorkQueueNotUnique {
-		return fmt.Errorf("%w: %w", ErrMailTaken, err)
-	}
+// makeConsumer makes this host's consumer, or leaves it as it is.
+func (c *Conn) makeConsumer(ctx context.Context) error {
+	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.names.consumerConfig(c.host, c.ackWait))
 	return err
 }
 
 // SetAgents changes the agents this host runs: new ones are claimed (and
 // refused, *AgentClaimed, at the first that another host holds), dropped
-// ones let go; origins says where those spawned at run time come from. The
-// host's consumer then takes mail for exactly the new set: the hub changes
-// it, or this host does on a server where no hub keeps consumers.
+// ones let go; origins says where those spawned at run time come from.
+// Copies for an agent are addressed to the host that holds it, so mail for
+// the new set comes here from then on.
 func (c *Conn) SetAgents(ctx context.Context, agents []string, origins map[string]Origin) error {
 	c.setMu.Lock()
 	defer c.setMu.Unlock()
@@ -165,9 +107,6 @@ func (c *Conn) SetAgents(ctx context.Context, agents []string, origins map[strin
 				return c.explain(ctx, err, "let agent "+a+" go")
 			}
 		}
-	}
-	if err := c.takeMailOf(ctx, agents); err != nil {
-		return err
 	}
 	c.mu.Lock()
 	c.agents = agents
@@ -251,18 +190,11 @@ func (c *Conn) setTrouble(err error) {
 func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []Delivered) []error) (bound bool, err error) {
 	lctx, cancel := c.linked(ctx)
 	cons, err := c.js.Consumer(lctx, c.names.stream(), c.host)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) && !c.managed {
-		if err = c.updateConsumer(lctx, c.Agents()); err == nil {
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		// Gone with a hub that lost its files: made again.
+		if err = c.makeConsumer(lctx); err == nil {
 			cons, err = c.js.Consumer(lctx, c.names.stream(), c.host)
 		}
-	}
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		if len(c.Agents()) == 0 {
-			// A host that runs no agent has no mail, and no consumer.
-			cancel()
-			return true, watch.Sleep(ctx, c.beat)
-		}
-		err = fmt.Errorf("the hub has made no mail consumer for host %s yet: %w", c.host, err)
 	}
 	if err != nil {
 		err = c.explain(lctx, err, "take mail")
@@ -397,7 +329,8 @@ func (c *Conn) settle(ctx context.Context, ack func(context.Context) error) {
 }
 
 func (c *Conn) parse(msg jetstream.Msg) (Delivered, error) {
-	host, to, ok := c.names.parseMail(msg.Subject())
+	toHost, host, to, ok := c.names.parseMail(msg.Subject())
+	ok = ok && toHost == c.host
 	d := Delivered{ID: msg.Headers().Get(headerID), From: msg.Headers().Get(headerFrom), Host: host, To: to, Body: msg.Data(), Deliveries: 1}
 	if md, err := msg.Metadata(); err == nil {
 		d.Published, d.Deliveries = md.Timestamp, md.NumDelivered

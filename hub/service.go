@@ -10,19 +10,13 @@ import (
 )
 
 // TeamService is the hub's side of one team, for a server that hosts join
-// (an embedded hub serves it): what each host may do there, the stream and
-// buckets made before any host joins, and every host's consumer, kept to
-// the mail of the agents it holds.
+// (an embedded hub serves it): what each host may do there, and the stream
+// and buckets made before any host joins.
 type TeamService struct {
 	// Team is the team's name; "main" when empty.
 	Team string
-	// Log, when set, hears what the hub could not do for the hosts (keep
-	// their consumers). It must be safe for concurrent use.
-	Log func(format string, args ...any)
-
-	// beat is the hosts' heartbeat and ackWait the redelivery delay of
-	// their consumers; tests shorten them.
-	beat, ackWait time.Duration
+	// beat is the hosts' heartbeat; tests shorten it.
+	beat time.Duration
 }
 
 func (s TeamService) withDefaults() (TeamService, error) {
@@ -31,12 +25,6 @@ func (s TeamService) withDefaults() (TeamService, error) {
 	}
 	if s.beat <= 0 {
 		s.beat = Heartbeat
-	}
-	if s.ackWait <= 0 {
-		s.ackWait = ackWait
-	}
-	if s.Log == nil {
-		s.Log = func(string, ...any) {}
 	}
 	return s, checkName("team", s.Team)
 }
@@ -48,8 +36,8 @@ func (s TeamService) Permissions(host string) (publish, subscribe []string) {
 	n := names{s.Team}
 	mail := n.stream()
 	pub := []string{
-		// Mail, only under the host's own name.
-		"sb." + n.team + ".mail." + host + ".>",
+		// Mail, to any host, only under the host's own name.
+		"sb." + n.team + ".mail.*." + host + ".>",
 		// Presence, claims and heartbeat, only under the host's own keys.
 		kvSubject(n.presence(), host+".>"),
 		kvSubject(n.claims(), kindHeld+".*."+host),
@@ -59,8 +47,11 @@ func (s TeamService) Permissions(host string) (publish, subscribe []string) {
 		kvSubject(n.rules(), ">"),
 		kvSubject(n.locks(), ">"),
 		kvSubject(n.shared(), ">"),
-		// The host's own durable consumer, which the hub keeps: inspect,
+		// The host's own durable consumer: make it, with the filter of the
+		// copies addressed to it and no other (the server checks that the
+		// filter in the request is the one in its subject), inspect it,
 		// pull, acknowledge.
+		"$JS.API.CONSUMER.CREATE." + mail + "." + host + "." + n.mailFor(host),
 		"$JS.API.CONSUMER.INFO." + mail + "." + host,
 		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
 		"$JS.ACK." + mail + "." + host + ".>",
@@ -86,8 +77,7 @@ func (s TeamService) Permissions(host string) (publish, subscribe []string) {
 }
 
 // Prepare makes the team's mail stream and buckets, or checks that those of
-// an earlier start are still there; a stream an older hub made without
-// saying it keeps the consumers is told so.
+// an earlier start are still there.
 func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -98,9 +88,7 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 		return fmt.Errorf("jetstream: %w", err)
 	}
 	n := names{s.Team}
-	cfg := n.mailStreamConfig()
-	cfg.Metadata = map[string]string{managedKey: managedByHub}
-	if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+	if _, err := js.CreateOrUpdateStream(ctx, n.mailStreamConfig()); err != nil {
 		return fmt.Errorf("make the mail stream: %w", err)
 	}
 	for _, kv := range n.bucketConfigs(s.beat) {
@@ -109,26 +97,4 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 		}
 	}
 	return nil
-}
-
-// Run keeps every host's consumer to the mail of the agents it holds,
-// until ctx ends.
-func (s TeamService) Run(ctx context.Context, nc *nats.Conn) {
-	s, err := s.withDefaults()
-	if err != nil {
-		return // Prepare said so
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		s.Log("cannot keep the hosts' consumers: %v", err)
-		return
-	}
-	n := names{s.Team}
-	claims, err := js.KeyValue(ctx, n.claims())
-	if err != nil {
-		s.Log("cannot keep the hosts' consumers: open the claims: %v", err)
-		return
-	}
-	k := &keeper{js: js, book: claimBook{js: js, kv: claims, n: n}, n: n, ackWait: s.ackWait, logf: s.Log}
-	k.run(ctx)
 }

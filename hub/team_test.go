@@ -269,11 +269,11 @@ func TestTheFirstHostToJoinATeamWithNoneUpSetsItsRules(t *testing.T) {
 }
 
 // TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse: when the
-// hub stops giving a host its consumer, the host hears why (Trouble), and
-// the others see it unreachable rather than alive and deaf; both undo
-// themselves when the consumer is back.
+// hub loses the mail stream, the host hears why (Trouble), and the others
+// see it unreachable rather than alive and deaf; both undo themselves once
+// the stream is back.
 func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) {
-	svc := &stoppable{TeamService: TeamService{beat: fastBeat}}
+	svc := &withAdmin{TeamService: TeamService{beat: fastBeat}}
 	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: svc}, TeamService{})
 	troubles := make(chan error, 16)
 	cfg := JoinConfig{Agents: []string{"bob"}, RulesText: []byte("rules v1\n"), beat: fastBeat,
@@ -288,34 +288,32 @@ func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) 
 		t.Fatal(err)
 	}
 	defer a.Close()
-	receiveInto(t, b, nil)
+	got := receiveInto(t, b, nil)
 
-	// The hub loses b's consumer and, for the test, stops making it.
-	svc.halt()
 	js, err := jetstream.New(svc.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := js.DeleteConsumer(ctxFor(t, 5*time.Second), "SB_main", "b"); err != nil {
+	if err := js.DeleteStream(ctxFor(t, 5*time.Second), "SB_main"); err != nil {
 		t.Fatal(err)
 	}
-
 	select {
 	case err := <-troubles:
-		if err == nil || !strings.Contains(err.Error(), "no mail consumer for host b") {
-			t.Fatalf("trouble %v, want the missing consumer", err)
+		if err == nil || !strings.Contains(err.Error(), "take mail") {
+			t.Fatalf("trouble %v, want taking mail", err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("no trouble reported within 30s")
 	}
-	ctx := ctxFor(t, 30*time.Second)
+	ctx := ctxFor(t, 60*time.Second)
 	waitFor(t, 10*time.Second, "b unreachable to a", func() bool {
 		team, err := a.Team(ctx)
 		return err == nil && strings.Contains(describe(team), "bob@b(unreachable)")
 	})
 
-	// The consumer is back: mail flows, the trouble clears, b beats again.
-	if _, err := js.CreateOrUpdateConsumer(ctx, "SB_main", names{"main"}.consumerConfig("b", []string{"bob"}, ackWait)); err != nil {
+	// The stream is back: b makes its consumer again, mail flows, the
+	// trouble clears, b beats again.
+	if err := svc.Prepare(ctx, svc.admin); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -325,6 +323,12 @@ func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) 
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("the trouble did not clear within 30s")
+	}
+	if err := a.Publish(ctx, Copy{ID: "m1", To: "bob", From: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := next(t, got, "mail after the stream came back"); d.ID != "m1" {
+		t.Fatalf("delivered %+v, want m1", d)
 	}
 	waitFor(t, 10*time.Second, "b reachable again", func() bool {
 		team, err := a.Team(ctx)

@@ -35,7 +35,6 @@ func startHubWith(t testing.TB, cfg embedded.Config, svc TeamService) *Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	svc.Log = t.Logf
 	if cfg.Service == nil {
 		cfg.Service = svc
 	}
@@ -47,30 +46,16 @@ func startHubWith(t testing.TB, cfg embedded.Config, svc TeamService) *Server {
 	return s
 }
 
-// stoppable is a TeamService whose own work a test can stop, with the
-// hub's connection at hand.
-type stoppable struct {
+// withAdmin is a TeamService that keeps the hub's own connection at hand,
+// for a test that acts as the hub.
+type withAdmin struct {
 	TeamService
 	admin *nats.Conn
-	stop  context.CancelFunc
-	done  chan struct{}
 }
 
-func (s *stoppable) Prepare(ctx context.Context, nc *nats.Conn) error {
-	s.admin, s.done = nc, make(chan struct{})
+func (s *withAdmin) Prepare(ctx context.Context, nc *nats.Conn) error {
+	s.admin = nc
 	return s.TeamService.Prepare(ctx, nc)
-}
-
-func (s *stoppable) Run(ctx context.Context, nc *nats.Conn) {
-	defer close(s.done)
-	ctx, s.stop = context.WithCancel(ctx)
-	s.TeamService.Run(ctx, nc)
-}
-
-// halt stops the service's work and waits until it stopped.
-func (s *stoppable) halt() {
-	s.stop()
-	<-s.done
 }
 
 // join joins host to the hub's team with the given agents and the same rules.

@@ -126,7 +126,8 @@ func (m *Master) admitOne(c link.Copy) (msg *mailbox.Message, answers string, er
 		return nil, "", m.refuseFromLink(c, err.Error())
 	}
 	if m.remote(c.To) {
-		return nil, "", fmt.Errorf("%s does not run on this host", c.To)
+		// Addressed here when this host held the agent; it has moved.
+		return nil, "", m.refuseFromLink(c, fmt.Sprintf("%s runs on another host now: the copy came to host %s, which held it when it was sent", c.To, m.link.Host()))
 	}
 	if answers, err = m.answered(msg); err != nil {
 		m.logf("cannot read the log to bind %s's answer: %v; the hub keeps it", msg.From, err)

@@ -67,7 +67,7 @@ func joinedHosts(t *testing.T, laptop, gpu []string) (*embedded.Server, *host, *
 // startHub runs a hub with its files in dir, on addr ("" for any port).
 func startHub(t *testing.T, dir string, addr ...string) *embedded.Server {
 	t.Helper()
-	cfg := embedded.Config{Dir: dir, Service: hub.TeamService{Log: t.Logf}}
+	cfg := embedded.Config{Dir: dir, Service: hub.TeamService{}}
 	if len(addr) > 0 {
 		cfg.Listen = addr[0]
 	}

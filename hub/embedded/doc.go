@@ -3,8 +3,9 @@
 // each host one credential, an HMAC of its name under a secret kept in its
 // folder (hub.secret, 0600, made on first start and reused, so a restarted
 // hub keeps every URL valid), speaks TLS when given a certificate, and
-// takes from a Service what each host may do and the hub's own work,
-// which it does through a connection of its own inside the process.
+// takes from a Service what each host may do and what to make before any
+// host connects, which it makes through a connection of its own inside the
+// process.
 //
 // The package does not import package hub, which every program of
 // switchboard that talks to a hub links: the server, with its timers and

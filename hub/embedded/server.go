@@ -17,16 +17,15 @@ import (
 	"switchboard/mailbox"
 )
 
-// Service is what a hub serves: what each host may do, and the hub's own
-// work, done with the hub's connection (nc may do anything).
+// Service is what a hub serves: what each host may do, and what the hub
+// makes before any host connects, with the hub's own connection (nc may do
+// anything).
 type Service interface {
 	// Permissions are the subjects host may publish to and subscribe to.
 	Permissions(host string) (publish, subscribe []string)
 	// Prepare is done before Start returns: what must be there when the
 	// first host joins.
 	Prepare(ctx context.Context, nc *nats.Conn) error
-	// Run goes on until ctx ends.
-	Run(ctx context.Context, nc *nats.Conn)
 }
 
 // Config describes an embedded hub.
@@ -50,9 +49,7 @@ type Server struct {
 	scheme   string
 	warnings []string
 
-	admin   *nats.Conn // the hub's own connection, inside the process
-	stopRun context.CancelFunc
-	runDone chan struct{}
+	admin *nats.Conn // the hub's own connection, inside the process
 }
 
 // readyTimeout bounds how long Start waits for the server to listen.
@@ -154,7 +151,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// serve connects the hub to itself, prepares the service and runs it.
+// serve connects the hub to itself and prepares the service.
 func (s *Server) serve(ctx context.Context, svc Service, password string) error {
 	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.UserInfo(adminUser, password),
 		nats.Name("switchboard hub"), nats.MaxReconnects(-1))
@@ -162,13 +159,7 @@ func (s *Server) serve(ctx context.Context, svc Service, password string) error 
 		return fmt.Errorf("connect the hub to itself: %w", err)
 	}
 	s.admin = nc
-	if err := svc.Prepare(ctx, nc); err != nil {
-		return err
-	}
-	rctx, cancel := context.WithCancel(context.Background())
-	s.stopRun, s.runDone = cancel, make(chan struct{})
-	go func() { defer close(s.runDone); svc.Run(rctx, nc) }()
-	return nil
+	return svc.Prepare(ctx, nc)
 }
 
 // reachableAddr is the address to put in URLs: the listen host with the
@@ -213,13 +204,8 @@ func (s *Server) URL(host string) string {
 // address without TLS is one.
 func (s *Server) Warnings() []string { return s.warnings }
 
-// Close stops the service, shuts the hub down and waits until its files
-// are closed.
+// Close shuts the hub down and waits until its files are closed.
 func (s *Server) Close() error {
-	if s.stopRun != nil {
-		s.stopRun()
-		<-s.runDone
-	}
 	if s.admin != nil {
 		s.admin.Close()
 	}

@@ -142,9 +142,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 		}
 	}
 	srv, err := embedded.Start(ctx, embedded.Config{Listen: opts.listen, Dir: dir, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey,
-		Service: hub.TeamService{Team: opts.team, Log: func(format string, args ...any) {
-			fmt.Fprintf(stderr, "hub: "+format+"\n", args...)
-		}}})
+		Service: hub.TeamService{Team: opts.team}})
 	if err != nil {
 		return fmt.Errorf("start the hub: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 func (l *Link) forward(ctx context.Context, conn *hub.Conn) {
 	const round = 64
 	reported := make(map[string]bool)
+	unheld := make(map[string]bool) // recipients no host holds, as last told
 	down := false
 	for {
 		copies, bad, err := l.outbox.Waiting(round)
@@ -57,18 +58,10 @@ func (l *Link) forward(ctx context.Context, conn *hub.Conn) {
 			}
 			ready = append(ready, c)
 		}
-		batch := make([]hub.Copy, 0, len(ready))
-		for _, c := range ready {
-			body, err := c.Message.Encode()
-			if err != nil {
-				l.logf("cannot encode #%d for %s: %v", c.Seq, c.To, err)
-				break
-			}
-			batch = append(batch, hub.Copy{ID: c.Message.ID, To: c.To, From: c.Message.From, Body: body})
-		}
+		batch, going := l.address(ctx, conn, ready, unheld)
 		l.claimSenders(ctx, conn, batch)
 		stored, err := conn.PublishAll(ctx, batch)
-		for _, c := range ready[:stored] {
+		for _, c := range going[:stored] {
 			if err := l.outbox.Done(c); err != nil {
 				l.logf("%v", err)
 				break
@@ -76,8 +69,8 @@ func (l *Link) forward(ctx context.Context, conn *hub.Conn) {
 			sent++
 		}
 		switch {
-		case err != nil && !down && ctx.Err() == nil && stored < len(ready):
-			l.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", ready[stored].Seq, ready[stored].To, err)
+		case err != nil && !down && ctx.Err() == nil && stored < len(going):
+			l.logf("cannot hand #%d for %s to the hub: %v; it waits, with those after it", going[stored].Seq, going[stored].To, err)
 			down = true
 		case err == nil && down && len(batch) > 0:
 			l.logf("the hub takes mail again")
@@ -88,7 +81,7 @@ func (l *Link) forward(ctx context.Context, conn *hub.Conn) {
 			continue
 		}
 		wait := time.Minute // the outbox is empty: a put wakes it
-		if len(copies) > sent || stuck {
+		if len(copies) > sent || stuck || len(unheld) > 0 {
 			wait = retry
 		}
 		select {
@@ -98,6 +91,44 @@ func (l *Link) forward(ctx context.Context, conn *hub.Conn) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// address gives each copy the host of its recipient, the one whose consumer
+// alone takes it, and returns those to publish, in order. A copy for an
+// agent that no host holds (its host never joined, or let it go) waits
+// here, with the copies for that agent behind it, and the others go on; the
+// log says so once for each such agent, in unheld.
+func (l *Link) address(ctx context.Context, conn *hub.Conn, ready []mailbox.HubCopy, unheld map[string]bool) (batch []hub.Copy, going []mailbox.HubCopy) {
+	waiting := make(map[string]bool)
+	for _, c := range ready {
+		if waiting[c.To] {
+			continue
+		}
+		holder, ok, err := conn.Holder(ctx, c.To)
+		if err != nil {
+			break // the hub away: everything waits, in order
+		}
+		if !ok {
+			waiting[c.To] = true
+			if !unheld[c.To] {
+				l.logf("mail for %s waits in %s: no host runs it (its host never joined the hub, or let it go)", c.To, l.outbox.Dir())
+				unheld[c.To] = true
+			}
+			continue
+		}
+		if unheld[c.To] {
+			l.logf("%s runs on host %s: its mail goes", c.To, holder.Host)
+			delete(unheld, c.To)
+		}
+		body, err := c.Message.Encode()
+		if err != nil {
+			l.logf("cannot encode #%d for %s: %v", c.Seq, c.To, err)
+			break
+		}
+		batch = append(batch, hub.Copy{ID: c.Message.ID, To: c.To, ToHost: holder.Host, From: c.Message.From, Body: body})
+		going = append(going, c)
+	}
+	return batch, going
 }
 
 // claimSenders makes sure this host claims every sender of the batch before

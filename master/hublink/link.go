@@ -192,7 +192,7 @@ func (l *Link) join(ctx context.Context, timeout time.Duration) error {
 func refused(err error) bool {
 	var mismatch *hub.RulesMismatch
 	var claimed *hub.AgentClaimed
-	return errors.As(err, &mismatch) || errors.As(err, &claimed) || errors.Is(err, hub.ErrMailTaken) ||
+	return errors.As(err, &mismatch) || errors.As(err, &claimed) ||
 		errors.Is(err, hub.ErrBadConfig) || errors.Is(err, hub.ErrBadName) || errors.Is(err, hub.ErrDenied)
 }
 
