@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -167,16 +168,19 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 }
 
 func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		// The parser's error quotes the URL, password included.
-		return cfg, fmt.Errorf("%w: the hub URL cannot be parsed: ask the hub for this host's URL again", ErrBadConfig)
-	}
-	if cfg.Host == "" && u.User != nil {
-		cfg.Host = u.User.Username()
-	}
-	if u.User != nil && u.User.Username() != cfg.Host {
-		return cfg, fmt.Errorf("%w: the URL is host %s's, not %s's: ask the hub for this host's URL", ErrBadConfig, u.User.Username(), cfg.Host)
+	// A cluster of hubs is a list of URLs, one a node, comma-separated.
+	for _, one := range strings.Split(rawURL, ",") {
+		u, err := url.Parse(strings.TrimSpace(one))
+		if err != nil {
+			// The parser's error quotes the URL, password included.
+			return cfg, fmt.Errorf("%w: the hub URL cannot be parsed: ask the hub for this host's URL again", ErrBadConfig)
+		}
+		if cfg.Host == "" && u.User != nil {
+			cfg.Host = u.User.Username()
+		}
+		if u.User != nil && u.User.Username() != cfg.Host {
+			return cfg, fmt.Errorf("%w: the URL is host %s's, not %s's: ask the hub for this host's URL", ErrBadConfig, u.User.Username(), cfg.Host)
+		}
 	}
 	if cfg.Team == "" {
 		cfg.Team = "main"

@@ -15,6 +15,9 @@ import (
 type TeamService struct {
 	// Team is the team's name; "main" when empty.
 	Team string
+	// Replicas is how many nodes of a cluster of hubs keep the team's
+	// stream and buckets; 1 when 0.
+	Replicas int
 	// beat is the hosts' heartbeat; tests shorten it.
 	beat time.Duration
 }
@@ -88,10 +91,13 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 		return fmt.Errorf("jetstream: %w", err)
 	}
 	n := names{s.Team}
-	if _, err := js.CreateOrUpdateStream(ctx, n.mailStreamConfig()); err != nil {
+	stream := n.mailStreamConfig()
+	stream.Replicas = max(s.Replicas, 1)
+	if _, err := js.CreateOrUpdateStream(ctx, stream); err != nil {
 		return fmt.Errorf("make the mail stream: %w", err)
 	}
 	for _, kv := range n.bucketConfigs(s.beat) {
+		kv.Replicas = max(s.Replicas, 1)
 		if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
 			return fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
 		}

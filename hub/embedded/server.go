@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	natsserver "github.com/nats-io/nats-server/v2/server"
@@ -39,17 +40,30 @@ type Config struct {
 	TLSCert, TLSKey string
 	// Service is what the hub serves; required.
 	Service Service
+	// Cluster, when set, is the address this node listens on for the other
+	// nodes of a cluster of hubs, and Peers are their cluster URLs
+	// (nats://h2:6222). Every node keeps the same secret: copy hub.secret
+	// from the first node's folder to the others' before they start.
+	Cluster string
+	Peers   []string
+	// Name tells this node from the others of its cluster; the host and
+	// port it listens on when empty.
+	Name string
 }
 
 // Server is an embedded NATS server with JetStream.
 type Server struct {
 	ns       *natsserver.Server
 	addr     string
+	others   []string // the client addresses of the other nodes of its cluster
 	secret   []byte
 	scheme   string
 	warnings []string
 
 	admin *nats.Conn // the hub's own connection, inside the process
+
+	stopPrepare context.CancelFunc // of the preparing a cluster's node does until it is done
+	prepared    chan struct{}
 }
 
 // readyTimeout bounds how long Start waits for the server to listen.
@@ -125,6 +139,11 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 			"the hub listens on %s without TLS: mail, presence, locks and every host's password travel in clear text; "+
 				"listen on 127.0.0.1 behind a tunnel, or give the hub a TLS certificate", cfg.Listen))
 	}
+	if cfg.Cluster != "" {
+		if err := s.cluster(opts, cfg); err != nil {
+			return nil, err
+		}
+	}
 	ns, err := natsserver.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("configure hub: %w", err)
@@ -144,22 +163,79 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("%w on %s within %s: is the address free, and the folder writable?", ErrNotReady, cfg.Listen, wait)
 	}
 	s.addr = reachableAddr(host, ns.Addr())
-	if err := s.serve(ctx, cfg.Service, adminPassword); err != nil {
+	if err := s.serve(ctx, cfg, adminPassword); err != nil {
 		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// serve connects the hub to itself and prepares the service.
-func (s *Server) serve(ctx context.Context, svc Service, password string) error {
+// routeUser is the name the nodes of a cluster of hubs know each other by;
+// its password derives from the secret they share.
+const routeUser = "_route"
+
+// cluster makes opts those of a node of a cluster of hubs.
+func (s *Server) cluster(opts *natsserver.Options, cfg Config) error {
+	host, portText, err := net.SplitHostPort(cfg.Cluster)
+	if err != nil {
+		return fmt.Errorf("%w: cluster address %q: %w", ErrBadConfig, cfg.Cluster, err)
+	}
+	port, err := strconv.Atoi(portText)
+	if err != nil {
+		return fmt.Errorf("%w: cluster port %q is not a number", ErrBadConfig, portText)
+	}
+	name := cfg.Name
+	if name == "" {
+		name = fmt.Sprintf("hub-%s-%d", opts.Host, opts.Port)
+	}
+	secret := password(s.secret, "\x00route")
+	opts.ServerName = name
+	opts.Cluster = natsserver.ClusterOpts{Name: "switchboard", Host: host, Port: port, Username: routeUser, Password: secret}
+	for _, peer := range cfg.Peers {
+		u, err := url.Parse(peer)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("%w: peer %q is not a URL like nats://h2:6222", ErrBadConfig, peer)
+		}
+		u.User = url.UserPassword(routeUser, secret)
+		opts.Routes = append(opts.Routes, u)
+		// Hosts reach every node on the port they reach this one on.
+		s.others = append(s.others, net.JoinHostPort(u.Hostname(), strconv.Itoa(opts.Port)))
+	}
+	return nil
+}
+
+// serve connects the hub to itself and prepares the service. A node of a
+// cluster prepares it in the background, again and again until it is done:
+// the team's stream and buckets, kept by several nodes, can be made only
+// once enough of them are up.
+func (s *Server) serve(ctx context.Context, cfg Config, password string) error {
 	nc, err := nats.Connect("", nats.InProcessServer(s.ns), nats.UserInfo(adminUser, password),
 		nats.Name("switchboard hub"), nats.MaxReconnects(-1))
 	if err != nil {
 		return fmt.Errorf("connect the hub to itself: %w", err)
 	}
 	s.admin = nc
-	return svc.Prepare(ctx, nc)
+	if cfg.Cluster == "" {
+		return cfg.Service.Prepare(ctx, nc)
+	}
+	pctx, cancel := context.WithCancel(context.Background())
+	s.stopPrepare, s.prepared = cancel, make(chan struct{})
+	go func() {
+		defer close(s.prepared)
+		for pctx.Err() == nil {
+			tctx, cancel := context.WithTimeout(pctx, readyTimeout)
+			err := cfg.Service.Prepare(tctx, nc)
+			cancel()
+			if err == nil {
+				return
+			}
+			select {
+			case <-pctx.Done():
+			case <-time.After(time.Second):
+			}
+		}
+	}()
+	return nil
 }
 
 // reachableAddr is the address to put in URLs: the listen host with the
@@ -190,14 +266,19 @@ func loopback(host string) bool {
 func (s *Server) Addr() string { return s.addr }
 
 // URL is what host joins with: its name and password in the URL of this
-// hub. A host name has the charset of agent names; an invalid one yields
-// "".
+// hub, and, for a node of a cluster, of every other node, comma-separated,
+// so that a host moves to another node when one dies. A host name has the
+// charset of agent names; an invalid one yields "".
 func (s *Server) URL(host string) string {
 	if !mailbox.WellFormedName(host) {
 		return ""
 	}
-	u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: s.Addr()}
-	return u.String()
+	var urls []string
+	for _, addr := range append([]string{s.Addr()}, s.others...) {
+		u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: addr}
+		urls = append(urls, u.String())
+	}
+	return strings.Join(urls, ",")
 }
 
 // Warnings are sentences for the person running the hub: a non-loopback
@@ -206,6 +287,10 @@ func (s *Server) Warnings() []string { return s.warnings }
 
 // Close shuts the hub down and waits until its files are closed.
 func (s *Server) Close() error {
+	if s.stopPrepare != nil {
+		s.stopPrepare()
+		<-s.prepared
+	}
 	if s.admin != nil {
 		s.admin.Close()
 	}

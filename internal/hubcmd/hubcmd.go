@@ -53,8 +53,9 @@ Flags:
 `
 
 type options struct {
-	listen, dir, team, tlsCrt, tlsKey string
-	hosts                             []string
+	listen, dir, team, tlsCrt, tlsKey, cluster, name string
+	hosts, peers                                     []string
+	replicas                                         int
 }
 
 // Exit codes, as switchboard's: 2 for a usage error.
@@ -76,6 +77,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 			return runMaster(args[1:], stderr)
 		case "check":
 			return runCheck(args[1:], stdout, stderr)
+		case "config":
+			return runConfig(args[1:], stdout, stderr)
+		case "prepare":
+			return runPrepare(args[1:], stdout, stderr)
 		}
 	}
 	opts := &options{}
@@ -91,6 +96,10 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&opts.team, "team", "", "the team's name on the hub (default: main)")
 	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only")
 	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
+	f.StringVar(&opts.cluster, "cluster", "", "the address this node listens on for the other nodes of a cluster of hubs")
+	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://h2:6222 (repeatable, with --cluster)")
+	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (default: from its address)")
+	f.IntVar(&opts.replicas, "replicas", 0, "how many nodes keep the team's mail (default: 3 with --cluster, else 1)")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -141,8 +150,16 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 			return usageError(fmt.Sprintf("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", h, err))
 		}
 	}
+	if (opts.cluster == "") != (len(opts.peers) == 0) {
+		return usageError("--cluster and --peer go together: a node of a cluster listens for its peers and knows them")
+	}
+	replicas := opts.replicas
+	if replicas == 0 && opts.cluster != "" {
+		replicas = 3
+	}
 	srv, err := embedded.Start(ctx, embedded.Config{Listen: opts.listen, Dir: dir, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey,
-		Service: hub.TeamService{Team: opts.team}})
+		Cluster: opts.cluster, Peers: opts.peers, Name: opts.name,
+		Service: hub.TeamService{Team: opts.team, Replicas: replicas}})
 	if err != nil {
 		return fmt.Errorf("start the hub: %w", err)
 	}
@@ -164,6 +181,9 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 	}
 	if host, _, err := net.SplitHostPort(srv.Addr()); err == nil && net.ParseIP(host).IsLoopback() {
 		fmt.Fprintf(stderr, "note: the hub listens on loopback, so only masters of this machine reach it; for other machines, give --listen an address of this one, like --listen 0.0.0.0:4222 (with --tls-cert and --tls-key)\n")
+	}
+	if opts.cluster != "" {
+		fmt.Fprintf(stderr, "note: every node of the cluster keeps the same secret: copy %s to the folder of the other nodes before they first start\n", filepath.Join(dir, "hub.secret"))
 	}
 	fmt.Fprintf(stderr, "hub running on %s with its files in %s; stop it with Ctrl-C\n", srv.Addr(), dir)
 	<-ctx.Done()
@@ -193,9 +213,18 @@ func thisHost() string {
 	return name
 }
 
-// reachable is a hub URL with an address other machines can use in place
-// of one that means "every address of this machine" (0.0.0.0, ::).
-func reachable(hubURL string) string {
+// reachable is a hub URL (or a list of them, comma-separated) with an
+// address other machines can use in place of one that means "every address
+// of this machine" (0.0.0.0, ::).
+func reachable(hubURLs string) string {
+	urls := strings.Split(hubURLs, ",")
+	for i, u := range urls {
+		urls[i] = reachableOne(u)
+	}
+	return strings.Join(urls, ",")
+}
+
+func reachableOne(hubURL string) string {
 	u, err := url.Parse(hubURL)
 	if err != nil {
 		return hubURL
