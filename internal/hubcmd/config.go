@@ -41,7 +41,7 @@ Flags:
 `
 
 type configOptions struct {
-	hosts, peers                                         []string
+	hosts, peers                                       []string
 	listen, advertise, store, team, cluster, name, out string
 }
 
