@@ -16,6 +16,7 @@ import (
 
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/profile"
 	"switchboard/workspace"
 )
 
@@ -80,7 +81,7 @@ func RunHistory(ctx context.Context, cfg HistoryConfig) (*HistoryResult, error) 
 		}
 		defer os.RemoveAll(dir)
 		team := &teamRun{cfg: TeamConfig{Agents: cfg.Agents}, root: dir}
-		if err := team.write("generic", false); err != nil {
+		if err := team.write(profile.KindGeneric, bareShell); err != nil {
 			return nil, err
 		}
 		got := &res.Empty

@@ -125,29 +125,45 @@ func (p *masterProcess) cpuTime() (time.Duration, error) {
 // processCPUTime reads from /proc/<pid>/stat the CPU time a process has
 // used so far, user and system, with that of the children it waited for.
 func processCPUTime(pid int) (time.Duration, error) {
+	st, err := readProcStat(pid)
+	return st.cpu, err
+}
+
+// procStat is what /proc/<pid>/stat tells of a process: its parent, and
+// the CPU time it used so far with that of the children it waited for.
+type procStat struct {
+	parent int
+	cpu    time.Duration
+}
+
+func readProcStat(pid int) (procStat, error) {
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
+		return procStat{}, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
 	}
 	// The command name, field 2, is in parentheses and may hold spaces;
-	// fields 14 and 15 (utime, stime) count from after it.
+	// the fields after it count from field 3 (state), 4 (ppid) on.
 	end := bytes.LastIndexByte(data, ')')
 	if end < 0 {
-		return 0, fmt.Errorf("read cpu time of pid %d: unexpected /proc/%d/stat", pid, pid)
+		return procStat{}, fmt.Errorf("read cpu time of pid %d: unexpected /proc/%d/stat", pid, pid)
 	}
 	fields := strings.Fields(string(data[end+1:]))
-	if len(fields) < 13 {
-		return 0, fmt.Errorf("read cpu time of pid %d: /proc/%d/stat has %d fields", pid, pid, len(fields)+2)
+	if len(fields) < 15 {
+		return procStat{}, fmt.Errorf("read cpu time of pid %d: /proc/%d/stat has %d fields", pid, pid, len(fields)+2)
+	}
+	parent, err := strconv.Atoi(fields[1])
+	if err != nil {
+		return procStat{}, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
 	}
 	// utime, stime, cutime and cstime: the process's own time and that of
 	// the children it has waited for (a master's tmux calls).
 	var ticks int64
-	for _, f := range fields[11:15] { // fields 14 to 17; this slice starts at field 3
+	for _, f := range fields[11:15] { // fields 14 to 17
 		n, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
-			return 0, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
+			return procStat{}, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
 		}
 		ticks += n
 	}
-	return time.Duration(ticks) * clockTick, nil
+	return procStat{parent: parent, cpu: time.Duration(ticks) * clockTick}, nil
 }

@@ -24,6 +24,9 @@ type Result struct {
 	Hooks *HookResult `json:"hooks,omitempty"`
 	// Team is a team at rest in tmux (RunTeam); nil when not measured.
 	Team *TeamResult `json:"team,omitempty"`
+	// Rest is teams at rest, every process summed (RunRest); nil when not
+	// measured.
+	Rest *RestResult `json:"rest,omitempty"`
 	// History is the master started on a long history (RunHistory); nil
 	// when not measured.
 	History *HistoryResult `json:"history,omitempty"`

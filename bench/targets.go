@@ -31,6 +31,18 @@ const (
 	TargetConsoleFrame       = 50 * time.Millisecond
 )
 
+// The rest's targets and rows: a team of DefaultTeamAgents brought up as a
+// person does, at rest, every process it started summed (console and MCP
+// servers included), beyond tmux alone with the same panes; one idle MCP
+// server, of DefaultRestMCPs side by side.
+const (
+	TargetRestAbovePercent = 0.3   // of one core
+	TargetRestMCPPercent   = 0.012 // of one core
+	RowRestHookless        = "rest_hookless"
+	RowRestHooks           = "rest_hooks"
+	RowRestMCP             = "rest_mcp"
+)
+
 // The history's targets: a master started on 1,000,000 records and
 // 100,000 unread inbox files.
 const (
@@ -99,6 +111,9 @@ func (r *Result) check() {
 	}
 	if r.Team != nil {
 		r.checkTeam()
+	}
+	if r.Rest != nil {
+		r.checkRest()
 	}
 	if r.History != nil {
 		r.checkHistory()
@@ -180,6 +195,16 @@ func (r *Result) checkTeam() {
 			Pass:   t.Typing.Typed > 0 && t.Typing.Master <= TargetTeamTypingPercent,
 		})
 	}
+}
+
+// checkRest checks the teams at rest against tmux alone, and an idle MCP
+// server.
+func (r *Result) checkRest() {
+	above := fmt.Sprintf("≤ %g %% of a core above tmux alone", TargetRestAbovePercent)
+	r.Checks = append(r.Checks,
+		Check{Row: RowRestHookless, Target: above, Pass: r.Rest.Hookless.Above() <= TargetRestAbovePercent},
+		Check{Row: RowRestHooks, Target: above, Pass: r.Rest.Hooks.Above() <= TargetRestAbovePercent},
+		Check{Row: RowRestMCP, Target: fmt.Sprintf("≤ %g %% of a core", TargetRestMCPPercent), Pass: r.Rest.MCP.Each <= TargetRestMCPPercent})
 }
 
 // checkRouting checks the master. A lost message misses every target of

@@ -110,7 +110,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 	}
 	defer os.RemoveAll(dir)
 	t := &teamRun{cfg: cfg, root: dir, socket: fmt.Sprintf("sbbench-%d", os.Getpid())}
-	if err := t.write(profile.KindShell, false); err != nil {
+	if err := t.write(profile.KindShell, restingShell); err != nil {
 		return nil, err
 	}
 	res := &TeamResult{Agents: cfg.Agents}
@@ -160,7 +160,7 @@ func RunTeam(ctx context.Context, cfg TeamConfig) (*TeamResult, error) {
 // and measures the master's and the tmux server's CPU at rest.
 func (t *teamRun) hooklessRest(ctx context.Context) (master, server float64, err error) {
 	t.down()
-	if err := t.write(profile.KindGeneric, false); err != nil {
+	if err := t.write(profile.KindGeneric, bareShell); err != nil {
 		return 0, 0, err
 	}
 	if out, err := t.switchboard(ctx, "up", "-d", "--no-console", "--socket", t.socket); err != nil {
@@ -192,10 +192,18 @@ func (t *teamRun) name(i int) string { return fmt.Sprintf("a%03d", i) }
 
 func (t *teamRun) recording() string { return filepath.Join(t.root, "received") }
 
-// write makes the workspace, its agents of kind: every agent may write to
-// every other. Typists keep what is typed to them, a file each in
-// typingDir; the others are shells.
-func (t *teamRun) write(kind string, typists bool) error {
+// restingShell is the command of a resting shell agent: with the prompt
+// hook switchboard wires for it when it is of kind shell.
+func restingShell(string) string { return teamShell }
+
+// bareShell is the command of a resting shell without hooks: no start-up
+// file of its own, as the floor's.
+func bareShell(string) string { return teamShell + ", --norc, --noprofile" }
+
+// write makes the workspace, its agents of kind, each running command(its
+// name) (the items of a YAML flow sequence): every agent may write to
+// every other.
+func (t *teamRun) write(kind string, command func(agent string) string) error {
 	ws := workspace.New(t.root)
 	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
 		return err
@@ -204,14 +212,7 @@ func (t *teamRun) write(kind string, typists bool) error {
 	rules.WriteString("allowed_interactions:\n")
 	for i := 1; i <= t.cfg.Agents; i++ {
 		fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", t.name(i))
-		command := teamShell
-		switch {
-		case typists:
-			command = "sh, -c, " + strconv.Quote("exec cat >> "+filepath.Join(t.typingDir(), t.name(i)))
-		case kind != profile.KindShell:
-			command += ", --norc, --noprofile" // as the floor's
-		}
-		agent := fmt.Sprintf("kind: %s\ncommand: [%s]\n", kind, command)
+		agent := fmt.Sprintf("kind: %s\ncommand: [%s]\n", kind, command(t.name(i)))
 		if err := os.WriteFile(ws.ProfilePath(t.name(i)), []byte(agent), 0o644); err != nil {
 			return err
 		}
@@ -228,10 +229,18 @@ func (t *teamRun) write(kind string, typists bool) error {
 func (t *teamRun) switchboard(ctx context.Context, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, t.cfg.Binary, args...)
 	cmd.Dir = t.root
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT="+t.root, "SWITCHBOARD_AGENT=", "TMUX=", "HOME="+t.root)
-	cmd.Env = append(cmd.Env, t.env...)
+	cmd.Env = t.environ()
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// environ is the environment of a switchboard process of the bench, with
+// more (KEY=VALUE) set: the workspace's, outside tmux, as the operator,
+// with the workspace as its home.
+func (t *teamRun) environ(more ...string) []string {
+	env := append(os.Environ(), "SWITCHBOARD_ROOT="+t.root, "SWITCHBOARD_AGENT=", "TMUX=", "HOME="+t.root)
+	env = append(env, t.env...)
+	return append(env, more...)
 }
 
 func (t *teamRun) down() {
@@ -242,21 +251,8 @@ func (t *teamRun) down() {
 // floor makes the same number of panes, each running the resting shell,
 // one tmux call each, and measures the bare server's CPU at rest.
 func (t *teamRun) floor(ctx context.Context) (up time.Duration, rest float64, err error) {
-	socket := t.socket + "-floor"
-	c := tmux.NewClient(socket, nil)
+	c, pid, up, err := t.bareTmux(ctx, []string{teamShell, "--norc", "--noprofile"})
 	defer c.KillServer(context.Background())
-	shell := tmux.PaneSpec{Dir: t.root, Command: []string{teamShell, "--norc", "--noprofile"}}
-	start := time.Now()
-	if _, err := c.NewSession(ctx, "floor", "w1", 240, 60, shell); err != nil {
-		return 0, 0, err
-	}
-	for i := 2; i <= t.cfg.Agents; i++ {
-		if _, err := c.NewWindow(ctx, "floor", fmt.Sprintf("w%d", i), shell); err != nil {
-			return 0, 0, err
-		}
-	}
-	up = time.Since(start)
-	pid, err := c.ServerPID(ctx)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -265,6 +261,27 @@ func (t *teamRun) floor(ctx context.Context) (up time.Duration, rest float64, er
 		return 0, 0, err
 	}
 	return up, cpu[0], nil
+}
+
+// bareTmux makes as many panes as the team has agents, each running
+// program, one tmux call each, on a server of its own; it returns the
+// server, for the caller to kill also on an error, its pid, and the time
+// the panes took.
+func (t *teamRun) bareTmux(ctx context.Context, program []string) (c *tmux.Client, server int, took time.Duration, err error) {
+	c = tmux.NewClient(t.socket+"-floor", nil)
+	pane := tmux.PaneSpec{Dir: t.root, Command: program, Env: map[string]string{"HOME": t.root}}
+	start := time.Now()
+	if _, err := c.NewSession(ctx, "floor", "w1", 240, 60, pane); err != nil {
+		return c, 0, 0, err
+	}
+	for i := 2; i <= t.cfg.Agents; i++ {
+		if _, err := c.NewWindow(ctx, "floor", fmt.Sprintf("w%d", i), pane); err != nil {
+			return c, 0, 0, err
+		}
+	}
+	took = time.Since(start)
+	server, err = c.ServerPID(ctx)
+	return c, server, took, err
 }
 
 // waitAtRest waits until every agent has said it is idle (the shells'
@@ -276,8 +293,9 @@ func (t *teamRun) waitAtRest(ctx context.Context) error {
 			return err
 		}
 	}
-	// What followed up (the bulletin, the borders) settles too.
-	return watch.Sleep(ctx, 3*time.Second)
+	// What followed up (the bulletin, the borders) settles too; a short
+	// window (a test's) waits as long as it.
+	return watch.Sleep(ctx, min(3*time.Second, t.cfg.Idle))
 }
 
 // session is the team's tmux session, as up saved it.

@@ -55,7 +55,7 @@ func (t *teamRun) typing(ctx context.Context) (*Typing, error) {
 		if err := os.MkdirAll(t.typingDir(), 0o755); err != nil {
 			return nil, err
 		}
-		if err := t.write(profile.KindGeneric, true); err != nil {
+		if err := t.write(profile.KindGeneric, t.typist); err != nil {
 			return nil, err
 		}
 		t.env = nil
@@ -137,6 +137,12 @@ func (t *teamRun) typeTo(ctx context.Context, rate int) (master, server float64,
 
 // typingDir holds what each typist was typed, a file per agent.
 func (t *teamRun) typingDir() string { return filepath.Join(t.root, "typed") }
+
+// typist is the command of an agent that keeps what is typed to it, in
+// its file of typingDir.
+func (t *teamRun) typist(agent string) string {
+	return "sh, -c, " + strconv.Quote("exec cat >> "+filepath.Join(t.typingDir(), agent))
+}
 
 // typed counts the lines the typists were typed.
 func (t *teamRun) typed() (int, error) {

@@ -72,7 +72,7 @@ func RunWorktree(ctx context.Context, cfg WorktreeConfig) (*WorktreeResult, erro
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
-	if err := t.write(profile.KindShell, false); err != nil {
+	if err := t.write(profile.KindShell, restingShell); err != nil {
 		return nil, err
 	}
 	if err := writeRepository(ctx, t, cfg.Files); err != nil {

@@ -33,6 +33,7 @@ const (
 	benchRouting = "routing"
 	benchHooks   = "hooks"
 	benchTeam    = "team"
+	benchRest    = "rest"
 	benchSoak    = "soak"
 	benchHistory = "history"
 	benchTree    = "worktree"
@@ -41,7 +42,7 @@ const (
 )
 
 // askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true}
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true, benchRest: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -49,7 +50,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--quick]",
+		Use:   "bench [--only routing|hooks|team|rest|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -104,6 +105,17 @@ tmux and bash, and is left out, saying so, without them):
              starts, beside the same with a tmux process per command (the
              master's way before its control connection to the session)
 
+The rest runs only when asked for (--only rest): a team of --team-agents
+brought up as a person does (up -d, which opens the console), with an idle
+switchboard mcp per agent as its client would start it (its input open, the
+handshake done), at rest over --team-idle, every process it started summed
+(the tmux server and everything in its panes, the master with its tmux
+clients, the console, the MCP servers), beside tmux alone with the same
+panes: first with agents without hooks (each a program that only reads its
+input), then with shells and their prompt hook. Then 20 idle MCP servers
+beside 20 programs that only wait on their input, over the same window.
+About six minutes at the default numbers.
+
 The history runs only when asked for (--only history): the master started on
 a workspace of --history-agents whose log holds --history-records records and
 whose inboxes hold --history-inbox-files of them unread, beside the same team
@@ -147,6 +159,7 @@ against /bin/true, and use --dir to measure on the filesystem where the team's
 workspace lives.`,
 		Example: `  switchboard bench                     # about five minutes
   switchboard bench --only team         # 100 agents at rest, about four minutes
+  switchboard bench --only rest         # 100 agents at rest, every process summed, about six minutes
   switchboard bench --quick             # a few seconds, small numbers
   switchboard bench --only hooks        # the hooks alone, about 10 seconds
   switchboard bench --only history      # a master started on a million records, about five minutes
@@ -187,7 +200,7 @@ workspace lives.`,
 	f.DurationVar(&opts.history.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
 	f.IntVar(&opts.memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
 	f.StringVar(&opts.memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, history or soak (default: all but history and soak)")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub or memory (default: routing, hooks and team)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -244,7 +257,7 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	case opts.memory.Messages < 5:
 		return usageError("--memory-messages must be at least 5: the memory is read at each fifth of them")
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, history, soak, worktree, hub or memory, not %q", opts.only)
+		return usageError("--only is routing, hooks, team, rest, history, soak, worktree, hub or memory, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -283,6 +296,14 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		default:
 			res.AddTeam(t)
 		}
+	}
+	if parts(benchRest) {
+		t := opts.team
+		r, err := bench.RunRest(ctx, bench.RestConfig{Binary: bin, Agents: t.Agents, Idle: t.Idle, Dir: cfg.Dir, Progress: io.errOut})
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		res.AddRest(r)
 	}
 	if parts(benchHistory) {
 		hcfg := opts.history
@@ -350,6 +371,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	}
 	if res.Team != nil {
 		tables = append(tables, printTeamTable)
+	}
+	if res.Rest != nil {
+		tables = append(tables, printRestTable)
 	}
 	if res.History != nil {
 		tables = append(tables, printHistoryTable)
