@@ -228,11 +228,15 @@ func reconnectDelay(attempts int) time.Duration {
 }
 
 // setUp opens the stream and buckets, checks the rules, claims the agents
-// and, where no hub keeps consumers, makes the durable consumer.
+// and makes the host's consumer.
 func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
-	if err := c.ensureStream(ctx); err != nil {
+	_, err := c.js.Stream(ctx, c.names.stream())
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		err = errNotPrepared
+	}
+	if err != nil {
 		return c.explain(ctx, err, "open the mail stream")
 	}
 	if err := c.openBuckets(ctx, c.names.buckets()); err != nil {
@@ -260,50 +264,29 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	return nil
 }
 
-// openBuckets opens the named buckets of the team (making those missing,
-// where the server lets this host).
+// openBuckets opens the named buckets of the team.
 func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 	kvs := map[string]*jetstream.KeyValue{
 		c.names.presence(): &c.presence, c.names.heartbeat(): &c.heartbeat, c.names.claims(): &c.claims,
 		c.names.rules(): &c.rules, c.names.locks(): &c.locks, c.names.shared(): &c.shared,
 	}
-	for _, cfg := range c.names.bucketConfigs(c.beat) {
-		if !slices.Contains(buckets, cfg.Bucket) {
-			continue
+	for _, bucket := range buckets {
+		kv, err := c.js.KeyValue(ctx, bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			err = errNotPrepared
 		}
-		kv, err := c.ensureBucket(ctx, cfg)
 		if err != nil {
-			return c.explain(ctx, err, "open bucket "+cfg.Bucket)
+			return c.explain(ctx, err, "open bucket "+bucket)
 		}
-		*kvs[cfg.Bucket] = kv
+		*kvs[bucket] = kv
 	}
 	return nil
 }
 
-// ensureStream opens the mail stream, making it where it is missing and the
-// server lets this host.
-func (c *Conn) ensureStream(ctx context.Context) error {
-	_, err := c.js.Stream(ctx, c.names.stream())
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		_, err = c.js.CreateStream(ctx, c.names.mailStreamConfig())
-		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			_, err = c.js.Stream(ctx, c.names.stream())
-		}
-	}
-	return err
-}
-
-func (c *Conn) ensureBucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	kv, err := c.js.KeyValue(ctx, cfg.Bucket)
-	if !errors.Is(err, jetstream.ErrBucketNotFound) {
-		return kv, err
-	}
-	kv, err = c.js.CreateKeyValue(ctx, cfg)
-	if errors.Is(err, jetstream.ErrBucketExists) {
-		return c.js.KeyValue(ctx, cfg.Bucket)
-	}
-	return kv, err
-}
+// errNotPrepared is a server without the team's stream and buckets, which
+// no host may make: a hub whose cluster has too few nodes up yet, or a NATS
+// server of its operator's on which switchboard hub prepare has not run.
+var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once enough of its nodes are up; on a NATS server of your own, run the switchboard hub prepare line that switchboard hub config printed)", ErrUnreachable)
 
 // cutLink ends the current link with cause (if any), and starts a new one
 // when the connection is up.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"crypto/rand"
 	"fmt"
 	"net"
 	"os"
@@ -31,7 +32,14 @@ var hubLine = regexp.MustCompile(`--hub '?([^' ]+)'? --host (\S+)`)
 // it prints for the hosts.
 func startHubProcess(t *testing.T, addr, dir string, hosts ...string) *hubProcess {
 	t.Helper()
-	args := []string{"hub", "--listen", addr, "--dir", dir}
+	return startHubNode(t, []string{"--listen", addr, "--dir", dir}, hosts...)
+}
+
+// startHubNode runs a hub with args (a node of a cluster, say), and reads
+// the URLs it prints for the hosts.
+func startHubNode(t *testing.T, more []string, hosts ...string) *hubProcess {
+	t.Helper()
+	args := append([]string{"hub"}, more...)
 	for _, h := range hosts {
 		args = append(args, "--host", h)
 	}
@@ -100,75 +108,84 @@ func hostWorkspace(t *testing.T, agents ...string) string {
 	return root
 }
 
-// TestMailAcrossHostsSurvivesKills sends 3,000 messages between two hosts,
-// each its own workspace and master process, joined by a hub process, while
-// either master and the hub are killed with SIGKILL and started again: every
-// message arrives once and is logged once, where it was routed.
-func TestMailAcrossHostsSurvivesKills(t *testing.T) {
-	if testing.Short() {
-		t.Skip("3,000 messages across two masters and a hub; skipped with -short")
-	}
-	addr, hubDir := freeAddr(t), t.TempDir()
-	hub := startHubProcess(t, addr, hubDir, "laptop", "gpu")
+// exchange is mail between two hosts, each its own workspace and master
+// process: laptop runs developer_agent and master_agent, gpu tester_agent
+// and reviewer_agent.
+type exchange struct {
+	t       *testing.T
+	roots   map[string]string
+	masters map[string]*masterProcess
+	sent    map[string]map[string]bool // ids, by recipient
+	total   int
+}
+
+// newExchange starts the two hosts' masters, joining by urls.
+func newExchange(t *testing.T, urls map[string]string) *exchange {
 	laptop := hostWorkspace(t, "master_agent", "developer_agent")
 	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
-	masters := map[string]*masterProcess{
-		"laptop": startMaster(t, laptop, "--hub", hub.urls["laptop"], "--host", "laptop"),
-		"gpu":    startMaster(t, gpu, "--hub", hub.urls["gpu"], "--host", "gpu"),
+	x := &exchange{t: t, roots: map[string]string{"laptop": laptop, "gpu": gpu},
+		sent: map[string]map[string]bool{"developer_agent": {}, "tester_agent": {}}}
+	x.masters = map[string]*masterProcess{
+		"laptop": startMaster(t, laptop, "--hub", urls["laptop"], "--host", "laptop"),
+		"gpu":    startMaster(t, gpu, "--hub", urls["gpu"], "--host", "gpu"),
 	}
-	roots := map[string]string{"laptop": laptop, "gpu": gpu}
-	restart := func(host string) {
-		masters[host].kill(t)
-		masters[host] = startMaster(t, roots[host]) // joins by the settings it kept
-	}
-	const total = 3000
-	sent := map[string]map[string]bool{"developer_agent": {}, "tester_agent": {}}
+	return x
+}
+
+// restart kills a host's master with SIGKILL and starts it again, joining
+// by the settings it kept.
+func (x *exchange) restart(host string) {
+	x.masters[host].kill(x.t)
+	x.masters[host] = startMaster(x.t, x.roots[host])
+}
+
+// send posts total messages, one way then the other, calling disrupt before
+// each.
+func (x *exchange) send(total int, disrupt func(i int)) {
+	x.total += total
 	for i := range total {
-		from, root, to := "developer_agent", laptop, "tester_agent"
+		disrupt(i)
+		from, host, to := "developer_agent", "laptop", "tester_agent"
 		if i%2 == 1 {
-			from, root, to = "tester_agent", gpu, "developer_agent"
+			from, host, to = "tester_agent", "gpu", "developer_agent"
 		}
 		m := &mailbox.Message{From: from, To: []string{to}, Title: fmt.Sprintf("message %d", i), Type: mailbox.TypeNotification}
 		m.Normalize(time.Now())
-		store := mailbox.NewStore(root)
-		if _, err := store.Post(from, m); err != nil {
-			t.Fatal(err)
+		if _, err := mailbox.NewStore(x.roots[host]).Post(from, m); err != nil {
+			x.t.Fatal(err)
 		}
-		sent[to][m.ID] = true
-		switch i {
-		case 700:
-			restart("laptop")
-		case 1400:
-			hub.kill()
-			hub = startHubProcess(t, addr, hubDir, "laptop", "gpu")
-		case 2100:
-			restart("gpu")
-		}
+		x.sent[to][m.ID] = true
 	}
+}
+
+// check waits for every message to arrive, and fails the test for one lost,
+// delivered twice or logged twice.
+func (x *exchange) check() {
+	t := x.t
 	for host, agent := range map[string]string{"gpu": "tester_agent", "laptop": "developer_agent"} {
-		store := mailbox.NewStore(roots[host])
+		store := mailbox.NewStore(x.roots[host])
 		var entries []mailbox.Entry
 		ok := watch.Until(t.Context(), 50*time.Millisecond, 120*time.Second, func() bool {
 			entries, _ = store.List(agent, mailbox.All)
-			return len(entries) >= total/2
+			return len(entries) >= x.total/2
 		})
 		if !ok {
-			t.Fatalf("%s on %s has %d of %d messages; master:\n%s", agent, host, len(entries), total/2, masters[host].out)
+			t.Fatalf("%s on %s has %d of %d messages; master:\n%s", agent, host, len(entries), x.total/2, x.masters[host].out)
 		}
 		got := make(map[string]int)
 		for _, e := range entries {
 			got[e.ID]++
 		}
-		for id := range sent[agent] {
+		for id := range x.sent[agent] {
 			if got[id] != 1 {
 				t.Errorf("%s on %s holds message %s %d times", agent, host, id, got[id])
 			}
 		}
-		if len(entries) != total/2 {
-			t.Errorf("%s on %s holds %d copies; want %d", agent, host, len(entries), total/2)
+		if len(entries) != x.total/2 {
+			t.Errorf("%s on %s holds %d copies; want %d", agent, host, len(entries), x.total/2)
 		}
 	}
-	for host, root := range roots {
+	for host, root := range x.roots {
 		recs, _, err := mailbox.ReadLog(mailbox.NewStore(root).LogPath(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -180,18 +197,48 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 			}
 			ids[r.Message.ID] = true
 		}
-		if len(ids) != total/2 {
-			t.Errorf("%s logged %d messages; want the %d it routed", host, len(ids), total/2)
+		if len(ids) != x.total/2 {
+			t.Errorf("%s logged %d messages; want the %d it routed", host, len(ids), x.total/2)
 		}
 	}
-	if out, _ := exec.Command("switchboard", "doctor", "--root", laptop).CombinedOutput(); !strings.Contains(string(out), "host laptop reaches the hub") {
+}
+
+// stop stops both masters.
+func (x *exchange) stop() {
+	for _, m := range x.masters {
+		m.stop(x.t)
+	}
+}
+
+// TestMailAcrossHostsSurvivesKills sends 3,000 messages between two hosts,
+// each its own workspace and master process, joined by a hub process, while
+// either master and the hub are killed with SIGKILL and started again: every
+// message arrives once and is logged once, where it was routed.
+func TestMailAcrossHostsSurvivesKills(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3,000 messages across two masters and a hub; skipped with -short")
+	}
+	addr, hubDir := freeAddr(t), t.TempDir()
+	hub := startHubProcess(t, addr, hubDir, "laptop", "gpu")
+	x := newExchange(t, hub.urls)
+	x.send(3000, func(i int) {
+		switch i {
+		case 700:
+			x.restart("laptop")
+		case 1400:
+			hub.kill()
+			hub = startHubProcess(t, addr, hubDir, "laptop", "gpu")
+		case 2100:
+			x.restart("gpu")
+		}
+	})
+	x.check()
+	if out, _ := exec.Command("switchboard", "doctor", "--root", x.roots["laptop"]).CombinedOutput(); !strings.Contains(string(out), "host laptop reaches the hub") {
 		t.Errorf("doctor does not say the hub takes laptop:\n%s", out)
 	}
-	for _, m := range masters {
-		m.stop(t)
-	}
-	if !strings.Contains(masters["gpu"].out.String(), "joined the hub as host gpu") {
-		t.Errorf("the restarted master did not join by its settings:\n%s", masters["gpu"].out)
+	x.stop()
+	if !strings.Contains(x.masters["gpu"].out.String(), "joined the hub as host gpu") {
+		t.Errorf("the restarted master did not join by its settings:\n%s", x.masters["gpu"].out)
 	}
 }
 
@@ -255,4 +302,78 @@ func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 	}) {
 		t.Errorf("the log once the hub is back:\n%s", said)
 	}
+}
+
+// TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode runs the hub as a cluster
+// of three nodes, each its own process, and sends 3,000 messages between two
+// hosts while one node, then another, is killed with SIGKILL and started
+// again, and one master is killed too: every message arrives once and is
+// logged once; and a lock keeps its compare-and-swap through the leader
+// changes.
+func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("3,000 messages across two masters and three hub nodes; skipped with -short")
+	}
+	type node struct{ addr, cluster, dir, name string }
+	nodes := make([]node, 3)
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		t.Fatal(err)
+	}
+	for i := range nodes {
+		nodes[i] = node{addr: freeAddr(t), cluster: freeAddr(t), dir: t.TempDir(), name: fmt.Sprintf("n%d", i+1)}
+		// Every node keeps the same secret, as the hub tells the person.
+		writeTestFile(t, filepath.Join(nodes[i].dir, "hub.secret"), string(secret))
+	}
+	start := func(i int) *hubProcess {
+		args := []string{"--listen", nodes[i].addr, "--dir", nodes[i].dir, "--cluster", nodes[i].cluster, "--name", nodes[i].name}
+		for j, peer := range nodes {
+			if j != i {
+				args = append(args, "--peer", "nats://"+peer.cluster)
+			}
+		}
+		return startHubNode(t, args, "laptop", "gpu")
+	}
+	hubs := make([]*hubProcess, 3)
+	for i := range nodes {
+		hubs[i] = start(i)
+	}
+	if n := len(strings.Split(hubs[0].urls["laptop"], ",")); n != 3 {
+		t.Fatalf("laptop's URL names %d nodes, not the 3: %s", n, hubs[0].urls["laptop"])
+	}
+	x := newExchange(t, hubs[0].urls)
+	for host, m := range x.masters {
+		if !watch.Until(t.Context(), 50*time.Millisecond, 60*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
+			t.Fatalf("the master of %s did not join the cluster:\n%s", host, m.out)
+		}
+	}
+	x.send(3000, func(i int) {
+		switch i {
+		case 600:
+			hubs[0].kill()
+		case 1200:
+			hubs[0] = start(0)
+		case 1500:
+			x.restart("gpu")
+		case 1800:
+			hubs[1].kill()
+		case 2400:
+			hubs[1] = start(1)
+		}
+	})
+	x.check()
+
+	// A lock taken on one host is refused on the other, through a leader
+	// change of the locks' bucket.
+	if said, code := switchboardAt(t, x.roots["laptop"], "developer_agent", "lock", "release"); code != 0 {
+		t.Fatalf("lock on laptop: exit %d\n%s", code, said)
+	}
+	hubs[2].kill()
+	if !watch.Until(t.Context(), 250*time.Millisecond, 60*time.Second, func() bool {
+		said, code := switchboardAt(t, x.roots["gpu"], "tester_agent", "lock", "release")
+		return code == exitRefused && strings.Contains(said, "developer_agent on host laptop")
+	}) {
+		t.Error("with a node down, the lock laptop holds is not refused on gpu")
+	}
+	x.stop()
 }
