@@ -103,21 +103,31 @@ func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, 
 	if err != nil {
 		return nil, err
 	}
-	type id struct{ agent, host string }
-	held := make(map[id]Claim)
-	left := make(map[id]jetstream.KeyValueEntry)
+	entries := make([]jetstream.KeyValueEntry, 0, len(keys))
 	for _, k := range keys {
-		kind, rest, _ := strings.Cut(k, ".")
-		name, host, ok := strings.Cut(rest, ".")
-		if !ok || !validName(name) || !validName(host) {
-			continue
-		}
 		e, err := b.kv.Get(ctx, k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	return claimsOfEntries(entries), nil
+}
+
+// claimsOfEntries makes the claims, by agent, each list in the hub's
+// order, of entries of the claims bucket.
+func claimsOfEntries(entries []jetstream.KeyValueEntry) map[string][]Claim {
+	type id struct{ agent, host string }
+	held := make(map[id]Claim)
+	left := make(map[id]jetstream.KeyValueEntry)
+	for _, e := range entries {
+		kind, rest, _ := strings.Cut(e.Key(), ".")
+		name, host, ok := strings.Cut(rest, ".")
+		if !ok || !validName(name) || !validName(host) {
+			continue
 		}
 		switch kind {
 		case kindHeld:
@@ -138,7 +148,7 @@ func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, 
 	for _, cls := range out {
 		slices.SortFunc(cls, func(a, b Claim) int { return cmp.Compare(a.Rev, b.Rev) })
 	}
-	return out, nil
+	return out
 }
 
 // take claims agent for host, unless host holds it already: a claim is
@@ -215,42 +225,55 @@ func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time) (Clai
 	if !claimable(d.From) {
 		return Claim{}, fmt.Errorf("%w: %q is not a name any host may send as", ErrForged, d.From)
 	}
-	for attempt := 0; ; attempt++ {
-		claims, read, err := c.claimsOf(ctx, d.From, attempt > 0)
-		if err != nil {
+	claims, err := c.claimsOf(ctx, d.From)
+	if err != nil {
+		return Claim{}, err
+	}
+	holder, ok := holderAt(claims, d.Published)
+	if !ok || holder.Host != d.Host {
+		// Before a copy is refused, the hub is asked, once a batch: the
+		// claim of a helper made a moment ago may not have reached this
+		// host's view yet.
+		if claims, err = c.claimsRead(ctx, d.From, fresh); err != nil {
 			return Claim{}, err
 		}
-		holder, ok := holderAt(claims, d.Published)
-		if ok && holder.Host == d.Host {
-			return holder, nil
-		}
-		if attempt == 0 && read.Before(fresh) {
-			continue
-		}
-		switch {
-		case !ok:
-			return Claim{}, fmt.Errorf("%w: no host ran %s when host %s sent this as from it", ErrForged, d.From, d.Host)
-		default:
-			return Claim{}, fmt.Errorf("%w: host %s sent this as from %s, which host %s ran then", ErrForged, d.Host, d.From, holder.Host)
-		}
+		holder, ok = holderAt(claims, d.Published)
+	}
+	switch {
+	case ok && holder.Host == d.Host:
+		return holder, nil
+	case !ok:
+		return Claim{}, fmt.Errorf("%w: no host ran %s when host %s sent this as from it", ErrForged, d.From, d.Host)
+	default:
+		return Claim{}, fmt.Errorf("%w: host %s sent this as from %s, which host %s ran then", ErrForged, d.Host, d.From, holder.Host)
 	}
 }
 
-// claimsOf returns the claims of agent, from the cache unless reload is
-// set or the cached ones are old, and when they were read.
-func (c *Conn) claimsOf(ctx context.Context, agent string, reload bool) ([]Claim, time.Time, error) {
+// claimsOf returns the claims of agent: from the view of the team, once it
+// is whole, else from what the hub said of it a moment ago, else from the
+// hub.
+func (c *Conn) claimsOf(ctx context.Context, agent string) ([]Claim, error) {
+	if claims, ok := c.view.claimsOf(c.names, agent); ok {
+		return claims[agent], nil
+	}
+	return c.claimsRead(ctx, agent, time.Now().Add(-c.senders.ttl))
+}
+
+// claimsRead returns the claims of agent as the hub held them at since or
+// later: read from the hub, unless read there since.
+func (c *Conn) claimsRead(ctx context.Context, agent string, since time.Time) ([]Claim, error) {
 	c.senders.mu.Lock()
 	cached, ok := c.senders.m[agent]
 	c.senders.mu.Unlock()
-	if ok && !reload && time.Since(cached.read) < c.senders.ttl {
-		return cached.claims, cached.read, nil
+	if ok && !cached.read.Before(since) {
+		return cached.claims, nil
 	}
 	read := time.Now()
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	all, err := c.claimBook().read(ctx, agent)
 	if err != nil {
-		return nil, time.Time{}, c.explain(ctx, err, "read the claims of "+agent)
+		return nil, c.explain(ctx, err, "read the claims of "+agent)
 	}
 	c.senders.mu.Lock()
 	if c.senders.m == nil {
@@ -258,5 +281,5 @@ func (c *Conn) claimsOf(ctx context.Context, agent string, reload bool) ([]Claim
 	}
 	c.senders.m[agent] = cachedClaims{claims: all[agent], read: read}
 	c.senders.mu.Unlock()
-	return all[agent], read, nil
+	return all[agent], nil
 }

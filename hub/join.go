@@ -78,6 +78,7 @@ type Conn struct {
 	agents []string
 
 	senders claimCache
+	view    *view // the team as this host last heard of it
 
 	// link is cancelled when the connection to the hub drops (and replaced
 	// when it comes back), or when the hub refuses something for want of
@@ -113,6 +114,7 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	}
 	c.wg.Add(1)
 	go c.heartbeatLoop()
+	c.watchTeam()
 	return c, nil
 }
 
@@ -129,6 +131,7 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 	}
 	c.closed, c.close = context.WithCancel(context.Background())
 	c.senders.ttl = time.Second
+	c.view = newView()
 	c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	opts := []nats.Option{
 		nats.Name("switchboard " + cfg.Host),

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -116,6 +115,8 @@ func (c *Conn) Agents() []string {
 
 // Team lists every agent with the host that holds it, sorted by agent. A
 // claim that the hub stored after another host's, still held, is no one's.
+// A Conn that joined answers from its view of the team, which the hub keeps
+// current; one that dialled reads the claims and states.
 func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
@@ -123,46 +124,49 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, c.explain(ctx, err, "read heartbeats")
 	}
+	if claims, ok := c.view.claimsOf(c.names, "*"); ok {
+		return teamOf(claims, c.view.states(), live), nil
+	}
 	claims, err := c.claimBook().read(ctx, "*")
 	if err != nil {
 		return nil, c.explain(ctx, err, "read the claims")
 	}
-	out := make([]Member, 0, len(claims))
+	states := make(map[string]string)
 	for agent, cls := range claims {
 		holder, ok := holderNow(cls)
 		if !ok {
 			continue
 		}
-		m := Member{Agent: agent, Host: holder.Host, Profile: holder.Profile, Parent: holder.Parent, Reachable: live[holder.Host]}
-		e, err := c.presence.Get(ctx, holder.Host+"."+agent)
+		key := holder.Host + "." + agent
+		e, err := c.presence.Get(ctx, key)
 		switch {
 		case err == nil:
 			var v presenceValue
 			_ = json.Unmarshal(e.Value(), &v) // a garbled state reads as unknown
-			m.State = v.State
+			states[key] = v.State
 		case !errors.Is(err, jetstream.ErrKeyNotFound):
 			return nil, c.explain(ctx, err, "read presence")
 		}
-		out = append(out, m)
 	}
-	slices.SortFunc(out, func(a, b Member) int { return cmp.Compare(a.Agent, b.Agent) })
-	return out, nil
+	return teamOf(claims, states, live), nil
 }
 
 // Holder is the host that holds agent now, by the hub's order of claims,
 // and whether one does. What it read a moment ago serves, unless it showed
 // no holder: an agent claimed since is found at once.
 func (c *Conn) Holder(ctx context.Context, agent string) (Claim, bool, error) {
-	for _, reload := range []bool{false, true} {
-		claims, _, err := c.claimsOf(ctx, agent, reload)
-		if err != nil {
-			return Claim{}, false, err
-		}
-		if holder, ok := holderNow(claims); ok {
-			return holder, true, nil
-		}
+	claims, err := c.claimsOf(ctx, agent)
+	if err != nil {
+		return Claim{}, false, err
 	}
-	return Claim{}, false, nil
+	if holder, ok := holderNow(claims); ok {
+		return holder, true, nil
+	}
+	if claims, err = c.claimsRead(ctx, agent, time.Now()); err != nil {
+		return Claim{}, false, err
+	}
+	holder, ok := holderNow(claims)
+	return holder, ok, nil
 }
 
 // liveHosts are the hosts whose heartbeat key has not expired.

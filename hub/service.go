@@ -69,6 +69,16 @@ func (s TeamService) Permissions(host string) (publish, subscribe []string) {
 		// changing or purging one.
 		pub = append(pub, "$JS.API.STREAM.INFO."+st)
 	}
+	for _, b := range []string{n.claims(), n.presence(), n.shared()} {
+		// Watching the claims, states and shared values (ordered consumers of their own,
+		// which take nothing from anyone: a bucket is no work queue).
+		pub = append(pub,
+			"$JS.API.CONSUMER.CREATE."+kvStream(b),
+			"$JS.API.CONSUMER.CREATE."+kvStream(b)+".>",
+			"$JS.API.CONSUMER.INFO."+kvStream(b)+".>",
+			"$JS.API.CONSUMER.DELETE."+kvStream(b)+".>",
+			"$JS.FC."+kvStream(b)+".>")
+	}
 	for _, b := range n.buckets() {
 		// Reading any key of the team's buckets.
 		pub = append(pub,

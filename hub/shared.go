@@ -68,8 +68,12 @@ func (c *Conn) sharedErr(ctx context.Context, err error, doing, key string) erro
 	return c.explain(ctx, err, doing+" shared value "+key)
 }
 
-// Values returns every shared value of the team, by key.
+// Values returns every shared value of the team, by key: from the view of
+// a Conn that joined, which the hub keeps current, else read.
 func (c *Conn) Values(ctx context.Context) (map[string][]byte, error) {
+	if values, ok := c.view.values(c.names); ok {
+		return values, nil
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	keys, err := c.keys(ctx, c.names.shared(), ">")
@@ -110,6 +114,11 @@ func (c *Conn) State(ctx context.Context) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return StateOf(values), nil
+}
+
+// StateOf is the team's shared state of its shared values (Values), by key.
+func StateOf(values map[string][]byte) map[string][]byte {
 	state := make(map[string][]byte, len(values))
 	for k, v := range values {
 		enc, ok := strings.CutPrefix(k, stateKeyPrefix)
@@ -120,5 +129,5 @@ func (c *Conn) State(ctx context.Context) (map[string][]byte, error) {
 			state[string(key)] = v
 		}
 	}
-	return state, nil
+	return state
 }

@@ -335,3 +335,38 @@ func TestAHostThatCannotTakeItsMailSaysSoAndLetsItsHeartbeatLapse(t *testing.T) 
 		return err == nil && strings.Contains(describe(team), "bob@b") && !strings.Contains(describe(team), "unreachable")
 	})
 }
+
+// TestAHostHearsOfTheTeamAsItChanges: a host's view of the team is pushed
+// to it by the hub, so that another host's new agent and state show at
+// once, with nothing read.
+func TestAHostHearsOfTheTeamAsItChanges(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	b := join(t, s, "b", "bob")
+	waitFor(t, 10*time.Second, "a's view of the team", func() bool {
+		_, ok := a.view.claimsOf(a.names, "*")
+		return ok
+	})
+	ctx := ctxFor(t, 10*time.Second)
+	for len(a.Changed()) > 0 {
+		<-a.Changed()
+	}
+	if err := b.SetAgents(ctx, []string{"bob", "bea"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Announce(ctx, []AgentState{{Agent: "bea", State: "busy"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.Changed():
+	case <-time.After(10 * time.Second):
+		t.Fatal("a did not hear of b's new agent within 10s")
+	}
+	waitFor(t, 10*time.Second, "bea, busy, in a's team", func() bool {
+		team, err := a.Team(ctx)
+		return err == nil && strings.Contains(describe(team), "bea@b=busy")
+	})
+	if denied := a.stalled.Load(); denied {
+		t.Fatal("a's watches were refused")
+	}
+}

@@ -22,32 +22,52 @@ import (
 func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 	tick := time.NewTicker(hub.Heartbeat)
 	defer tick.Stop()
+	announced := make(map[string]string) // the states the hub has, by agent
 	for {
 		l.claimHosted(ctx, conn)
-		claimed := conn.Agents()
-		states := make([]hub.AgentState, 0, len(claimed))
-		for _, a := range claimed {
-			st, ok, _ := l.ws.Store.ReadState(a)
-			state := "down"
-			if ok {
-				state = st.State
-			}
-			states = append(states, hub.AgentState{Agent: a, State: state})
-		}
-		if err := conn.Announce(ctx, states); err != nil && ctx.Err() == nil {
-			l.logf("cannot tell the hub the states of this host's agents: %v", err)
-		}
+		l.announce(ctx, conn, announced)
 		if members, err := conn.Team(ctx); err == nil {
 			l.writeTeam(ctx, conn, members)
 		}
-		l.mirrorState(ctx, conn)
-		l.mirrorBoard(ctx, conn)
+		if values, err := conn.Values(ctx); err == nil {
+			l.mirrorState(values)
+			l.mirrorBoard(values[bulletin.BoardKey])
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
 		case <-l.look:
+		case <-conn.Changed():
 		}
+	}
+}
+
+// announce tells the hub the states of this host's agents that changed
+// since it last told it: a team at rest sends nothing but its heartbeat.
+func (l *Link) announce(ctx context.Context, conn *hub.Conn, announced map[string]string) {
+	var states []hub.AgentState
+	for _, a := range conn.Agents() {
+		state := "down"
+		if st, ok, _ := l.ws.Store.ReadState(a); ok {
+			state = st.State
+		}
+		if was, ok := announced[a]; !ok || was != state {
+			states = append(states, hub.AgentState{Agent: a, State: state})
+		}
+	}
+	if len(states) == 0 {
+		return
+	}
+	if err := conn.Announce(ctx, states); err != nil {
+		if ctx.Err() == nil {
+			l.logf("cannot tell the hub the states of this host's agents: %v", err)
+		}
+		clear(announced) // all again at the next beat
+		return
+	}
+	for _, s := range states {
+		announced[s.Agent] = s.State
 	}
 }
 
@@ -63,13 +83,10 @@ func (l *Link) claimHosted(ctx context.Context, conn *hub.Conn) {
 	}
 }
 
-// mirrorState copies the team's shared state from the hub into this host's
-// bulletin, which the agents' hooks show.
-func (l *Link) mirrorState(ctx context.Context, conn *hub.Conn) {
-	shared, err := conn.State(ctx)
-	if err != nil {
-		return
-	}
+// mirrorState copies the team's shared state, of the team's shared values,
+// into this host's bulletin, which the agents' hooks show.
+func (l *Link) mirrorState(values map[string][]byte) {
+	shared := hub.StateOf(values)
 	store := l.ws.Bulletin()
 	local, err := store.ReadState()
 	if err != nil {
@@ -86,11 +103,10 @@ func (l *Link) mirrorState(ctx context.Context, conn *hub.Conn) {
 }
 
 // mirrorBoard copies the team's board (status, phase, the overseers'
-// warnings) from the hub into this host's bulletin, when it changed.
-func (l *Link) mirrorBoard(ctx context.Context, conn *hub.Conn) {
-	data, _, err := conn.Get(ctx, bulletin.BoardKey)
-	if err != nil {
-		return // none set yet, or the hub away: the bulletin stays
+// warnings) into this host's bulletin, when it changed.
+func (l *Link) mirrorBoard(data []byte) {
+	if data == nil {
+		return // none set yet: the bulletin stays
 	}
 	var board bulletin.Board
 	if json.Unmarshal(data, &board) != nil {

@@ -1,0 +1,189 @@
+package hub
+
+import (
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// view is the team's claims, presence and shared values as this host last
+// heard of them. Watchers keep it, the hub pushing each change as it is made, so that
+// listing the team, and checking the sender of each copy, read nothing: a
+// team of a thousand agents at rest costs its hosts nothing but their
+// heartbeats.
+type view struct {
+	mu       sync.Mutex
+	claims   map[string]jetstream.KeyValueEntry // by key of the claims bucket
+	presence map[string]string                  // state, by "<host>.<agent>"
+	shared   map[string][]byte                  // the team's shared values, by key
+	synced   map[string]bool                    // buckets whose watcher gave its initial values
+	changed  chan struct{}                      // woken on each change
+}
+
+func newView() *view {
+	return &view{claims: make(map[string]jetstream.KeyValueEntry), presence: make(map[string]string),
+		shared: make(map[string][]byte), synced: make(map[string]bool), changed: make(chan struct{}, 1)}
+}
+
+// watchTeam keeps the view until the Conn closes.
+func (c *Conn) watchTeam() {
+	for _, kv := range []jetstream.KeyValue{c.claims, c.presence, c.shared} {
+		c.wg.Go(func() { c.watchBucket(kv) })
+	}
+}
+
+// watchBucket keeps the view of one bucket, watching again when a watch
+// ends (the hub away, say).
+func (c *Conn) watchBucket(kv jetstream.KeyValue) {
+	for c.closed.Err() == nil {
+		w, err := kv.WatchAll(c.closed)
+		if err == nil {
+			c.follow(kv.Bucket(), w)
+			_ = w.Stop()
+		}
+		select {
+		case <-c.closed.Done():
+			return
+		case <-time.After(retryWatch):
+		}
+	}
+}
+
+// retryWatch is how long a watch that ended waits before it starts again.
+const retryWatch = time.Second
+
+// follow applies the updates of one watch to the view; the first values it
+// gives replace what the view held of the bucket.
+func (c *Conn) follow(bucket string, w jetstream.KeyWatcher) {
+	fresh := make(map[string]jetstream.KeyValueEntry)
+	initial := true
+	for e := range w.Updates() {
+		c.view.mu.Lock()
+		switch {
+		case e == nil: // the initial values are all in
+			initial = false
+			c.view.replace(bucket, c.names, fresh)
+			c.view.synced[bucket] = true
+		case initial:
+			fresh[e.Key()] = e
+		default:
+			c.view.apply(bucket, c.names, e)
+		}
+		c.view.mu.Unlock()
+		if !initial {
+			c.view.wake()
+		}
+	}
+	c.view.mu.Lock()
+	c.view.synced[bucket] = false
+	c.view.mu.Unlock()
+}
+
+// replace sets what the view holds of bucket to entries. The caller holds
+// the lock.
+func (v *view) replace(bucket string, n names, entries map[string]jetstream.KeyValueEntry) {
+	switch bucket {
+	case n.claims():
+		v.claims = make(map[string]jetstream.KeyValueEntry, len(entries))
+	case n.presence():
+		v.presence = make(map[string]string, len(entries))
+	case n.shared():
+		v.shared = make(map[string][]byte, len(entries))
+	}
+	for _, e := range entries {
+		v.apply(bucket, n, e)
+	}
+}
+
+// apply sets one entry of bucket in the view. The caller holds the lock.
+func (v *view) apply(bucket string, n names, e jetstream.KeyValueEntry) {
+	gone := e.Operation() != jetstream.KeyValuePut
+	switch bucket {
+	case n.claims():
+		if gone {
+			delete(v.claims, e.Key())
+		} else {
+			v.claims[e.Key()] = e
+		}
+	case n.presence():
+		var p presenceValue
+		if gone || json.Unmarshal(e.Value(), &p) != nil {
+			delete(v.presence, e.Key())
+		} else {
+			v.presence[e.Key()] = p.State
+		}
+	case n.shared():
+		if gone {
+			delete(v.shared, e.Key())
+		} else {
+			v.shared[e.Key()] = e.Value()
+		}
+	}
+}
+
+func (v *view) wake() {
+	select {
+	case v.changed <- struct{}{}:
+	default:
+	}
+}
+
+// claimsOf returns the view's claims of agents matching agent ("*" for all)
+// and whether the view is whole, both watchers having given their initial
+// values.
+func (v *view) claimsOf(n names, agent string) (map[string][]Claim, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.synced[n.claims()] || !v.synced[n.presence()] {
+		return nil, false
+	}
+	var entries []jetstream.KeyValueEntry
+	for key, e := range v.claims {
+		if agent == "*" || strings.Contains(key, "."+agent+".") {
+			entries = append(entries, e)
+		}
+	}
+	return claimsOfEntries(entries), true
+}
+
+// values returns the view's shared values, and whether its watcher gave
+// them all.
+func (v *view) values(n names) (map[string][]byte, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if !v.synced[n.shared()] {
+		return nil, false
+	}
+	return maps.Clone(v.shared), true
+}
+
+// states returns the view's states, by "<host>.<agent>".
+func (v *view) states() map[string]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.presence)
+}
+
+// Changed is woken when the team's claims or states change, as this host
+// hears of it: a master looks at the team then, not only at its beat.
+func (c *Conn) Changed() <-chan struct{} { return c.view.changed }
+
+// teamOf lists the members the claims make, with their states and whether
+// their hosts are live, sorted by agent.
+func teamOf(claims map[string][]Claim, states map[string]string, live map[string]bool) []Member {
+	out := make([]Member, 0, len(claims))
+	for _, agent := range slices.Sorted(maps.Keys(claims)) {
+		holder, ok := holderNow(claims[agent])
+		if !ok {
+			continue
+		}
+		out = append(out, Member{Agent: agent, Host: holder.Host, Profile: holder.Profile, Parent: holder.Parent,
+			Reachable: live[holder.Host], State: states[holder.Host+"."+agent]})
+	}
+	return out
+}
