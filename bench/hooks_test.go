@@ -31,9 +31,14 @@ func switchboardBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "switchboard")
-		out, err := exec.Command(goTool, "build", "-o", builtBin, "switchboard/cmd/switchboard").CombinedOutput()
-		if err != nil {
-			buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+		// switchboard-hub beside it, as go install ./cmd/... puts it: the
+		// hub and the masters of a team across machines run in it.
+		for _, build := range [][]string{{builtBin, "switchboard/cmd/switchboard"}, {filepath.Join(dir, "switchboard-hub"), "switchboard/cmd/switchboard-hub"}} {
+			out, err := exec.Command(goTool, "build", "-o", build[0], build[1]).CombinedOutput()
+			if err != nil {
+				buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))
+				return
+			}
 		}
 	})
 	if buildErr != nil {

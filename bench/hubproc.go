@@ -3,6 +3,7 @@ package bench
 import (
 	"bufio"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 // (which runs the program switchboard-hub), and the URL of each host.
 type hubProcess struct {
 	cmd  *exec.Cmd
+	dir  string
 	done chan struct{}
 	urls map[string]string
 }
@@ -24,7 +26,19 @@ var hubJoinLine = regexp.MustCompile(`^on (\S+), in its workspace: switchboard u
 // startHub runs a hub with its files in dir, on a free loopback port, and
 // reads the URL of each host from what it prints.
 func startHub(bin, dir string, hosts ...string) (*hubProcess, error) {
-	args := []string{"hub", "--listen", "127.0.0.1:0", "--dir", dir}
+	return startHubNode(bin, []string{"--listen", "127.0.0.1:0", "--dir", dir}, hosts...)
+}
+
+// startHubNode runs a hub with args (a node of a cluster, say), and reads
+// the URL of each host from what it prints.
+func startHubNode(bin string, more []string, hosts ...string) (*hubProcess, error) {
+	args := append([]string{"hub"}, more...)
+	dir := ""
+	for i, a := range more {
+		if a == "--dir" && i+1 < len(more) {
+			dir = more[i+1]
+		}
+	}
 	for _, h := range hosts {
 		args = append(args, "--host", h)
 	}
@@ -39,7 +53,7 @@ func startHub(bin, dir string, hosts ...string) (*hubProcess, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the hub %s: %w", bin, err)
 	}
-	h := &hubProcess{cmd: cmd, done: make(chan struct{}), urls: make(map[string]string)}
+	h := &hubProcess{cmd: cmd, dir: dir, done: make(chan struct{}), urls: make(map[string]string)}
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -82,4 +96,14 @@ func (h *hubProcess) stop() {
 		_ = h.cmd.Process.Kill()
 		<-h.done
 	}
+}
+
+// freePort is a loopback address with a port no one listens on.
+func freePort() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
 }

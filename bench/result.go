@@ -39,6 +39,9 @@ type Result struct {
 	// Memory is a master's memory while it routes (RunMemory); nil when
 	// not run.
 	Memory *MemoryResult `json:"memory,omitempty"`
+	// HubScale is a team of many hosts through its hub (RunHubScale): one
+	// hub, and a cluster of three; empty when not run.
+	HubScale []*HubScaleResult `json:"hub_scale,omitempty"`
 	// Checks are the targets, each met or missed.
 	Checks []Check `json:"checks,omitempty"`
 }

@@ -85,6 +85,11 @@ const (
 	// The hub's rows: HubResult's remote delivery beside the local one.
 	RowHubP50   = "hub_p50"
 	RowHubBurst = "hub_burst"
+	// The scale run's rows: HubScaleResult at rest, at a steady rate across
+	// hosts beside one host, and an agent's state reaching every host.
+	RowScaleRest     = "hub_scale_rest"
+	RowScaleP50      = "hub_scale_p50"
+	RowScalePresence = "hub_scale_presence"
 	// The memory run's row: MemoryResult.Master's growth.
 	RowMemoryGrowth = "memory_growth"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
@@ -124,6 +129,34 @@ func (r *Result) check() {
 	if r.Memory != nil {
 		r.checkMemory()
 	}
+	for _, h := range r.HubScale {
+		r.checkHubScale(h)
+	}
+}
+
+// checkHubScale checks a team of many hosts: at rest, across hosts at a
+// steady rate beside one host, and its states.
+func (r *Result) checkHubScale(h *HubScaleResult) {
+	what := "one hub"
+	if h.Cluster {
+		what = "three hubs"
+	}
+	r.Checks = append(r.Checks,
+		Check{
+			Row:    fmt.Sprintf("%s (%s)", RowScaleRest, what),
+			Target: fmt.Sprintf("≤ %g%% of a core", TargetScaleRestShare),
+			Pass:   h.Rest.Total() <= TargetScaleRestShare,
+		},
+		Check{
+			Row:    fmt.Sprintf("%s (%s)", RowScaleP50, what),
+			Target: fmt.Sprintf("≤ %g× one host", TargetScaleP50Ratio),
+			Pass:   h.Steady.Lost == 0 && float64(h.Steady.P50) <= TargetScaleP50Ratio*float64(h.SteadyLocal.P50),
+		},
+		Check{
+			Row:    fmt.Sprintf("%s (%s)", RowScalePresence, what),
+			Target: fmt.Sprintf("≤ %s", TargetScalePresence),
+			Pass:   h.Presence > 0 && h.Presence <= TargetScalePresence,
+		})
 }
 
 // checkHub checks delivery across hosts against delivery on one.
