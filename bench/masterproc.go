@@ -129,11 +129,13 @@ func processCPUTime(pid int) (time.Duration, error) {
 	return st.cpu, err
 }
 
-// procStat is what /proc/<pid>/stat tells of a process: its parent, and
-// the CPU time it used so far with that of the children it waited for.
+// procStat is what /proc/<pid>/stat tells of a process: its parent, the
+// CPU time it used so far with that of the children it waited for, and
+// the latter alone.
 type procStat struct {
 	parent int
 	cpu    time.Duration
+	waited time.Duration
 }
 
 func readProcStat(pid int) (procStat, error) {
@@ -157,13 +159,12 @@ func readProcStat(pid int) (procStat, error) {
 	}
 	// utime, stime, cutime and cstime: the process's own time and that of
 	// the children it has waited for (a master's tmux calls).
-	var ticks int64
-	for _, f := range fields[11:15] { // fields 14 to 17
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
+	var ticks [4]int64
+	for i, f := range fields[11:15] { // fields 14 to 17
+		if ticks[i], err = strconv.ParseInt(f, 10, 64); err != nil {
 			return procStat{}, fmt.Errorf("read cpu time of pid %d: %w", pid, err)
 		}
-		ticks += n
 	}
-	return procStat{parent: parent, cpu: time.Duration(ticks) * clockTick}, nil
+	waited := time.Duration(ticks[2]+ticks[3]) * clockTick
+	return procStat{parent: parent, cpu: time.Duration(ticks[0]+ticks[1])*clockTick + waited, waited: waited}, nil
 }

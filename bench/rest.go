@@ -25,6 +25,10 @@ type RestConfig struct {
 	MCPs     int           // idle MCP servers measured side by side (DefaultRestMCPs when 0)
 	Dir      string        // where the workspace is made (the system's temporary folder when "")
 	Progress io.Writer     // where progress goes; nil for nowhere
+	// Baseline is another switchboard binary (an older build) whose teams
+	// and MCP servers are measured too, in turns with Binary's; "" for
+	// none.
+	Baseline string
 }
 
 // DefaultRestMCPs is how many idle MCP servers are measured side by side.
@@ -44,6 +48,18 @@ type RestResult struct {
 	// (bash, kind shell).
 	Hooks RestTeam `json:"hooks"`
 	MCP   RestMCP  `json:"mcp"`
+	// Baseline is the same of RestConfig.Baseline's binary; nil without
+	// one.
+	Baseline *RestBaseline `json:"baseline,omitempty"`
+}
+
+// RestBaseline is the teams and an MCP server of another binary, measured
+// in the same run.
+type RestBaseline struct {
+	Binary   string   `json:"binary"`
+	Hookless RestTeam `json:"hookless"`
+	Hooks    RestTeam `json:"hooks"`
+	MCP      float64  `json:"mcp_each_percent"`
 }
 
 // RestTeam is a team brought up by `up -d` at rest, with one idle
@@ -112,28 +128,57 @@ func RunRest(ctx context.Context, cfg RestConfig) (*RestResult, error) {
 		root: dir, socket: fmt.Sprintf("sbbench-rest-%d", os.Getpid())}
 	defer t.down()
 	res := &RestResult{Agents: cfg.Agents, Window: cfg.Idle}
+	// The baseline's teams are brought up by the same run, in the same
+	// workspace, with the other binary.
+	var before *teamRun
+	if cfg.Baseline != "" {
+		res.Baseline = &RestBaseline{Binary: cfg.Baseline}
+		b := *t
+		b.cfg.Binary = cfg.Baseline
+		before = &b
+	}
 	for _, team := range []struct {
-		row     *RestTeam
-		about   string
-		kind    string
-		command func(string) string
-		floor   []string
+		row, baseline func(*RestResult) *RestTeam
+		about         string
+		kind          string
+		command       func(string) string
+		floor         []string
 	}{
-		{&res.Hookless, "without hooks", profile.KindGeneric, func(string) string { return restingProgram }, []string{restingProgram}},
-		{&res.Hooks, "with hooks", profile.KindShell, restingShell, []string{teamShell, "--norc", "--noprofile"}},
+		{func(r *RestResult) *RestTeam { return &r.Hookless }, func(r *RestResult) *RestTeam { return &r.Baseline.Hookless },
+			"without hooks", profile.KindGeneric, func(string) string { return restingProgram }, []string{restingProgram}},
+		{func(r *RestResult) *RestTeam { return &r.Hooks }, func(r *RestResult) *RestTeam { return &r.Baseline.Hooks },
+			"with hooks", profile.KindShell, restingShell, []string{teamShell, "--norc", "--noprofile"}},
 	} {
+		row := team.row(res)
 		fmt.Fprintf(cfg.Progress, "rest, %s: %d panes by tmux alone, for %s\n", team.about, cfg.Agents, cfg.Idle)
-		if team.row.Floor, err = t.restFloor(ctx, team.floor); err != nil {
+		if row.Floor, err = t.restFloor(ctx, team.floor); err != nil {
 			return nil, err
 		}
 		fmt.Fprintf(cfg.Progress, "rest, %s: up of %d agents with an MCP server each, for %s\n", team.about, cfg.Agents, cfg.Idle)
-		if err := t.restTeam(ctx, team.kind, team.command, team.row); err != nil {
+		if err := t.restTeam(ctx, team.kind, team.command, row); err != nil {
 			return nil, err
+		}
+		if before != nil {
+			fmt.Fprintf(cfg.Progress, "rest, %s: the same with %s, for %s\n", team.about, cfg.Baseline, cfg.Idle)
+			was := team.baseline(res)
+			was.Floor = row.Floor
+			if err := before.restTeam(ctx, team.kind, team.command, was); err != nil {
+				return nil, fmt.Errorf("the baseline: %w", err)
+			}
 		}
 	}
 	fmt.Fprintf(cfg.Progress, "rest: %d idle MCP servers beside %d programs that wait on their input, for %s\n", cfg.MCPs, cfg.MCPs, cfg.Idle)
-	if res.MCP, err = t.restMCP(ctx, cfg.MCPs); err != nil {
+	baseline := ""
+	if before != nil {
+		baseline = cfg.Baseline
+	}
+	mcp, was, err := t.restMCP(ctx, cfg.MCPs, baseline)
+	if err != nil {
 		return nil, err
+	}
+	res.MCP = mcp
+	if before != nil {
+		res.Baseline.MCP = was
 	}
 	return res, nil
 }
@@ -180,8 +225,8 @@ func (t *teamRun) restTeam(ctx context.Context, kind string, command func(string
 	for i := 1; i <= t.cfg.Agents; i++ {
 		names = append(names, t.name(i))
 	}
-	servers, err := t.startMCPs(ctx, names)
-	defer stopAll(servers)
+	servers, err := t.startMCPs(ctx, t.cfg.Binary, names)
+	defer func() { stopAll(servers) }()
 	if err != nil {
 		return err
 	}
@@ -230,39 +275,49 @@ func (t *teamRun) consolePID(ctx context.Context) (int, error) {
 }
 
 // restMCP measures n idle MCP servers of the team's first agents (no team
-// up) beside n programs that only wait on their input, over the window.
-func (t *teamRun) restMCP(ctx context.Context, n int) (RestMCP, error) {
+// up) beside n programs that only wait on their input, and, given a
+// baseline binary, n of its MCP servers, all side by side over the window;
+// it returns the MCP servers' figures, and the baseline's (each, in
+// percent of one core).
+func (t *teamRun) restMCP(ctx context.Context, n int, baseline string) (RestMCP, float64, error) {
 	t.down()
 	var names []string
 	for i := range n {
 		names = append(names, t.name(i%t.cfg.Agents+1))
 	}
-	servers, err := t.startMCPs(ctx, names)
-	defer stopAll(servers)
-	if err != nil {
-		return RestMCP{}, err
+	var groups [3][]*idleProcess // switchboard mcp, cat, the baseline's mcp
+	defer func() {
+		for _, g := range groups {
+			stopAll(g)
+		}
+	}()
+	var err error
+	if groups[0], err = t.startMCPs(ctx, t.cfg.Binary, names); err != nil {
+		return RestMCP{}, 0, err
 	}
-	var waiting []*idleProcess
-	defer func() { stopAll(waiting) }()
 	for range n {
 		p, err := startIdle(exec.Command(restingProgram))
 		if err != nil {
-			return RestMCP{}, err
+			return RestMCP{}, 0, err
 		}
-		waiting = append(waiting, p)
+		groups[1] = append(groups[1], p)
 	}
-	pids := func(ps []*idleProcess) []int {
-		out := make([]int, len(ps))
-		for i, p := range ps {
-			out[i] = p.cmd.Process.Pid
+	if baseline != "" {
+		if groups[2], err = t.startMCPs(ctx, baseline, names); err != nil {
+			return RestMCP{}, 0, fmt.Errorf("the baseline: %w", err)
 		}
-		return out
 	}
-	cpu, _, err := partsCPU(ctx, t.cfg.Idle, part{roots: pids(servers)}, part{roots: pids(waiting)})
+	parts := make([]part, len(groups))
+	for i, g := range groups {
+		for _, p := range g {
+			parts[i].roots = append(parts[i].roots, p.cmd.Process.Pid)
+		}
+	}
+	cpu, _, err := partsCPU(ctx, t.cfg.Idle, parts...)
 	if err != nil {
-		return RestMCP{}, err
+		return RestMCP{}, 0, err
 	}
-	return RestMCP{Servers: n, Each: cpu[0] / float64(n), Floor: cpu[1] / float64(n)}, nil
+	return RestMCP{Servers: n, Each: cpu[0] / float64(n), Floor: cpu[1] / float64(n)}, cpu[2] / float64(n), nil
 }
 
 // idleProcess is a process whose input the bench holds open, as an agent's
@@ -320,13 +375,13 @@ const mcpHandshake = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"p
 {"jsonrpc":"2.0","id":2,"method":"tools/list"}
 `
 
-// startMCPs starts `switchboard mcp` for each agent, as an agent's client
-// starts it, with the handshake done; it returns those started, also on
-// an error, for the caller to stop.
-func (t *teamRun) startMCPs(ctx context.Context, agents []string) ([]*idleProcess, error) {
+// startMCPs starts `switchboard mcp` of binary for each agent, as an
+// agent's client starts it, with the handshake done; it returns those
+// started, also on an error, for the caller to stop.
+func (t *teamRun) startMCPs(ctx context.Context, binary string, agents []string) ([]*idleProcess, error) {
 	var started []*idleProcess
 	for _, agent := range agents {
-		cmd := exec.CommandContext(ctx, t.cfg.Binary, "--as", agent, "mcp")
+		cmd := exec.CommandContext(ctx, binary, "--as", agent, "mcp")
 		cmd.Dir = t.root
 		cmd.Env = t.environ("SWITCHBOARD_AGENT="+agent, "TMUX_PANE=")
 		p, err := startIdle(cmd)

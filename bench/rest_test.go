@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"fmt"
+	"os"
 	"testing"
 	"time"
 )
@@ -54,5 +56,23 @@ func TestATeamAtRestIsCheckedAboveTmuxAlone(t *testing.T) {
 		if !ok || c.Pass != want {
 			t.Errorf("%s: %+v (checked %v); want pass %v", row, c, ok, want)
 		}
+	}
+}
+
+// TestARunTimeIsToldFinerThanATick: the CPU time of a process that wakes
+// for microseconds is told to the nanosecond, not in /proc's ticks of 10
+// ms, which would round an idle MCP server's minute to nothing.
+func TestARunTimeIsToldFinerThanATick(t *testing.T) {
+	self := os.Getpid()
+	if _, err := os.Stat(fmt.Sprintf("/proc/%d/task/%d/schedstat", self, self)); err != nil {
+		t.Skipf("the scheduler tells no run times here: %v", err)
+	}
+	procs, err := readProcs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	procs.sharpen([]int{self})
+	if ran := procs[self].cpu; ran <= 0 || ran%clockTick == 0 {
+		t.Errorf("this process ran %s: counted in ticks of %s, not to the nanosecond", ran, clockTick)
 	}
 }

@@ -26,6 +26,10 @@ type benchOptions struct {
 	memory  bench.MemoryConfig
 	only    string // a part, or empty for all but those only run when asked for
 	quick   bool
+
+	// restBaseline is another switchboard binary whose teams at rest are
+	// measured too.
+	restBaseline string
 }
 
 // The parts of the bench, for --only.
@@ -50,7 +54,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|rest|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--quick]",
+		Use:   "bench [--only routing|hooks|team|rest|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--rest-baseline BIN] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -114,7 +118,9 @@ clients, the console, the MCP servers), beside tmux alone with the same
 panes: first with agents without hooks (each a program that only reads its
 input), then with shells and their prompt hook. Then 20 idle MCP servers
 beside 20 programs that only wait on their input, over the same window.
-About six minutes at the default numbers.
+About six minutes at the default numbers. --rest-baseline BIN brings the
+same teams up with another switchboard binary (an older build) in turns,
+and runs its MCP servers beside, for figures from the same run.
 
 The history runs only when asked for (--only history): the master started on
 a workspace of --history-agents whose log holds --history-records records and
@@ -200,6 +206,7 @@ workspace lives.`,
 	f.DurationVar(&opts.history.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
 	f.IntVar(&opts.memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
 	f.StringVar(&opts.memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
+	f.StringVar(&opts.restBaseline, "rest-baseline", "", "another switchboard binary whose teams at rest and MCP servers the rest run measures too, beside")
 	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub or memory (default: routing, hooks and team)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
@@ -299,7 +306,7 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	}
 	if parts(benchRest) {
 		t := opts.team
-		r, err := bench.RunRest(ctx, bench.RestConfig{Binary: bin, Agents: t.Agents, Idle: t.Idle, Dir: cfg.Dir, Progress: io.errOut})
+		r, err := bench.RunRest(ctx, bench.RestConfig{Binary: bin, Agents: t.Agents, Idle: t.Idle, Dir: cfg.Dir, Progress: io.errOut, Baseline: opts.restBaseline})
 		if err != nil {
 			return fmt.Errorf("bench: %w", err)
 		}
