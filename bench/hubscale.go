@@ -45,6 +45,10 @@ const (
 	DefaultScaleVolume = 100000
 )
 
+// scaleSettle is how long a team that just joined is left before it is
+// measured at rest: two heartbeats.
+const scaleSettle = 10 * time.Second
+
 // The scale run's targets.
 const (
 	TargetScaleRestShare = 1.0             // the most % of a core the hub and every master use at rest, together
@@ -125,6 +129,11 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 	res.Joined = time.Since(start)
 	fmt.Fprintf(cfg.Progress, "hub-scale: %d hosts of %d agents joined in %s\n", cfg.Hosts, cfg.Agents, res.Joined.Round(time.Millisecond))
 
+	// A team just joined settles first: each master writes the team, and
+	// judges the others' helpers, once.
+	if err := watch.Sleep(ctx, scaleSettle); err != nil {
+		return nil, err
+	}
 	fmt.Fprintf(cfg.Progress, "hub-scale: %s at rest\n", cfg.Rest)
 	if res.Rest, err = team.usage(func() error { return watch.Sleep(ctx, cfg.Rest) }); err != nil {
 		return nil, err

@@ -52,7 +52,7 @@ func Refuse(reason string) error { return &Refusal{Reason: reason} }
 const (
 	ackWait    = 5 * time.Second
 	pullBatch  = 32
-	pullExpiry = 10 * time.Second
+	pullExpiry = 30 * time.Second
 )
 
 // consumerConfig is the durable consumer of host: the copies addressed to

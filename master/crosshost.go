@@ -4,7 +4,9 @@ import (
 	"context"
 	"strings"
 
+	"switchboard/mailbox"
 	"switchboard/master/link"
+	"switchboard/profile"
 )
 
 // The master's side of a team across machines: its Link (Options.Link)
@@ -51,4 +53,18 @@ func (m *Master) tellOfLink(n link.Note) {
 	if told := m.tellOverseers(n.Key, n.Title, n.Content, m.now().UTC()); len(told) > 0 {
 		m.logf("%s; told %s", n.Title, strings.Join(told, ", "))
 	}
+}
+
+// hostedHere tells which agents of the rules run on this host: all of them
+// on one machine; in a team across machines, the operator and the agents
+// whose profiles are here or that were spawned here.
+func (m *Master) hostedHere() (func(agent string) bool, error) {
+	if m.link == nil {
+		return func(string) bool { return true }, nil
+	}
+	hosted, err := profile.Hosted(m.ws)
+	if err != nil {
+		return nil, err
+	}
+	return func(agent string) bool { return agent == mailbox.Operator || hosted[agent] }, nil
 }

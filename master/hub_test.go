@@ -358,8 +358,12 @@ func TestAHelperSpawnedOnOneHostIsKnownOnTheOther(t *testing.T) {
 		return watchFor(a, "developer_agent-1")
 	})
 
+	// gpu keeps no mailbox for laptop's agents: a file put there by hand
+	// is never routed, while mail sent after it is.
 	forged := post(t, b.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "Not from laptop", Type: mailbox.TypeNotification})
-	b.waitFor("the forged file to be rejected", func() bool { return strings.Contains(b.log.String(), "runs on another host") })
+	before := len(a.inbox("developer_agent", mailbox.All))
+	post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"developer_agent"}, Title: "After the forged one", Type: mailbox.TypeNotification})
+	a.waitInbox("developer_agent", before+1)
 	for _, m := range b.inbox("tester_agent", mailbox.All) {
 		if m.ID == forged.ID {
 			t.Error("a file in gpu's copy of developer_agent's outbox was delivered")

@@ -292,11 +292,17 @@ func (m *Master) loop(ctx context.Context) error {
 	}
 }
 
-// syncAgents makes mailboxes for every agent of the rules and watches their
-// outboxes; it is run at start and after each reload.
+// syncAgents makes mailboxes for every agent of the rules that runs on this
+// host and watches their outboxes; it is run at start and after each
+// reload. In a team across machines, the agents of other hosts have no
+// mailbox here: their mail goes to the link.
 func (m *Master) syncAgents() error {
+	here, err := m.hostedHere()
+	if err != nil {
+		return err
+	}
 	for _, agent := range m.rules.Agents() {
-		if m.watched[agent] {
+		if m.watched[agent] || !here(agent) {
 			continue
 		}
 		// A link put in the place of a folder is replaced before anything

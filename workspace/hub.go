@@ -168,8 +168,10 @@ type HubMember struct {
 
 // HubTeam is the whole team as the master last had it from the hub.
 type HubTeam struct {
-	Host    string      `json:"host"` // this host
-	At      time.Time   `json:"at"`
+	Host string `json:"host"` // this host
+	// At is when the master last wrote the file or touched it (the file's
+	// time of change, which ReadHubTeam gives).
+	At      time.Time   `json:"at,omitzero"`
 	Members []HubMember `json:"members"`
 	// Trouble is why this host cannot take its mail from the hub, when it
 	// cannot; the others then see it unreachable.
@@ -199,10 +201,22 @@ func (w *Workspace) WriteHubTeam(t HubTeam) error {
 	return writeJSONFile(w.HubTeamFile(), "the team's hosts", t, false)
 }
 
+// TouchHubTeam says that the team as the master last wrote it stands now:
+// its file's time of change, which ReadHubTeam takes as At.
+func (w *Workspace) TouchHubTeam() error {
+	now := time.Now()
+	return os.Chtimes(w.HubTeamFile(), now, now)
+}
+
 // ReadHubTeam reads the team as the master last had it from the hub; ok is
-// false when there is none.
+// false when there is none. At is when the master last wrote or touched it.
 func (w *Workspace) ReadHubTeam() (t HubTeam, ok bool, err error) {
 	ok, err = readJSONFile(w.HubTeamFile(), "the team's hosts", &t)
+	if ok {
+		if fi, err := os.Stat(w.HubTeamFile()); err == nil && fi.ModTime().After(t.At) {
+			t.At = fi.ModTime().UTC()
+		}
+	}
 	return t, ok, err
 }
 

@@ -46,8 +46,18 @@ type Link struct {
 	put     bool                 // copies put not yet synced
 	judged  map[string]string    // other hosts' helpers refused here, with why
 	trouble string               // why mail from the hub does not flow; "" when it does
+	stamp   string               // hostedStamp when hosted was read
+	stamped time.Time            // when that stamp was last made
 
-	backlogWas string // the status the bulletin had before the backlog degraded it; presence's alone
+	backlogWas    string // the status the bulletin had before the backlog degraded it; presence's alone
+	backlogMarked *bool  // whether the bulletin says the backlog degrades it, as presence last saw; nil before
+
+	// What presence judged of other hosts' helpers, and of what (the team's
+	// helpers and rulesStamp), so that it judges again only on a change;
+	// and the team it last wrote. Presence's alone.
+	verdicts  spawnVerdicts
+	judgedOf  string
+	wroteTeam []byte
 }
 
 var _ link.Link = (*Link)(nil)
@@ -106,7 +116,7 @@ func (l *Link) Remote(agent string) bool {
 	if elsewhere && time.Since(at) < notHereFresh {
 		return true
 	}
-	if l.refresh()[agent] {
+	if l.refresh(true)[agent] {
 		return false
 	}
 	l.mu.Lock()
@@ -115,8 +125,24 @@ func (l *Link) Remote(agent string) bool {
 	return true
 }
 
-// refresh reads the agents this host runs again.
-func (l *Link) refresh() map[string]bool {
+// refresh reads the agents this host runs again, when their profiles or
+// the registry of spawns changed since the last read; it looks at most once
+// a notHereFresh, unless now is set.
+func (l *Link) refresh(now bool) map[string]bool {
+	l.mu.Lock()
+	if !now && time.Since(l.stamped) < notHereFresh {
+		defer l.mu.Unlock()
+		return maps.Clone(l.hosted)
+	}
+	l.mu.Unlock()
+	stamp := hostedStamp(l.ws)
+	l.mu.Lock()
+	l.stamped = time.Now()
+	if stamp == l.stamp {
+		defer l.mu.Unlock()
+		return maps.Clone(l.hosted)
+	}
+	l.mu.Unlock()
 	hosted, err := profile.Hosted(l.ws)
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -124,7 +150,7 @@ func (l *Link) refresh() map[string]bool {
 		l.logf("cannot read this host's agents: %v; keeping the last list", err)
 		return maps.Clone(l.hosted)
 	}
-	l.hosted = hosted
+	l.hosted, l.stamp = hosted, stamp
 	return maps.Clone(hosted)
 }
 
@@ -211,12 +237,13 @@ func (l *Link) Start(ctx context.Context, env link.Env) (stop func(), err error)
 	}
 	l.ws, l.outbox = env.Workspace, env.Workspace.Store.HubOutbox()
 	l.conn.Store(nil) // a link started again joins again
+	stamp := hostedStamp(l.ws)
 	hosted, err := profile.Hosted(l.ws)
 	if err != nil {
 		return nil, err
 	}
 	l.mu.Lock()
-	l.hosted = hosted
+	l.hosted, l.stamp = hosted, stamp
 	l.mu.Unlock()
 	switch err := l.join(ctx, joinTimeout); {
 	case refused(err):

@@ -74,7 +74,7 @@ func (l *Link) announce(ctx context.Context, conn *hub.Conn, announced map[strin
 // claimHosted tells the hub which agents this host runs, when that
 // changed: the agents of its profiles, and the helpers spawned here.
 func (l *Link) claimHosted(ctx context.Context, conn *hub.Conn) {
-	agents := slices.Sorted(maps.Keys(l.refresh()))
+	agents := slices.Sorted(maps.Keys(l.refresh(false)))
 	if slices.Equal(agents, conn.Agents()) {
 		return
 	}
@@ -126,7 +126,7 @@ func (l *Link) mirrorBoard(data []byte) {
 // reload when those change), how much mail waits unacknowledged, and why
 // mail does not flow, if it does not.
 func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Member) {
-	team := workspace.HubTeam{Host: l.settings.Host, At: time.Now().UTC()}
+	team := workspace.HubTeam{Host: l.settings.Host}
 	for _, m := range members {
 		team.Members = append(team.Members, workspace.HubMember{Agent: m.Agent, Host: m.Host, State: m.State, Reachable: m.Reachable,
 			Profile: m.Profile, Parent: m.Parent})
@@ -139,7 +139,17 @@ func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Memb
 	if judged {
 		team.Refused = verdicts.refused
 	}
+	// The team of a thousand agents is written when it changed, and else
+	// only touched: readers take its age from the file (HubTeamFresh).
+	if data, err := json.Marshal(team); err == nil && bytes.Equal(data, l.wroteTeam) {
+		if err := l.ws.TouchHubTeam(); err == nil {
+			return
+		}
+	} else if err == nil {
+		l.wroteTeam = data
+	}
 	if err := l.ws.WriteHubTeam(team); err != nil {
+		l.wroteTeam = nil
 		l.logf("cannot keep the team's hosts: %v", err)
 		return
 	}
@@ -161,6 +171,15 @@ func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Memb
 // as it is (judged is false when it does not load: the last verdicts
 // stand), and tells the overseers of each refused, once.
 func (l *Link) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
+	of := rulesStamp(l.ws)
+	for _, m := range team.Members {
+		if m.Host != team.Host && m.Profile != "" {
+			of += "\x00" + m.Agent + "@" + m.Host + "/" + m.Profile + "/" + m.Parent
+		}
+	}
+	if of == l.judgedOf {
+		return l.verdicts, true
+	}
 	data, err := l.ws.ReadRulesFile()
 	if err != nil {
 		return v, false
@@ -173,8 +192,9 @@ func (l *Link) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
 	if err != nil {
 		return v, false
 	}
-	hosted := l.refresh()
+	hosted := l.refresh(false)
 	v = judgeSpawned(file, local, func(agent string) bool { return hosted[agent] }, team)
+	l.verdicts, l.judgedOf = v, of
 	l.mu.Lock()
 	l.judged = maps.Clone(v.refused)
 	l.mu.Unlock()
@@ -208,9 +228,16 @@ func (l *Link) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit
 		return 0, 0
 	}
 	near := limit > 0 && pending*backlogShare >= limit
+	if l.backlogMarked != nil && *l.backlogMarked == near {
+		return pending, limit // as the bulletin says already: not read again
+	}
 	store := l.ws.Bulletin()
 	b, err := store.Read()
-	if err != nil || near == b.DegradedFor(bulletin.TopicHub) {
+	if err != nil {
+		return pending, limit
+	}
+	if near == b.DegradedFor(bulletin.TopicHub) {
+		l.backlogMarked = &near
 		return pending, limit
 	}
 	err = store.Update(func(b *bulletin.Bulletin) error {
@@ -223,6 +250,8 @@ func (l *Link) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit
 	})
 	if err != nil {
 		l.logf("cannot mark the bulletin about the hub's backlog: %v", err)
+		return pending, limit
 	}
+	l.backlogMarked = &near
 	return pending, limit
 }
