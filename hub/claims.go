@@ -253,7 +253,7 @@ func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time) (Clai
 // is whole, else from what the hub said of it a moment ago, else from the
 // hub.
 func (c *Conn) claimsOf(ctx context.Context, agent string) ([]Claim, error) {
-	if claims, ok := c.view.claimsOf(c.names, agent); ok {
+	if claims, ok := c.view.allClaims(c.names); ok {
 		return claims[agent], nil
 	}
 	return c.claimsRead(ctx, agent, time.Now().Add(-c.senders.ttl))

@@ -124,7 +124,7 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, c.explain(ctx, err, "read heartbeats")
 	}
-	if claims, ok := c.view.claimsOf(c.names, "*"); ok {
+	if claims, ok := c.view.allClaims(c.names); ok {
 		return teamOf(claims, c.view.states(), live), nil
 	}
 	claims, err := c.claimBook().read(ctx, "*")

@@ -344,7 +344,7 @@ func TestAHostHearsOfTheTeamAsItChanges(t *testing.T) {
 	a := join(t, s, "a", "alice")
 	b := join(t, s, "b", "bob")
 	waitFor(t, 10*time.Second, "a's view of the team", func() bool {
-		_, ok := a.view.claimsOf(a.names, "*")
+		_, ok := a.view.allClaims(a.names)
 		return ok
 	})
 	ctx := ctxFor(t, 10*time.Second)

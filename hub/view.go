@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,6 +22,8 @@ type view struct {
 	shared   map[string][]byte                  // the team's shared values, by key
 	synced   map[string]bool                    // buckets whose watcher gave its initial values
 	changed  chan struct{}                      // woken on each change
+
+	parsed map[string][]Claim // the claims, as claimsOfEntries makes them; nil when the claims changed since
 }
 
 func newView() *view {
@@ -90,6 +91,7 @@ func (v *view) replace(bucket string, n names, entries map[string]jetstream.KeyV
 	switch bucket {
 	case n.claims():
 		v.claims = make(map[string]jetstream.KeyValueEntry, len(entries))
+		v.parsed = nil
 	case n.presence():
 		v.presence = make(map[string]string, len(entries))
 	case n.shared():
@@ -105,6 +107,7 @@ func (v *view) apply(bucket string, n names, e jetstream.KeyValueEntry) {
 	gone := e.Operation() != jetstream.KeyValuePut
 	switch bucket {
 	case n.claims():
+		v.parsed = nil
 		if gone {
 			delete(v.claims, e.Key())
 		} else {
@@ -133,22 +136,20 @@ func (v *view) wake() {
 	}
 }
 
-// claimsOf returns the view's claims of agents matching agent ("*" for all)
-// and whether the view is whole, both watchers having given their initial
-// values.
-func (v *view) claimsOf(n names, agent string) (map[string][]Claim, bool) {
+// allClaims returns the view's claims, by agent, and whether the view is
+// whole, both watchers having given their initial values. They are made
+// once a change: a team at rest, listed each beat and checking the sender
+// of each copy, parses nothing again. The caller does not change them.
+func (v *view) allClaims(n names) (map[string][]Claim, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if !v.synced[n.claims()] || !v.synced[n.presence()] {
 		return nil, false
 	}
-	var entries []jetstream.KeyValueEntry
-	for key, e := range v.claims {
-		if agent == "*" || strings.Contains(key, "."+agent+".") {
-			entries = append(entries, e)
-		}
+	if v.parsed == nil {
+		v.parsed = claimsOfEntries(slices.Collect(maps.Values(v.claims)))
 	}
-	return claimsOfEntries(entries), true
+	return v.parsed, true
 }
 
 // values returns the view's shared values, and whether its watcher gave

@@ -58,6 +58,10 @@ type Link struct {
 	verdicts  spawnVerdicts
 	judgedOf  string
 	wroteTeam []byte
+
+	// The shared values last copied into the bulletin, and when. Presence's alone.
+	mirrored   map[string][]byte
+	mirroredAt time.Time
 }
 
 var _ link.Link = (*Link)(nil)

@@ -29,7 +29,7 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 		if members, err := conn.Team(ctx); err == nil {
 			l.writeTeam(ctx, conn, members)
 		}
-		if values, err := conn.Values(ctx); err == nil {
+		if values, err := conn.Values(ctx); err == nil && l.mirrorDue(values) {
 			l.mirrorState(values)
 			l.mirrorBoard(values[bulletin.BoardKey])
 		}
@@ -81,6 +81,21 @@ func (l *Link) claimHosted(ctx context.Context, conn *hub.Conn) {
 	if err := conn.SetAgents(ctx, agents, l.origins()); err != nil && ctx.Err() == nil {
 		l.logf("cannot tell the hub this host's agents (%v): %v", agents, err)
 	}
+}
+
+// mirrorAgain is how often the team's shared values are copied into this
+// host's bulletin when they did not change: what a hand changed there is
+// put right.
+const mirrorAgain = time.Minute
+
+// mirrorDue tells whether the shared values are to be copied into the
+// bulletin: they changed since the last copy, or that is mirrorAgain old.
+func (l *Link) mirrorDue(values map[string][]byte) bool {
+	if maps.EqualFunc(values, l.mirrored, bytes.Equal) && time.Since(l.mirroredAt) < mirrorAgain {
+		return false
+	}
+	l.mirrored, l.mirroredAt = values, time.Now()
+	return true
 }
 
 // mirrorState copies the team's shared state, of the team's shared values,
