@@ -98,12 +98,41 @@ func (h *hubProcess) stop() {
 	}
 }
 
-// freePort is a loopback address with a port no one listens on.
-func freePort() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
+// LoopbackNodes are the client and cluster addresses of n hub nodes on
+// this machine as on n machines: node i on 127.0.0.<i+1>, each on the same
+// two ports, so that a node's host lines, which name the other nodes on its
+// own client port, are right.
+func LoopbackNodes(n int) (clients, clusters []string, err error) {
+	for range 20 {
+		client, cluster := sharedPort(n), sharedPort(n)
+		if client == "" || cluster == "" || client == cluster {
+			continue
+		}
+		clients, clusters = make([]string, n), make([]string, n)
+		for i := range n {
+			ip := fmt.Sprintf("127.0.0.%d", i+1)
+			clients[i], clusters[i] = net.JoinHostPort(ip, client), net.JoinHostPort(ip, cluster)
+		}
+		return clients, clusters, nil
 	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	return nil, nil, fmt.Errorf("no port is free on each of 127.0.0.1 to 127.0.0.%d", n)
+}
+
+// sharedPort is a port no one listens on at 127.0.0.1 to 127.0.0.<n>, or
+// "" when the one tried is taken on one of them.
+func sharedPort(n int) string {
+	first, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return ""
+	}
+	defer first.Close()
+	_, port, _ := net.SplitHostPort(first.Addr().String())
+	for i := 2; i <= n; i++ {
+		l, err := net.Listen("tcp", net.JoinHostPort(fmt.Sprintf("127.0.0.%d", i), port))
+		if err != nil {
+			return ""
+		}
+		defer l.Close()
+	}
+	return port
 }

@@ -66,16 +66,19 @@ type HubScaleResult struct {
 	// At rest: the share of a core the hub (every node) and the masters
 	// used, and their resident memory.
 	Rest     Usage         `json:"rest"`
+	RestFor  time.Duration `json:"rest_window_ns"`
 	Presence time.Duration `json:"presence_ns"` // an agent's state on every host
 	// At the steady rate: delivery to an agent of another host, and the
 	// same load within one host; the usage meanwhile.
+	Rate        int        `json:"rate"` // of the steady run, messages a second
 	Steady      Latency    `json:"steady"`
 	SteadyLocal Latency    `json:"steady_local"`
 	Load        Usage      `json:"load"`
 	Burst       Throughput `json:"burst"`
 	// Disk is the hub's folder after Volume messages crossed it.
-	Volume int   `json:"volume"`
-	Disk   int64 `json:"disk_bytes"`
+	Volume     int   `json:"volume"`
+	VolumeLost int   `json:"volume_lost"`
+	Disk       int64 `json:"disk_bytes"`
 }
 
 // Usage is what a team's processes used over a span: the share of a core
@@ -135,6 +138,7 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 		return nil, err
 	}
 	fmt.Fprintf(cfg.Progress, "hub-scale: %s at rest\n", cfg.Rest)
+	res.RestFor, res.Rate = cfg.Rest, cfg.Rate
 	if res.Rest, err = team.usage(func() error { return watch.Sleep(ctx, cfg.Rest) }); err != nil {
 		return nil, err
 	}
@@ -164,9 +168,11 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 	fmt.Fprintf(cfg.Progress, "hub-scale: %d messages across hosts for the hub's disk\n", cfg.Volume)
 	res.Volume = cfg.Volume
 	for sent := 0; sent < cfg.Volume; sent += cfg.Burst {
-		if _, err := team.burst(ctx, min(cfg.Burst, cfg.Volume-sent), seen); err != nil {
+		b, err := team.burst(ctx, min(cfg.Burst, cfg.Volume-sent), seen)
+		if err != nil {
 			return nil, err
 		}
+		res.VolumeLost += b.Lost
 	}
 	for _, h := range team.hubs {
 		res.Disk += sizeOf(h.dir)
@@ -273,18 +279,14 @@ func (t *scaleTeam) startHubs(cfg HubScaleConfig, dir string, hosts []string) er
 	if _, err := rand.Read(secret); err != nil {
 		return err
 	}
+	clients, clusters, err := LoopbackNodes(3)
+	if err != nil {
+		return err
+	}
 	type node struct{ addr, cluster, dir string }
 	nodes := make([]node, 3)
 	for i := range nodes {
-		addr, err := freePort()
-		if err != nil {
-			return err
-		}
-		cluster, err := freePort()
-		if err != nil {
-			return err
-		}
-		nodes[i] = node{addr: addr, cluster: cluster, dir: filepath.Join(dir, fmt.Sprintf("hub-n%d", i+1))}
+		nodes[i] = node{addr: clients[i], cluster: clusters[i], dir: filepath.Join(dir, fmt.Sprintf("hub-n%d", i+1))}
 		if err := os.MkdirAll(nodes[i].dir, 0o700); err != nil {
 			return err
 		}
@@ -328,7 +330,7 @@ func (t *scaleTeam) usage(span func() error) (Usage, error) {
 	}
 	before := make([]time.Duration, len(pids))
 	for i, pid := range pids {
-		cpu, err := processCPUTime(pid)
+		cpu, err := preciseCPUTime(pid)
 		if err != nil {
 			return Usage{}, err
 		}
@@ -341,7 +343,7 @@ func (t *scaleTeam) usage(span func() error) (Usage, error) {
 	elapsed := time.Since(began)
 	var u Usage
 	for i, pid := range pids {
-		cpu, err := processCPUTime(pid)
+		cpu, err := preciseCPUTime(pid)
 		if err != nil {
 			return Usage{}, err
 		}

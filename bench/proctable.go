@@ -56,6 +56,19 @@ func (t procTable) sharpen(pids []int) {
 	}
 }
 
+// preciseCPUTime is the CPU time of one process to the nanosecond, as
+// sharpen reads it, or in ticks where the scheduler does not say.
+func preciseCPUTime(pid int) (time.Duration, error) {
+	t := procTable{}
+	st, err := readProcStat(pid)
+	if err != nil {
+		return 0, err
+	}
+	t[pid] = st
+	t.sharpen([]int{pid})
+	return t[pid].cpu, nil
+}
+
 // threadsRunTime is the time the threads of a process have run so far.
 func threadsRunTime(pid int) (time.Duration, error) {
 	dir := fmt.Sprintf("/proc/%d/task", pid)

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/mailbox"
@@ -91,13 +92,15 @@ const (
 
 // claimBook reads and writes the claims bucket.
 type claimBook struct {
+	nc *nats.Conn
 	js jetstream.JetStream
 	kv jetstream.KeyValue
 	n  names
 }
 
 // read returns the claims of the agents matching agent ("*" for all), by
-// agent, each list in the hub's order.
+// agent, each list in the hub's order, as the leader of the bucket holds
+// them.
 func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, error) {
 	keys, err := bucketKeys(ctx, b.js, b.n.claims(), "*."+agent+".*")
 	if err != nil {
@@ -105,7 +108,7 @@ func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, 
 	}
 	entries := make([]jetstream.KeyValueEntry, 0, len(keys))
 	for _, k := range keys {
-		e, err := b.kv.Get(ctx, k)
+		e, err := leaderGet(ctx, b.nc, b.n.claims(), k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue
 		}

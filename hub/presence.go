@@ -224,6 +224,9 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 		if ok && holder.Host == c.host {
 			continue
 		}
+		if !ok { // the claim just made is not there: the hub is not itself
+			return fmt.Errorf("%w: the claim of %s made a moment ago is not on the hub", ErrUnreachable, a)
+		}
 		if err := book.let(ctx, c.host, a); err != nil {
 			return c.explain(ctx, err, "withdraw the claim of "+a)
 		}
@@ -236,4 +239,4 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 	return nil
 }
 
-func (c *Conn) claimBook() claimBook { return claimBook{js: c.js, kv: c.claims, n: c.names} }
+func (c *Conn) claimBook() claimBook { return claimBook{nc: c.nc, js: c.js, kv: c.claims, n: c.names} }

@@ -2,7 +2,9 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -100,17 +102,28 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	if err != nil {
 		return fmt.Errorf("jetstream: %w", err)
 	}
+	// Made side by side: in a cluster, each waits for its own group of
+	// nodes to elect a leader, seconds, which one after the other would
+	// add up to most of a minute before a host may join.
 	n := names{s.Team}
-	stream := n.mailStreamConfig()
-	stream.Replicas = max(s.Replicas, 1)
-	if _, err := js.CreateOrUpdateStream(ctx, stream); err != nil {
-		return fmt.Errorf("make the mail stream: %w", err)
-	}
-	for _, kv := range n.bucketConfigs(s.beat) {
-		kv.Replicas = max(s.Replicas, 1)
-		if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
-			return fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
+	replicas := max(s.Replicas, 1)
+	var wg sync.WaitGroup
+	errs := make([]error, 1+len(n.buckets()))
+	wg.Go(func() {
+		stream := n.mailStreamConfig()
+		stream.Replicas = replicas
+		if _, err := js.CreateOrUpdateStream(ctx, stream); err != nil {
+			errs[0] = fmt.Errorf("make the mail stream: %w", err)
 		}
+	})
+	for i, kv := range n.bucketConfigs(s.beat) {
+		kv.Replicas = replicas
+		wg.Go(func() {
+			if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
+				errs[1+i] = fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
+			}
+		})
 	}
-	return nil
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -24,12 +24,15 @@ type benchOptions struct {
 	tree    bench.WorktreeConfig
 	hub     bench.HubConfig
 	memory  bench.MemoryConfig
+	scale   bench.HubScaleConfig
 	only    string // a part, or empty for all but those only run when asked for
 	quick   bool
 
 	// restBaseline is another switchboard binary whose teams at rest are
 	// measured too.
 	restBaseline string
+	// scaleHubs is the hubs of the scale run: one, three or both.
+	scaleHubs string
 }
 
 // The parts of the bench, for --only.
@@ -43,10 +46,11 @@ const (
 	benchTree    = "worktree"
 	benchHub     = "hub"
 	benchMemory  = "memory"
+	benchScale   = "hub-scale"
 )
 
 // askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true, benchRest: true}
+var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true, benchRest: true, benchScale: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -54,7 +58,7 @@ var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
 func newBenchCmd(io *streams, g *globals) *cobra.Command {
 	opts := &benchOptions{}
 	cmd := &cobra.Command{
-		Use:   "bench [--only routing|hooks|team|rest|history|soak|worktree|hub|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--rest-baseline BIN] [--quick]",
+		Use:   "bench [--only routing|hooks|team|rest|history|soak|worktree|hub|hub-scale|memory] [--agents N] [--rate R] [--duration D] [--burst K] [--idle D] [--hooks-unread N] [--hooks-runs N] [--team-agents N] [--team-idle D] [--history-records N] [--history-inbox-files N] [--history-agents N] [--history-rest D] [--soak-duration D] [--soak-agents N] [--soak-rate R] [--soak-kills N] [--soak-sample D] [--worktree-files N] [--memory-messages N] [--memory-baseline BIN] [--rest-baseline BIN] [--scale-hosts N] [--scale-agents N] [--scale-rest D] [--scale-steady D] [--scale-burst K] [--scale-volume N] [--scale-hubs one|three|both] [--quick]",
 		Short: "Measure routing latency and throughput, the hooks' run time, and a team at rest in tmux, on this machine",
 		Long: `Measure how fast the master routes on this machine, in temporary workspaces
 where every agent may write to every other:
@@ -150,6 +154,17 @@ each on a workspace of its own; 200 messages one at a time, then a burst of
 1,000, from an agent of the first host to another agent of it and to an agent
 of the second: latency and throughput across the hop beside those on one host.
 
+The scale run only when asked for (--only hub-scale): a hub and --scale-hosts
+masters as processes, each of --scale-agents agents (profiles whose command
+never runs: no tmux), every agent allowed to write to every other. Once every
+host sees the whole team: the hub's CPU and the masters' summed over
+--scale-rest at rest, with their memory; an agent's state until every host
+shows it; 100 msg/s for --scale-steady within one host, then across hosts
+(each to the next), p50 and p99 and the CPU meanwhile; a burst of
+--scale-burst across hosts; the hub's disk after --scale-volume messages crossed it. Then the same with
+a cluster of three hubs (--scale-hubs one or three runs only one of them).
+About five minutes a run at the default numbers.
+
 The memory run only when asked for (--only memory): a master (--no-fsync) routes
 --memory-messages messages of 2 KB among 10 agents, each moved to read/ by its
 recipient as it arrives; the master's resident memory is read at each fifth
@@ -173,6 +188,7 @@ workspace lives.`,
   switchboard bench --only worktree     # spawn with a worktree on 10,000 files, about 20 seconds
   switchboard bench --only hub          # delivery across two hosts beside delivery on one, about 30 seconds
   switchboard bench --only memory       # a master's memory over 200,000 messages routed, a few minutes
+  switchboard bench --only hub-scale --scale-hubs one   # 10 hosts of 100 agents through one hub, about five minutes
   switchboard bench --dir .              # on the filesystem of this folder
   switchboard bench --rate 500 --agents 50 --json`,
 		Args: args(0, 0),
@@ -207,7 +223,14 @@ workspace lives.`,
 	f.IntVar(&opts.memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
 	f.StringVar(&opts.memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
 	f.StringVar(&opts.restBaseline, "rest-baseline", "", "another switchboard binary whose teams at rest and MCP servers the rest run measures too, beside")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub or memory (default: routing, hooks and team)")
+	f.IntVar(&opts.scale.Hosts, "scale-hosts", bench.DefaultScaleHosts, "masters of the scale run, each a host")
+	f.IntVar(&opts.scale.Agents, "scale-agents", bench.DefaultScaleAgents, "agents of each host of the scale run")
+	f.DurationVar(&opts.scale.Rest, "scale-rest", bench.DefaultScaleRest, "how long the scale run's team is watched at rest")
+	f.DurationVar(&opts.scale.Steady, "scale-steady", bench.DefaultScaleSteady, "how long the scale run sends 100 msg/s, within one host then across hosts")
+	f.IntVar(&opts.scale.Burst, "scale-burst", bench.DefaultScaleBurst, "messages the scale run posts at once across hosts")
+	f.IntVar(&opts.scale.Volume, "scale-volume", bench.DefaultScaleVolume, "messages across hosts before the scale run measures the hub's disk")
+	f.StringVar(&opts.scaleHubs, "scale-hubs", scaleBothHubs, "the hubs of the scale run: one, three (a cluster) or both, one after the other")
+	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory (default: routing, hooks and team)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -263,8 +286,14 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		return usageError("--worktree-files must be at least 1")
 	case opts.memory.Messages < 5:
 		return usageError("--memory-messages must be at least 5: the memory is read at each fifth of them")
+	case opts.scale.Hosts < 2 || opts.scale.Agents < 3:
+		return usageError("--scale-hosts must be at least 2, --scale-agents at least 3 (a sender, a receiver, another)")
+	case opts.scale.Rest <= 0 || opts.scale.Steady <= 0 || opts.scale.Burst < 1 || opts.scale.Volume < 1:
+		return usageError("--scale-rest, --scale-steady, --scale-burst and --scale-volume must be positive, like 60s, 20s, 1000 and 100000")
+	case opts.scaleHubs != scaleOneHub && opts.scaleHubs != scaleThreeHubs && opts.scaleHubs != scaleBothHubs:
+		return usageError("--scale-hubs is one, three or both, not %q", opts.scaleHubs)
 	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, rest, history, soak, worktree, hub or memory, not %q", opts.only)
+		return usageError("--only is routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory, not %q", opts.only)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
@@ -363,6 +392,13 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		res.AddMemory(m)
 	}
+	if parts(benchScale) {
+		scfg := opts.scale
+		scfg.Binary, scfg.Dir, scfg.Progress = bin, cfg.Dir, io.errOut
+		if err := runHubScale(ctx, scfg, opts.scaleHubs, res); err != nil {
+			return err
+		}
+	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
 			return err
@@ -396,6 +432,9 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 	}
 	if res.Memory != nil {
 		tables = append(tables, printMemoryTable)
+	}
+	if len(res.HubScale) > 0 {
+		tables = append(tables, printHubScaleTable)
 	}
 	for i, table := range tables {
 		if i > 0 {

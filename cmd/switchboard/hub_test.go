@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/bench"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -320,8 +321,12 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 	if _, err := rand.Read(secret); err != nil {
 		t.Fatal(err)
 	}
+	clients, clusters, err := bench.LoopbackNodes(3)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range nodes {
-		nodes[i] = node{addr: freeAddr(t), cluster: freeAddr(t), dir: t.TempDir(), name: fmt.Sprintf("n%d", i+1)}
+		nodes[i] = node{addr: clients[i], cluster: clusters[i], dir: t.TempDir(), name: fmt.Sprintf("n%d", i+1)}
 		// Every node keeps the same secret, as the hub tells the person.
 		writeTestFile(t, filepath.Join(nodes[i].dir, "hub.secret"), string(secret))
 	}
@@ -338,8 +343,10 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 	for i := range nodes {
 		hubs[i] = start(i)
 	}
-	if n := len(strings.Split(hubs[0].urls["laptop"], ",")); n != 3 {
-		t.Fatalf("laptop's URL names %d nodes, not the 3: %s", n, hubs[0].urls["laptop"])
+	for i, addr := range clients {
+		if !strings.Contains(hubs[0].urls["laptop"], "@"+addr) {
+			t.Fatalf("laptop's URL does not name node %d (%s): %s", i+1, addr, hubs[0].urls["laptop"])
+		}
 	}
 	x := newExchange(t, hubs[0].urls)
 	for host, m := range x.masters {

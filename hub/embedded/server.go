@@ -267,14 +267,21 @@ func (s *Server) Addr() string { return s.addr }
 
 // URL is what host joins with: its name and password in the URL of this
 // hub, and, for a node of a cluster, of every other node, comma-separated,
-// so that a host moves to another node when one dies. A host name has the
-// charset of agent names; an invalid one yields "".
+// so that a host moves to another node when one dies. Nodes of one
+// machine, on ports of their own, are not guessed: the client hears of
+// them from the node it reached. A host name has the charset of agent
+// names; an invalid one yields "".
 func (s *Server) URL(host string) string {
 	if !mailbox.WellFormedName(host) {
 		return ""
 	}
 	var urls []string
+	seen := make(map[string]bool)
 	for _, addr := range append([]string{s.Addr()}, s.others...) {
+		if seen[addr] {
+			continue
+		}
+		seen[addr] = true
 		u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: addr}
 		urls = append(urls, u.String())
 	}
