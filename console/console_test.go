@@ -339,3 +339,14 @@ func TestAnAgentsWorktreeShowsItsChanges(t *testing.T) {
 		t.Error("a team without worktrees has a TREE column")
 	}
 }
+
+// TestARefusedWorktreeSaysSoNotNothingChanged: a tree whose .git leads
+// elsewhere had no git run in it, so its changes are unknown, not none.
+func TestARefusedWorktreeSaysSoNotNothingChanged(t *testing.T) {
+	s := team()
+	s.Agents[0].Worktree = &desk.TreeSummary{Branch: "switchboard/" + s.Agents[0].Name, Refused: "its .git points elsewhere"}
+	m, _, _ := console(t, 140, 24, s)
+	if frame := m.View(); !strings.Contains(frame, "REFUSED") || strings.Contains(frame, "+0/-0") {
+		t.Errorf("the frame does not say the worktree was refused:\n%s", frame)
+	}
+}

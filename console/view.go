@@ -85,6 +85,9 @@ func treeCell(a Agent) string {
 	if a.Worktree == nil {
 		return ""
 	}
+	if a.Worktree.Refused != "" {
+		return "REFUSED" // no git was run in it; switchboard agents says why
+	}
 	return fmt.Sprintf("+%d/-%d", a.Worktree.Added, a.Worktree.Deleted)
 }
 

@@ -11,9 +11,9 @@ import (
 // Values, Holder and Publish work on what it returns; Close it after. A command's errands
 // do not dial: they go through the host's master, which alone holds its
 // credentials.
-// Of cfg, Dial reads Team, Host and RootCAs.
+// Of cfg, Dial reads Team, Host, RootCAs and Credentials.
 func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
-	cfg, err := JoinConfig{Team: cfg.Team, Host: cfg.Host, RootCAs: cfg.RootCAs}.withDefaults(rawURL)
+	cfg, err := JoinConfig{Team: cfg.Team, Host: cfg.Host, RootCAs: cfg.RootCAs, Credentials: cfg.Credentials}.withDefaults(rawURL)
 	if err != nil {
 		return nil, err
 	}

@@ -40,6 +40,10 @@ type JoinConfig struct {
 	// RootCAs is a PEM file of the authorities that signed a TLS hub's
 	// certificate; empty for the system's.
 	RootCAs string
+	// Credentials are those a NATS server of its operator's gave this host
+	// (a credentials file's contents, or a user's nkey seed), when its URL
+	// carries no password.
+	Credentials []byte
 
 	// beat is the heartbeat interval and ackWait the redelivery delay of an
 	// unacknowledged copy; tests shorten them.
@@ -157,6 +161,13 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 	}
 	if cfg.RootCAs != "" {
 		opts = append(opts, nats.RootCAs(cfg.RootCAs))
+	}
+	creds, err := credentialsOption(cfg.Credentials)
+	if err != nil {
+		return nil, err
+	}
+	if creds != nil {
+		opts = append(opts, creds)
 	}
 	c.nc, err = nats.Connect(rawURL, opts...)
 	if err != nil {

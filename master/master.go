@@ -301,8 +301,13 @@ func (m *Master) syncAgents() error {
 	if err != nil {
 		return err
 	}
+	var hosted []string
 	for _, agent := range m.rules.Agents() {
-		if m.watched[agent] || !here(agent) {
+		if !here(agent) {
+			continue
+		}
+		hosted = append(hosted, agent)
+		if m.watched[agent] {
 			continue
 		}
 		// A link put in the place of a folder is replaced before anything
@@ -324,7 +329,7 @@ func (m *Master) syncAgents() error {
 		}
 		m.watched[agent] = true
 	}
-	m.panes.SetTeam(m.rules.Agents())
+	m.panes.SetTeam(hosted) // the panes of this host's agents: no other has one here
 	m.work.markAll()
 	return nil
 }

@@ -141,6 +141,13 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	if err := shows("#agents", "developer_agent @laptop +3/-1", time.Second); err != nil {
 		t.Errorf("the developer's host and worktree: %v", err)
 	}
+	// A tree that had no git run in it says so, not how much changed.
+	o.team.change(func(s *console.Snapshot) { s.Agents[0].Worktree.Refused = "its .git points elsewhere" })
+	o.changes <- struct{}{}
+	if err := shows("#agents", "developer_agent @laptop REFUSED", time.Second); err != nil {
+		t.Errorf("a refused worktree: %v", err)
+	}
+	o.team.change(func(s *console.Snapshot) { s.Agents[0].Worktree.Refused = "" })
 	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {
 		t.Errorf("the rules graph: %v", err)
 	}

@@ -23,6 +23,11 @@ type HubSettings struct {
 	// CA is a PEM file of the authority that signed the hub's TLS
 	// certificate, when the system does not trust it (a self-signed one).
 	CA string `json:"ca,omitempty"`
+	// Credentials are what a NATS server of its operator's gave this host,
+	// when the URL carries no password: a credentials file's contents, or
+	// a user's nkey seed. Kept here, like the password, out of the agents'
+	// reach.
+	Credentials string `json:"credentials,omitempty"`
 }
 
 // hubSettingsDir is the folder of every workspace's hub settings, in the

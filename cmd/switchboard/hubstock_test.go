@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,8 @@ import (
 var (
 	prepareLine = regexp.MustCompile(`switchboard hub prepare --nats '?([^'\s]+)'?`)
 	joinLine    = regexp.MustCompile(`on (\S+), in its workspace: switchboard up --hub '?([^'\s]+)'? --host `)
+	// joinArgs is a join line's flags, --host and after left out.
+	joinArgs = regexp.MustCompile(`(?m)^on (\S+), in its workspace: switchboard up (.*?) --host `)
 )
 
 // TestATeamRunsOnAStockNATSServer writes the configuration of a stock
@@ -24,6 +28,17 @@ var (
 // prepare, and has two hosts exchange mail and take a lock through it; and
 // a host may not read another's mail there either.
 func TestATeamRunsOnAStockNATSServer(t *testing.T) {
+	runOnStockServer(t, false)
+}
+
+// TestHostsJoinAStockNATSServerByTheirNKeys is the same with each host a
+// user by its nkey (hub config --nkeys): each joins with its seed, and a
+// host that presents another's seed under its own name is refused.
+func TestHostsJoinAStockNATSServerByTheirNKeys(t *testing.T) {
+	runOnStockServer(t, true)
+}
+
+func runOnStockServer(t *testing.T, nkeys bool) {
 	server, err := exec.LookPath("nats-server")
 	if err != nil {
 		t.Skip("nats-server is not installed (apt-get install nats-server; CI installs it): the stock server the configuration is for")
@@ -31,17 +46,23 @@ func TestATeamRunsOnAStockNATSServer(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "nats-server.conf")
 	addr := freeAddr(t)
-	said, code := switchboardAt(t, dir, "operator", "hub", "config", "--host", "laptop", "--host", "gpu",
-		"--listen", addr, "--advertise", "127.0.0.1", "--store", filepath.Join(dir, "js"), "--out", conf)
+	config := []string{"hub", "config", "--host", "laptop", "--host", "gpu",
+		"--listen", addr, "--advertise", "127.0.0.1", "--store", filepath.Join(dir, "js"), "--out", conf}
+	if nkeys {
+		config = append(config, "--nkeys")
+	}
+	said, code := switchboardAt(t, dir, "operator", config...)
 	if code != 0 {
 		t.Fatalf("hub config: exit %d\n%s", code, said)
 	}
-	urls := make(map[string]string)
-	for _, m := range joinLine.FindAllStringSubmatch(said, -1) {
-		urls[m[1]] = m[2]
+	joins := make(map[string][]string) // the flags each host joins with
+	for _, m := range joinArgs.FindAllStringSubmatch(said, -1) {
+		for _, arg := range strings.Fields(m[2]) {
+			joins[m[1]] = append(joins[m[1]], strings.Trim(arg, "'"))
+		}
 	}
 	prepare := prepareLine.FindStringSubmatch(said)
-	if prepare == nil || len(urls) != 2 {
+	if prepare == nil || len(joins) != 2 {
 		t.Fatalf("hub config printed no prepare line or no join lines:\n%s", said)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -61,8 +82,25 @@ func TestATeamRunsOnAStockNATSServer(t *testing.T) {
 
 	laptop := hostWorkspace(t, "master_agent", "developer_agent")
 	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
+	if nkeys {
+		// gpu's seed under laptop's name: the server knows the key as
+		// gpu's, with gpu's permissions, and laptop's master is refused.
+		if !strings.Contains(strings.Join(joins["gpu"], " "), "--hub-creds") || strings.Contains(strings.Join(joins["gpu"], " "), "@") {
+			t.Fatalf("gpu joins with %q; want a URL without a password, and its seed", joins["gpu"])
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		master := exec.CommandContext(ctx, "switchboard", append([]string{"master", "--root", laptop, "--host", "laptop"}, joins["gpu"]...)...)
+		master.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
+		if said, err := master.CombinedOutput(); err == nil || ctx.Err() != nil || !strings.Contains(string(said), "join the hub as host laptop: ") || !strings.Contains(string(said), "permission denied") {
+			t.Fatalf("laptop's master with gpu's seed: %v; want it refused at once, saying why:\n%s", err, said)
+		}
+		if said, code := switchboardAt(t, laptop, "operator", "master", "--hub", "nats://"+addr, "--host", "laptop", "--hub-creds", conf); code != exitUsage || !strings.Contains(said, "neither a NATS credentials file nor a user's nkey seed") {
+			t.Errorf("--hub-creds with the server's configuration: exit %d\n%s", code, said)
+		}
+	}
 	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
-		m := startMaster(t, root, "--hub", urls[host], "--host", host)
+		m := startMaster(t, root, append(slices.Clone(joins[host]), "--host", host)...)
 		t.Cleanup(func() { m.stop(t) })
 		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
 			t.Fatalf("the master of %s did not join the stock server:\n%s\nthe server:\n%s", host, m.out, out)

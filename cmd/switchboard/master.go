@@ -1,10 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -17,7 +19,7 @@ import (
 
 type masterOptions struct {
 	root string
-	hub  workspace.HubSettings
+	hub  hubGiven
 	master.Options
 }
 
@@ -58,10 +60,11 @@ is refused, and says how.`,
 			opts.root = ws.Root
 			opts.Log = io.errOut
 			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"
-			if opts.hub, err = hubSettings(ws, opts.hub); err != nil {
+			settings, err := hubSettings(ws, opts.hub)
+			if err != nil {
 				return err
 			}
-			if opts.hub.URL != "" {
+			if settings.URL != "" {
 				return runMasterOnHub(opts)
 			}
 			return master.New(opts.root, opts.Options).Run(cmd.Context())
@@ -96,19 +99,28 @@ func runMasterOnHub(opts *masterOptions) error {
 	return syscall.Exec(program, []string{program, "master", "--root", opts.root}, env)
 }
 
+// hubGiven are the flags that join a team across machines, as given.
+type hubGiven struct {
+	workspace.HubSettings
+	credentials string // a file of the credentials a NATS server gave this host
+}
+
 // hubFlags are the flags that join a team across machines.
-func hubFlags(f *pflag.FlagSet, s *workspace.HubSettings) {
+func hubFlags(f *pflag.FlagSet, given *hubGiven) {
+	s := &given.HubSettings
 	f.StringVar(&s.URL, "hub", "", "join a team across machines through the hub at this URL (kept for later starts)")
 	f.StringVar(&s.Host, "host", "", "this host's name in the team across machines (with --hub)")
 	f.StringVar(&s.Team, "team", "", "the team's name on the hub (with --hub; default: main)")
 	f.StringVar(&s.CA, "hub-ca", "", "a PEM file of the authority of the hub's TLS certificate, when the system does not trust it (with --hub)")
+	f.StringVar(&given.credentials, "hub-creds", "", "a NATS credentials file, or a user's nkey seed, that a NATS server of your own gave this host, when the URL has no password (with --hub; kept for later starts)")
 }
 
 // hubSettings keeps the hub settings given, or reads those kept before.
-func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspace.HubSettings, error) {
+func hubSettings(ws *workspace.Workspace, flags hubGiven) (workspace.HubSettings, error) {
+	given := flags.HubSettings
 	if given.URL == "" {
-		if given.Host != "" || given.Team != "" || given.CA != "" {
-			return given, usageError("--host, --team and --hub-ca go with --hub URL: the hub to join")
+		if given.Host != "" || given.Team != "" || given.CA != "" || flags.credentials != "" {
+			return given, usageError("--host, --team, --hub-ca and --hub-creds go with --hub URL: the hub to join")
 		}
 		kept, _, err := ws.Hub()
 		return kept, err
@@ -119,8 +131,13 @@ func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspac
 	if err := mailbox.ValidateAgentName(given.Host); err != nil {
 		return given, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
 	}
-	if kept, ok, _ := ws.Hub(); ok && given.CA == "" && kept.Host == given.Host {
-		given.CA = kept.CA // the same host joining again keeps the authority it was given
+	if kept, ok, _ := ws.Hub(); ok && kept.Host == given.Host {
+		// The same host joining again keeps the authority and the
+		// credentials it was given.
+		given.CA = cmp.Or(given.CA, kept.CA)
+		if flags.credentials == "" {
+			given.Credentials = kept.Credentials
+		}
 	}
 	if given.CA != "" {
 		abs, err := filepath.Abs(given.CA)
@@ -132,5 +149,27 @@ func hubSettings(ws *workspace.Workspace, given workspace.HubSettings) (workspac
 		}
 		given.CA = abs
 	}
+	if flags.credentials != "" {
+		data, err := os.ReadFile(flags.credentials)
+		if err != nil {
+			return given, usageError("--hub-creds %s: %v", flags.credentials, err)
+		}
+		if !hasUserSeed(data) {
+			return given, usageError("--hub-creds %s is neither a NATS credentials file nor a user's nkey seed: give the file the server's operator (or switchboard hub config --nkeys) made for host %s", flags.credentials, given.Host)
+		}
+		given.Credentials = string(data)
+	}
 	return given, ws.SetHub(given)
+}
+
+// hasUserSeed tells whether data hold a line that is a user's nkey seed,
+// as a credentials file and a seed file do. (The hub's program checks the
+// rest when the master joins: this one links no NATS.)
+func hasUserSeed(data []byte) bool {
+	for line := range strings.Lines(string(data)) {
+		if strings.HasPrefix(strings.TrimSpace(line), "SU") {
+			return true
+		}
+	}
+	return false
 }

@@ -32,7 +32,7 @@ type upOptions struct {
 	noMCP     bool
 	noConsole bool
 	web       bool
-	hub       workspace.HubSettings
+	hub       hubGiven
 }
 
 func newUpCmd(io *streams, g *globals) *cobra.Command {

@@ -8,11 +8,15 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 
+	"github.com/nats-io/nkeys"
 	"github.com/spf13/pflag"
 	"golang.org/x/crypto/bcrypt"
 
@@ -22,7 +26,7 @@ import (
 )
 
 // configUsage is the help of switchboard hub config.
-const configUsage = `Usage: switchboard hub config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--cluster ADDR --peer URL... --name N] [--out FILE]
+const configUsage = `Usage: switchboard hub config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--cluster ADDR --peer URL... --name N] [--nkeys] [--out FILE]
 
 Write the configuration of a stock nats-server (2.9 or newer) that serves a
 team, for those who run NATS themselves: a user for each host, with the
@@ -31,11 +35,14 @@ JetStream, and, with --cluster, this node's place in a cluster. Passwords
 are kept in the file as bcrypt hashes and printed once, in the lines that
 follow: the one that makes the team's stream and buckets on the server
 (switchboard hub prepare, once the server runs), and the one each host
-joins with.
+joins with. With --nkeys each host is a user by its nkey instead of a
+password: its seed is written beside the file (HOST.nk, mode 0600), to be
+copied to that host, which joins with --hub-creds HOST.nk.
 
 Examples:
   switchboard hub config --host laptop --host gpu --advertise nats.example.com --out /etc/nats/switchboard.conf
   switchboard hub config --host laptop --host gpu --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222 --name n1
+  switchboard hub config --host laptop --host gpu --nkeys --out /etc/nats/switchboard.conf
 
 Flags:
 `
@@ -43,6 +50,7 @@ Flags:
 type configOptions struct {
 	hosts, peers                                       []string
 	listen, advertise, store, team, cluster, name, out string
+	nkeys                                              bool
 }
 
 // adminName is the user of switchboard's own work on a stock server: it
@@ -66,6 +74,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://n2:6222 (repeatable, with --cluster)")
 	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (with --cluster)")
 	f.StringVar(&opts.out, "out", "nats-server.conf", "the file to write; an existing one is not replaced")
+	f.BoolVar(&opts.nkeys, "nkeys", false, "make each host a user by an nkey, its seed written beside the file, instead of a password")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
@@ -124,31 +133,42 @@ func writeConfig(stdout io.Writer, opts *configOptions) error {
 	if err := user(&c, adminName, adminPassword, nil, nil); err != nil {
 		return err
 	}
+	seeds := make(map[string][]byte) // by the file each goes to, with --nkeys
 	for _, h := range opts.hosts {
+		pub, sub := svc.Permissions(h)
+		if opts.nkeys {
+			key, seed, err := newUserKey()
+			if err != nil {
+				return err
+			}
+			nkeyUser(&c, key, pub, sub)
+			path := filepath.Join(filepath.Dir(opts.out), h+".nk")
+			seeds[path] = seed
+			lines[h] = safetext.ShellWord((&url.URL{Scheme: "nats", Host: net.JoinHostPort(server, port)}).String()) + " --hub-creds " + safetext.ShellWord(path)
+			continue
+		}
 		pw, err := newPassword()
 		if err != nil {
 			return err
 		}
-		pub, sub := svc.Permissions(h)
 		if err := user(&c, h, pw, pub, sub); err != nil {
 			return err
 		}
-		lines[h] = serverURL(h, pw, server, port)
+		lines[h] = safetext.ShellWord(serverURL(h, pw, server, port))
 	}
 	fmt.Fprintf(&c, "  ]\n}\n")
-	file, err := os.OpenFile(opts.out, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, fs.ErrExist) {
-		return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it (its passwords are not printed again)", opts.out))
+	for _, path := range append([]string{opts.out}, slices.Sorted(maps.Keys(seeds))...) {
+		if _, err := os.Lstat(path); err == nil {
+			return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it (passwords and seeds are made once, and not printed again)", path))
+		}
 	}
-	if err != nil {
+	if err := writeNew(opts.out, []byte(c.String()), "its passwords are not printed again"); err != nil {
 		return err
 	}
-	if _, err := file.WriteString(c.String()); err != nil {
-		file.Close()
-		return err
-	}
-	if err := file.Close(); err != nil {
-		return err
+	for _, path := range slices.Sorted(maps.Keys(seeds)) {
+		if err := writeNew(path, seeds[path], "a seed is made once"); err != nil {
+			return err
+		}
 	}
 	team := ""
 	if opts.team != "" {
@@ -159,9 +179,13 @@ func writeConfig(stdout io.Writer, opts *configOptions) error {
 		replicas = " --replicas 3"
 	}
 	fmt.Fprintf(stdout, "wrote %s (mode 0600: it holds the password hashes); start nats-server -c %s, then, once:\n", opts.out, safetext.ShellWord(opts.out))
+	if opts.nkeys {
+		defer fmt.Fprintf(stdout, "each host's nkey seed is in %s: copy it to that host only (it is the host's password), where the line above reads it\n",
+			filepath.Join(filepath.Dir(opts.out), "HOST.nk"))
+	}
 	fmt.Fprintf(stdout, "  switchboard hub prepare --nats %s%s%s\n", safetext.ShellWord(serverURL(adminName, adminPassword, server, port)), team, replicas)
 	for _, h := range opts.hosts {
-		fmt.Fprintf(stdout, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(lines[h]), h, team)
+		fmt.Fprintf(stdout, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, lines[h], h, team)
 	}
 	return nil
 }
@@ -179,6 +203,45 @@ func user(w io.Writer, name, password string, pub, sub []string) error {
 	}
 	fmt.Fprintf(w, "}\n")
 	return nil
+}
+
+// writeNew writes a file that must not exist, readable by its owner alone;
+// an existing one is a usage error that says why it is kept.
+func writeNew(path string, data []byte, why string) error {
+	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it (%s)", path, why))
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := file.Write(data); err != nil {
+		file.Close()
+		return err
+	}
+	return file.Close()
+}
+
+// newUserKey is a user's nkey: its public key, for the configuration, and
+// its seed, for the host.
+func newUserKey() (key string, seed []byte, err error) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		return "", nil, fmt.Errorf("make an nkey: %w", err)
+	}
+	if key, err = kp.PublicKey(); err != nil {
+		return "", nil, err
+	}
+	if seed, err = kp.Seed(); err != nil {
+		return "", nil, err
+	}
+	return key, append(seed, '\n'), nil
+}
+
+// nkeyUser writes one user of the configuration by its nkey, with its
+// permissions.
+func nkeyUser(w io.Writer, key string, pub, sub []string) {
+	fmt.Fprintf(w, "    {nkey: %s, permissions: {publish: {allow: [%s]}, subscribe: {allow: [%s]}}}\n", quote(key), quoteAll(pub), quoteAll(sub))
 }
 
 // newPassword is a random password for a user of the server.

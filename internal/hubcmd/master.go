@@ -84,7 +84,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		var c *hub.Conn
-		if c, err = hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA}); err == nil {
+		if c, err = hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA, Credentials: []byte(s.Credentials)}); err == nil {
 			c.Close()
 		}
 	}

@@ -207,7 +207,7 @@ func (l *Link) join(ctx context.Context, timeout time.Duration) error {
 	defer cancel()
 	rulesText, _ := l.ws.ReadRulesFile()
 	conn, err := hub.Join(jctx, l.settings.URL, hub.JoinConfig{
-		Team: l.settings.Team, Host: l.settings.Host, Agents: l.agents(), Origins: l.origins(), RulesText: rulesText, RootCAs: l.settings.CA,
+		Team: l.settings.Team, Host: l.settings.Host, Agents: l.agents(), Origins: l.origins(), RulesText: rulesText, RootCAs: l.settings.CA, Credentials: []byte(l.settings.Credentials),
 		Trouble: l.setTrouble,
 	})
 	if err != nil {

@@ -197,8 +197,9 @@ function draw(s) {
     const name = el("td", "\u00a0\u00a0".repeat(a.depth) + (a.depth ? "└ " : "") + a.name);
     if (a.host) name.append(el("span", " @" + a.host, "host"));
     if (a.worktree) {
-      const tree = el("span", ` +${a.worktree.added}/-${a.worktree.deleted}`, "tree");
-      tree.title = `worktree ${a.worktree.path}, branch ${a.worktree.branch}`;
+      const refused = a.worktree.refused;
+      const tree = el("span", refused ? " REFUSED" : ` +${a.worktree.added}/-${a.worktree.deleted}`, "tree");
+      tree.title = refused ? `worktree ${a.worktree.path}: no git run in it, ${refused}` : `worktree ${a.worktree.path}, branch ${a.worktree.branch}`;
       name.append(tree);
     }
     tr.append(name);
