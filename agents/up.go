@@ -261,9 +261,9 @@ func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting"
 
 // StageBinary copies the switchboard binary into the workspace (its
 // Binary), whose folder goes first on every pane's PATH: a copy that
-// outlives the binary of `go run`. The program of switchboard that speaks
-// NATS, switchboard-hub, goes with it when it sits beside the binary: the
-// master of a host of a team across machines runs in it.
+// outlives the binary of `go run`. The programs of switchboard that speak
+// NATS go with it when they sit beside the binary: the master of a host of
+// a team across machines runs in one (LinkProgram).
 func StageBinary(ws *workspace.Workspace, binary string) error {
 	if binary == "" {
 		return nil // staged before
@@ -274,15 +274,24 @@ func StageBinary(ws *workspace.Workspace, binary string) error {
 	if err := stageProgram(binary, ws.Binary()); err != nil {
 		return err
 	}
-	companion := filepath.Join(filepath.Dir(binary), HubProgram)
-	if _, err := os.Stat(companion); err != nil {
-		return nil
+	for _, name := range []string{HubProgram, LinkProgram} {
+		companion := filepath.Join(filepath.Dir(binary), name)
+		if _, err := os.Stat(companion); err != nil {
+			continue
+		}
+		if err := stageProgram(companion, filepath.Join(ws.BinDir(), name)); err != nil {
+			return err
+		}
 	}
-	return stageProgram(companion, filepath.Join(ws.BinDir(), HubProgram))
+	return nil
 }
 
-// HubProgram is the program of switchboard that speaks NATS.
-const HubProgram = "switchboard-hub"
+// The programs of switchboard that speak NATS: the hub's, and the master's
+// of a host of a team across machines.
+const (
+	HubProgram  = "switchboard-hub"
+	LinkProgram = "switchboard-link"
+)
 
 // stageProgram copies the program at src to dst, in place of what is there.
 func stageProgram(src, dst string) error {

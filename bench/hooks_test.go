@@ -31,9 +31,12 @@ func switchboardBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "switchboard")
-		// switchboard-hub beside it, as go install ./cmd/... puts it: the
-		// hub and the masters of a team across machines run in it.
-		for _, build := range [][]string{{builtBin, "switchboard/cmd/switchboard"}, {filepath.Join(dir, "switchboard-hub"), "switchboard/cmd/switchboard-hub"}} {
+		// switchboard-hub and switchboard-link beside it, as go install
+		// ./cmd/... puts them: the hub, and the masters of a team across
+		// machines, run in them.
+		for _, build := range [][]string{{builtBin, "switchboard/cmd/switchboard"},
+			{filepath.Join(dir, "switchboard-hub"), "switchboard/cmd/switchboard-hub"},
+			{filepath.Join(dir, "switchboard-link"), "switchboard/cmd/switchboard-link"}} {
 			out, err := exec.Command(goTool, "build", "-o", build[0], build[1]).CombinedOutput()
 			if err != nil {
 				buildErr = errors.New("go build: " + err.Error() + "\n" + string(out))

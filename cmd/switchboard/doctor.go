@@ -248,9 +248,9 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	case !joined:
 		return finding{}
 	}
-	// The credentials are tried by switchboard-hub, the program that speaks
-	// NATS, which the master of this host runs in too.
-	program, err := findHubProgram()
+	// The credentials are tried by switchboard-link, the program that
+	// speaks NATS, which the master of this host runs in too.
+	program, err := findProgram(linkProgram)
 	if err != nil {
 		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: its master runs in %v", s.Host, err)}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,10 +13,14 @@ import (
 	"switchboard/agents"
 )
 
-// hubProgram is the program of switchboard that speaks NATS: the hub, and
-// the master of a host of a team across machines, run in it, so that
-// switchboard, which every hook and status line starts, links no NATS.
-const hubProgram = agents.HubProgram
+// The programs of switchboard that speak NATS, so that switchboard, which
+// every hook and status line starts, links none: the hub runs in one, the
+// master of a host of a team across machines in the other, which links no
+// NATS server.
+const (
+	hubProgram  = agents.HubProgram
+	linkProgram = agents.LinkProgram
+)
 
 func newHubCmd(io *streams, g *globals) *cobra.Command {
 	return &cobra.Command{
@@ -33,7 +38,7 @@ switchboard hub --help shows its flags.`,
   switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key`,
 		DisableFlagParsing: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			program, err := findHubProgram()
+			program, err := findProgram(hubProgram)
 			if err != nil {
 				return err
 			}
@@ -44,23 +49,24 @@ switchboard hub --help shows its flags.`,
 	}
 }
 
-// errNoHubProgram is a switchboard without switchboard-hub beside it or on
-// the PATH.
-var errNoHubProgram = errors.New("switchboard-hub, the program of switchboard that speaks NATS, which is not installed beside switchboard nor on the PATH: run go install ./cmd/... in switchboard's source, which installs both")
+// errNoProgram is a program of switchboard that is neither beside it nor
+// on the PATH.
+var errNoProgram = errors.New("not installed beside switchboard nor on the PATH: run go install ./cmd/... in switchboard's source, which installs switchboard, switchboard-hub and switchboard-link")
 
-// findHubProgram finds switchboard-hub: beside this program first (what go
-// install ./cmd/... makes), then on the PATH.
-func findHubProgram() (string, error) {
+// findProgram finds a program of switchboard (hubProgram, linkProgram):
+// beside this program first (what go install ./cmd/... makes), then on the
+// PATH.
+func findProgram(name string) (string, error) {
 	if self, err := os.Executable(); err == nil {
 		if self, err = filepath.EvalSymlinks(self); err == nil {
-			beside := filepath.Join(filepath.Dir(self), hubProgram)
+			beside := filepath.Join(filepath.Dir(self), name)
 			if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 				return beside, nil
 			}
 		}
 	}
-	if path, err := exec.LookPath(hubProgram); err == nil {
+	if path, err := exec.LookPath(name); err == nil {
 		return path, nil
 	}
-	return "", errNoHubProgram
+	return "", fmt.Errorf("%s, a program of switchboard that speaks NATS, is %w", name, errNoProgram)
 }

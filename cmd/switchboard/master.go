@@ -79,15 +79,15 @@ is refused, and says how.`,
 	return cmd
 }
 
-// masterOptionsEnv carries a master's options to switchboard-hub master
-// (package hubcmd's MasterOptionsEnv, which this program does not link).
+// masterOptionsEnv carries a master's options to switchboard-link master
+// (package linkcmd's MasterOptionsEnv, which this program does not link).
 const masterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
 
 // runMasterOnHub hands the master of a host of a team across machines over
-// to switchboard-hub, the program that speaks NATS, with the options made
+// to switchboard-link, the program that speaks NATS, with the options made
 // here: it takes this process's place.
 func runMasterOnHub(opts *masterOptions) error {
-	program, err := findHubProgram()
+	program, err := findProgram(linkProgram)
 	if err != nil {
 		return fmt.Errorf("this workspace joins a team across machines, whose master runs in %w", err)
 	}

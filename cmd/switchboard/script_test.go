@@ -17,6 +17,7 @@ import (
 	"switchboard/mailbox"
 
 	"switchboard/internal/hubcmd"
+	"switchboard/internal/linkcmd"
 )
 
 func TestMain(m *testing.M) {
@@ -24,8 +25,9 @@ func TestMain(m *testing.M) {
 	// would sleep a second as it exits, in every command and every hook.
 	os.Setenv("GORACE", "atexit_sleep_ms=0")
 	testscript.Main(configHome{m}, map[string]func(){
-		"switchboard":     func() { os.Exit(run(os.Args[1:], systemStreams())) },
-		"switchboard-hub": func() { os.Exit(hubcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"switchboard":      func() { os.Exit(run(os.Args[1:], systemStreams())) },
+		"switchboard-hub":  func() { os.Exit(hubcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) },
+		"switchboard-link": func() { os.Exit(linkcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

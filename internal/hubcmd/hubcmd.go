@@ -67,16 +67,11 @@ const (
 
 // Main runs switchboard-hub with args (the program's name left out) and
 // returns its exit code; it stops on SIGINT or SIGTERM. Besides the hub,
-// it runs the master of a host of a team across machines (master), which
-// switchboard master hands over to it, and the check of a host's
-// credentials (check), which switchboard doctor asks for.
+// it writes the configuration of a NATS server of one's own (config) and
+// makes a team's stream and buckets there (prepare).
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "master":
-			return runMaster(args[1:], stderr)
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
 		case "config":
 			return runConfig(args[1:], stdout, stderr)
 		case "prepare":

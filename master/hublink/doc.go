@@ -1,5 +1,5 @@
 // Package hublink is a master's link to the hub of a team across machines:
-// the link.Link the program switchboard-hub hands its master. It joins the
+// the link.Link the program switchboard-link hands its master. It joins the
 // hub as this host, claims the agents whose profiles are in this
 // workspace's agents/ folder (and those spawned here), and keeps four
 // things going until the master stops:

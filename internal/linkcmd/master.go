@@ -1,4 +1,4 @@
-package hubcmd
+package linkcmd
 
 import (
 	"context"
@@ -20,7 +20,7 @@ import (
 )
 
 // MasterOptionsEnv carries the options of `switchboard master`, as JSON,
-// to `switchboard-hub master`, which runs the master of a host of a team
+// to `switchboard-link master`, which runs the master of a host of a team
 // across machines: switchboard parses and checks its command line, and
 // hands over what it made of it.
 const MasterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
@@ -28,22 +28,22 @@ const MasterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
 // runMaster runs the master of the workspace at --root with a link to the
 // hub its settings name, until SIGINT or SIGTERM.
 func runMaster(args []string, stderr io.Writer) int {
-	f := pflag.NewFlagSet("switchboard-hub master", pflag.ContinueOnError)
+	f := pflag.NewFlagSet("switchboard-link master", pflag.ContinueOnError)
 	f.SetOutput(stderr)
 	root := f.String("root", "", "the workspace")
 	if err := f.Parse(args); err != nil || *root == "" || f.NArg() > 0 {
-		fmt.Fprintln(stderr, "switchboard-hub master: run switchboard master, which runs this with the workspace's root and options")
+		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
 		return exitUsage
 	}
 	var opts master.Options
 	data := os.Getenv(MasterOptionsEnv)
 	os.Unsetenv(MasterOptionsEnv) // not the agents' business
 	if data == "" {
-		fmt.Fprintln(stderr, "switchboard-hub master: run switchboard master, which runs this with the workspace's root and options")
+		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
 		return exitUsage
 	}
 	if err := json.Unmarshal([]byte(data), &opts); err != nil {
-		fmt.Fprintf(stderr, "switchboard-hub master: the options from switchboard master do not read (%v): are switchboard and switchboard-hub of the same build? go install ./cmd/... installs both\n", err)
+		fmt.Fprintf(stderr, "switchboard-link master: the options from switchboard master do not read (%v): are switchboard and switchboard-link of the same build? go install ./cmd/... installs them together\n", err)
 		return exitUsage
 	}
 	ws := workspace.New(*root)
@@ -68,11 +68,11 @@ func runMaster(args []string, stderr io.Writer) int {
 // runCheck says whether the hub takes the credentials of the workspace at
 // --root: doctor asks.
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	f := pflag.NewFlagSet("switchboard-hub check", pflag.ContinueOnError)
+	f := pflag.NewFlagSet("switchboard-link check", pflag.ContinueOnError)
 	f.SetOutput(stderr)
 	root := f.String("root", "", "the workspace")
 	if err := f.Parse(args); err != nil || *root == "" || f.NArg() > 0 {
-		fmt.Fprintln(stderr, "switchboard-hub check: run switchboard doctor, which runs this with the workspace's root")
+		fmt.Fprintln(stderr, "switchboard-link check: run switchboard doctor, which runs this with the workspace's root")
 		return exitUsage
 	}
 	ws := workspace.New(*root)
