@@ -84,6 +84,11 @@ type Conn struct {
 	senders claimCache
 	view    *view // the team as this host last heard of it
 
+	// arrived counts the copies taken from the hub; backlog is what the
+	// hub last said of those unacknowledged, when arrived was as it says.
+	arrived atomic.Uint64
+	backlog backlogSeen
+
 	// link is cancelled when the connection to the hub drops (and replaced
 	// when it comes back), or when the hub refuses something for want of
 	// permission (and replaced at once): a request in flight then fails

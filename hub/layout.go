@@ -41,7 +41,9 @@ func (n names) bucketConfigs(beat time.Duration) []jetstream.KeyValueConfig {
 	for _, bucket := range n.buckets() {
 		kv := jetstream.KeyValueConfig{Bucket: bucket, Storage: jetstream.FileStorage, MaxValueSize: limits[bucket]}
 		if bucket == n.heartbeat() {
-			kv.TTL = 3 * beat
+			// Beats are worth nothing once three old: kept in memory,
+			// a team at rest writes nothing on the hub's disk.
+			kv.TTL, kv.Storage = 3*beat, jetstream.MemoryStorage
 		}
 		out = append(out, kv)
 	}

@@ -124,8 +124,8 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, c.explain(ctx, err, "read heartbeats")
 	}
-	if claims, ok := c.view.allClaims(c.names); ok {
-		return teamOf(claims, c.view.states(), live), nil
+	if team, ok := c.view.teamOf(c.names, live); ok {
+		return slices.Clone(team), nil
 	}
 	claims, err := c.claimBook().read(ctx, "*")
 	if err != nil {

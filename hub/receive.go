@@ -223,6 +223,7 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []D
 			}
 			msgs = append(msgs, more)
 		}
+		c.arrived.Add(uint64(len(msgs)))
 		c.process(ctx, msgs, handle)
 	}
 }
@@ -370,8 +371,14 @@ func clip(s string, n int) string {
 
 // Backlog is how many copies the hub handed this host that it has not
 // acknowledged, and how many it may have so before the hub hands it no
-// more; none, without a consumer.
+// more; none, without a consumer. Only a copy taken adds to them: while
+// none was taken since the hub last said none wait, the hub is not asked
+// again, so that a host at rest asks nothing each beat.
 func (c *Conn) Backlog(ctx context.Context) (pending, limit int, err error) {
+	arrived := c.arrived.Load()
+	if limit, ok := c.backlog.none(arrived); ok {
+		return 0, limit, nil
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	cons, err := c.js.Consumer(ctx, c.names.stream(), c.host)
@@ -382,5 +389,30 @@ func (c *Conn) Backlog(ctx context.Context) (pending, limit int, err error) {
 		return 0, 0, c.explain(ctx, err, "read the mail consumer")
 	}
 	info := cons.CachedInfo()
+	c.backlog.saw(arrived, info.NumAckPending, info.Config.MaxAckPending)
 	return info.NumAckPending, info.Config.MaxAckPending, nil
+}
+
+// backlogSeen is what the hub last said of a host's unacknowledged copies,
+// and how many copies the host had taken then.
+type backlogSeen struct {
+	mu      sync.Mutex
+	known   bool
+	arrived uint64
+	pending int
+	limit   int
+}
+
+func (b *backlogSeen) saw(arrived uint64, pending, limit int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.known, b.arrived, b.pending, b.limit = true, arrived, pending, limit
+}
+
+// none reports the limit, and whether no copy waits unacknowledged for
+// certain: the hub said none did, and none was taken since.
+func (b *backlogSeen) none(arrived uint64) (limit int, ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limit, b.known && b.pending == 0 && b.arrived == arrived
 }

@@ -119,7 +119,15 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	for i, kv := range n.bucketConfigs(s.beat) {
 		kv.Replicas = replicas
 		wg.Go(func() {
-			if _, err := js.CreateOrUpdateKeyValue(ctx, kv); err != nil {
+			_, err := js.CreateOrUpdateKeyValue(ctx, kv)
+			if err != nil && kv.Bucket == n.heartbeat() {
+				// Made on disk by an earlier version, which a bucket
+				// cannot change: the beats are made again within one.
+				if js.DeleteKeyValue(ctx, kv.Bucket) == nil {
+					_, err = js.CreateKeyValue(ctx, kv)
+				}
+			}
+			if err != nil {
 				errs[1+i] = fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
 			}
 		})

@@ -24,6 +24,11 @@ type view struct {
 	changed  chan struct{}                      // woken on each change
 
 	parsed map[string][]Claim // the claims, as claimsOfEntries makes them; nil when the claims changed since
+
+	// The team as teamOf last made it, and of which hosts live; nil when
+	// the claims or the states changed since.
+	team     []Member
+	teamLive map[string]bool
 }
 
 func newView() *view {
@@ -91,9 +96,10 @@ func (v *view) replace(bucket string, n names, entries map[string]jetstream.KeyV
 	switch bucket {
 	case n.claims():
 		v.claims = make(map[string]jetstream.KeyValueEntry, len(entries))
-		v.parsed = nil
+		v.parsed, v.team = nil, nil
 	case n.presence():
 		v.presence = make(map[string]string, len(entries))
+		v.team = nil
 	case n.shared():
 		v.shared = make(map[string][]byte, len(entries))
 	}
@@ -107,13 +113,14 @@ func (v *view) apply(bucket string, n names, e jetstream.KeyValueEntry) {
 	gone := e.Operation() != jetstream.KeyValuePut
 	switch bucket {
 	case n.claims():
-		v.parsed = nil
+		v.parsed, v.team = nil, nil
 		if gone {
 			delete(v.claims, e.Key())
 		} else {
 			v.claims[e.Key()] = e
 		}
 	case n.presence():
+		v.team = nil
 		var p presenceValue
 		if gone || json.Unmarshal(e.Value(), &p) != nil {
 			delete(v.presence, e.Key())
@@ -143,6 +150,10 @@ func (v *view) wake() {
 func (v *view) allClaims(n names) (map[string][]Claim, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	return v.claimsLocked(n)
+}
+
+func (v *view) claimsLocked(n names) (map[string][]Claim, bool) {
 	if !v.synced[n.claims()] || !v.synced[n.presence()] {
 		return nil, false
 	}
@@ -150,6 +161,23 @@ func (v *view) allClaims(n names) (map[string][]Claim, bool) {
 		v.parsed = claimsOfEntries(slices.Collect(maps.Values(v.claims)))
 	}
 	return v.parsed, true
+}
+
+// teamOf returns the team the view makes with the hosts that live, and
+// whether the view is whole; made again only when the claims, the states
+// or the live hosts changed, so that a team of a thousand agents at rest,
+// listed each beat, is listed once. The caller does not change it.
+func (v *view) teamOf(n names, live map[string]bool) ([]Member, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	claims, ok := v.claimsLocked(n)
+	if !ok {
+		return nil, false
+	}
+	if v.team == nil || !maps.Equal(v.teamLive, live) {
+		v.team, v.teamLive = teamOf(claims, v.presence, live), live
+	}
+	return v.team, true
 }
 
 // values returns the view's shared values, and whether its watcher gave
@@ -161,13 +189,6 @@ func (v *view) values(n names) (map[string][]byte, bool) {
 		return nil, false
 	}
 	return maps.Clone(v.shared), true
-}
-
-// states returns the view's states, by "<host>.<agent>".
-func (v *view) states() map[string]string {
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	return maps.Clone(v.presence)
 }
 
 // Changed is woken when the team's claims or states change, as this host

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"strconv"
@@ -46,6 +47,9 @@ func Racy(info fs.FileInfo) bool {
 	return time.Since(info.ModTime()) <= window
 }
 
+// missing is the stamp of a file that is not there.
+const missing = "missing"
+
 // Remembered keeps a value read from each of several files, under the
 // file's Stamp: a file unchanged since is not read again. It is safe for
 // concurrent use.
@@ -61,15 +65,19 @@ type remembered[T any] struct {
 
 // Get returns the value read from the file at path: remembered when the
 // file is as it was, else read again with read (and remembered unless the
-// file changed too recently, see Racy). A file that cannot be stat'ed is
+// file changed too recently, see Racy). A missing file is remembered
+// missing, until it is there; one that cannot be stat'ed otherwise is
 // read, and forgotten.
 func (r *Remembered[T]) Get(path string, read func() (T, error)) (T, error) {
 	info, err := os.Stat(path)
-	if err != nil {
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		r.forget(path)
 		return read()
 	}
-	stamp := Stamp(info)
+	stamp := missing
+	if err == nil {
+		stamp = Stamp(info)
+	}
 	r.mu.Lock()
 	got, ok := r.read[path]
 	r.mu.Unlock()
@@ -77,7 +85,7 @@ func (r *Remembered[T]) Get(path string, read func() (T, error)) (T, error) {
 		return got.value, nil
 	}
 	value, err := read()
-	if err != nil || Racy(info) {
+	if err != nil || (info != nil && Racy(info)) {
 		r.forget(path)
 		return value, err
 	}

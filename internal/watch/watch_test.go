@@ -2,7 +2,9 @@ package watch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -194,5 +196,31 @@ func TestRememberedReadsAFileAgainOnlyWhenItChanged(t *testing.T) {
 	os.Remove(path)
 	if _, err := r.Get(path, func() (string, error) { return "", os.ErrNotExist }); err == nil {
 		t.Error("a file gone gave no error")
+	}
+}
+
+func TestRememberedReadsAMissingFileOnceUntilItIsThere(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state")
+	var r Remembered[string]
+	reads := 0
+	get := func() string {
+		got, _ := r.Get(path, func() (string, error) {
+			reads++
+			data, err := os.ReadFile(path)
+			if errors.Is(err, fs.ErrNotExist) {
+				return "none", nil
+			}
+			return string(data), err
+		})
+		return got
+	}
+	if get() != "none" || get() != "none" || reads != 1 {
+		t.Fatalf("a missing file was read %d times; want once", reads)
+	}
+	if err := os.WriteFile(path, []byte("here"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := get(); got != "here" {
+		t.Fatalf("after the file came: %q; want it read", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"switchboard/hub"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/profile"
@@ -40,14 +41,19 @@ type Link struct {
 	look     chan struct{}     // asks presence for a look at the hub now
 	conn     atomic.Pointer[hub.Conn]
 
-	mu      sync.Mutex
-	hosted  map[string]bool      // the agents this host runs, as last read
-	notHere map[string]time.Time // agents last found to run elsewhere, and when
-	put     bool                 // copies put not yet synced
-	judged  map[string]string    // other hosts' helpers refused here, with why
-	trouble string               // why mail from the hub does not flow; "" when it does
-	stamp   string               // hostedStamp when hosted was read
-	stamped time.Time            // when that stamp was last made
+	mu       sync.Mutex
+	hosted   map[string]bool      // the agents this host runs, as last read
+	notHere  map[string]time.Time // agents last found to run elsewhere, and when
+	put      bool                 // copies put not yet synced
+	judged   map[string]string    // other hosts' helpers refused here, with why
+	trouble  string               // why mail from the hub does not flow; "" when it does
+	hostedOf string               // the stamp when hosted was read
+
+	// filesChanged counts the changes of the folders whose files the
+	// stamp fingerprints; stamped is the stamp as of stampedAt of them.
+	filesChanged atomic.Uint64
+	stamped      string
+	stampedAt    uint64
 
 	backlogWas    string // the status the bulletin had before the backlog degraded it; presence's alone
 	backlogMarked *bool  // whether the bulletin says the backlog degrades it, as presence last saw; nil before
@@ -57,7 +63,11 @@ type Link struct {
 	// and the team it last wrote. Presence's alone.
 	verdicts  spawnVerdicts
 	judgedOf  string
-	wroteTeam []byte
+	wroteTeam *workspace.HubTeam
+
+	// states are this host's agents' states, each file read again only
+	// when it changed. Presence's alone.
+	states watch.Remembered[string]
 
 	// The shared values last copied into the bulletin, and when. Presence's alone.
 	mirrored   map[string][]byte
@@ -130,19 +140,12 @@ func (l *Link) Remote(agent string) bool {
 }
 
 // refresh reads the agents this host runs again, when their profiles or
-// the registry of spawns changed since the last read; it looks at most once
-// a notHereFresh, unless now is set.
+// the registry of spawns changed since the last read; now looks at the
+// files, not only at what fsnotify told of them.
 func (l *Link) refresh(now bool) map[string]bool {
+	stamp := l.stamp(now)
 	l.mu.Lock()
-	if !now && time.Since(l.stamped) < notHereFresh {
-		defer l.mu.Unlock()
-		return maps.Clone(l.hosted)
-	}
-	l.mu.Unlock()
-	stamp := hostedStamp(l.ws)
-	l.mu.Lock()
-	l.stamped = time.Now()
-	if stamp == l.stamp {
+	if stamp == l.hostedOf {
 		defer l.mu.Unlock()
 		return maps.Clone(l.hosted)
 	}
@@ -154,7 +157,7 @@ func (l *Link) refresh(now bool) map[string]bool {
 		l.logf("cannot read this host's agents: %v; keeping the last list", err)
 		return maps.Clone(l.hosted)
 	}
-	l.hosted, l.stamp = hosted, stamp
+	l.hosted, l.hostedOf = hosted, stamp
 	return maps.Clone(hosted)
 }
 
@@ -241,24 +244,28 @@ func (l *Link) Start(ctx context.Context, env link.Env) (stop func(), err error)
 	}
 	l.ws, l.outbox = env.Workspace, env.Workspace.Store.HubOutbox()
 	l.conn.Store(nil) // a link started again joins again
-	stamp := hostedStamp(l.ws)
+	ctx, cancel := context.WithCancel(ctx)
+	watched := l.watchFiles(ctx)
+	unwatch := func() { cancel(); <-watched }
+	stamp := l.stamp(true)
 	hosted, err := profile.Hosted(l.ws)
 	if err != nil {
+		unwatch()
 		return nil, err
 	}
 	l.mu.Lock()
-	l.hosted, l.stamp = hosted, stamp
+	l.hosted, l.hostedOf = hosted, stamp
 	l.mu.Unlock()
 	switch err := l.join(ctx, joinTimeout); {
 	case refused(err):
+		unwatch()
 		return nil, fmt.Errorf("join the hub as host %s: %w", l.settings.Host, err)
 	case err != nil:
 		l.logf("the hub is out of reach (%v): mail for other hosts waits in %s until it is back", err, l.outbox.Dir())
 	}
-	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); l.run(ctx) }()
-	return func() { cancel(); <-done }, nil
+	return func() { unwatch(); <-done }, nil
 }
 
 // run keeps the link up until ctx is done: it joins (again and again while

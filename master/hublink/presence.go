@@ -48,10 +48,12 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 func (l *Link) announce(ctx context.Context, conn *hub.Conn, announced map[string]string) {
 	var states []hub.AgentState
 	for _, a := range conn.Agents() {
-		state := "down"
-		if st, ok, _ := l.ws.Store.ReadState(a); ok {
-			state = st.State
-		}
+		state, _ := l.states.Get(l.ws.Store.StatePath(a), func() (string, error) {
+			if st, ok, _ := l.ws.Store.ReadState(a); ok {
+				return st.State, nil
+			}
+			return "down", nil
+		})
 		if was, ok := announced[a]; !ok || was != state {
 			states = append(states, hub.AgentState{Agent: a, State: state})
 		}
@@ -156,18 +158,17 @@ func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Memb
 	}
 	// The team of a thousand agents is written when it changed, and else
 	// only touched: readers take its age from the file (HubTeamFresh).
-	if data, err := json.Marshal(team); err == nil && bytes.Equal(data, l.wroteTeam) {
+	if l.wroteTeam != nil && sameTeam(*l.wroteTeam, team) {
 		if err := l.ws.TouchHubTeam(); err == nil {
 			return
 		}
-	} else if err == nil {
-		l.wroteTeam = data
 	}
 	if err := l.ws.WriteHubTeam(team); err != nil {
 		l.wroteTeam = nil
 		l.logf("cannot keep the team's hosts: %v", err)
 		return
 	}
+	l.wroteTeam = &team
 	if !judged {
 		return
 	}
@@ -182,11 +183,17 @@ func (l *Link) writeTeam(ctx context.Context, conn *hub.Conn, members []hub.Memb
 	l.env.RulesChanged()
 }
 
+// sameTeam reports whether two teams would be written alike.
+func sameTeam(a, b workspace.HubTeam) bool {
+	return a.Host == b.Host && a.Trouble == b.Trouble && a.Backlog == b.Backlog && a.BacklogLimit == b.BacklogLimit &&
+		slices.Equal(a.Members, b.Members) && maps.Equal(a.Refused, b.Refused)
+}
+
 // judge decides on the helpers other hosts announced, under the rules file
 // as it is (judged is false when it does not load: the last verdicts
 // stand), and tells the overseers of each refused, once.
 func (l *Link) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
-	of := rulesStamp(l.ws)
+	of := l.stamp(false)
 	for _, m := range team.Members {
 		if m.Host != team.Host && m.Profile != "" {
 			of += "\x00" + m.Agent + "@" + m.Host + "/" + m.Profile + "/" + m.Parent
