@@ -51,8 +51,28 @@ func Quick() Config {
 	return Config{Agents: 4, Rate: 100, Duration: time.Second, Burst: 200, Idle: time.Second}
 }
 
-// ErrConfig is wrapped by every error about a Config value.
+// ErrConfig is wrapped by every error about a configuration's value.
 var ErrConfig = errors.New("bench: bad configuration")
+
+// OptionError is a value of a configuration that a run cannot take. Option
+// names it in words, like "hooks runs", the same words for every front end:
+// the command's flag is named after them, --hooks-runs.
+type OptionError struct {
+	Option string
+	// Want says what the option takes, like "must be at least 1", or how
+	// the value given is wrong.
+	Want string
+}
+
+func (e *OptionError) Error() string { return "bench: " + e.Option + " " + e.Want }
+
+// Unwrap makes an OptionError an ErrConfig.
+func (e *OptionError) Unwrap() error { return ErrConfig }
+
+// want is the error of option, which must be as it says.
+func want(option, format string, args ...any) error {
+	return &OptionError{Option: option, Want: fmt.Sprintf(format, args...)}
+}
 
 // withDefaults fills the zero fields and checks the rest.
 func (c Config) withDefaults() (Config, error) {
@@ -77,19 +97,32 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
-	switch {
-	case c.Agents < 2 || c.Agents > maxAgents:
-		return c, fmt.Errorf("%w: agents is %d; give 2 to %d, a message needs a sender and another recipient", ErrConfig, c.Agents, maxAgents)
-	case c.Rate < 0 || c.Rate > 100_000:
-		return c, fmt.Errorf("%w: rate is %d messages per second; give 1 to 100000", ErrConfig, c.Rate)
-	case c.Duration < 0:
-		return c, fmt.Errorf("%w: duration is %s; give a positive duration", ErrConfig, c.Duration)
-	case c.Burst < 0:
-		return c, fmt.Errorf("%w: burst is %d messages; give a positive number", ErrConfig, c.Burst)
-	case c.Patience < 0:
+	if c.Patience < 0 {
 		return c, fmt.Errorf("%w: patience is %s; give a positive duration", ErrConfig, c.Patience)
 	}
-	return c, nil
+	return c, c.check()
+}
+
+// maxRate is the fastest steady rate, in messages per second.
+const maxRate = 100_000
+
+// check checks the numbers a person gives, as given: a zero is no default.
+func (c Config) check() error {
+	switch {
+	case c.Agents < 2:
+		return want("agents", "must be at least 2: a message needs a sender and another recipient")
+	case c.Agents > maxAgents:
+		return want("agents", "must be at most %d", maxAgents)
+	case c.Rate < 1:
+		return want("rate", "must be at least 1 message per second")
+	case c.Rate > maxRate:
+		return want("rate", "must be at most %d messages per second", maxRate)
+	case c.Duration <= 0:
+		return want("duration", "must be positive, like 5s")
+	case c.Burst < 1:
+		return want("burst", "must be at least 1 message")
+	}
+	return nil
 }
 
 // steadyCount is how many messages the steady run posts.

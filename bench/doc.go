@@ -21,6 +21,11 @@
 // tool call, with thousands of messages unread, beside that of /bin/true run
 // in the same turns, which is what starting any process costs here.
 //
+// A Suite is a whole run as a person asks for it: the parts to run and the
+// numbers of each, taken as given. Its Check is the one place that says
+// what a run cannot take, as an *OptionError naming the option in words
+// that the command's flags are named after; Run runs the parts asked for.
+//
 // The package never prints except to the progress writer it is given, and
 // hands back a Result; the command formats it.
 package bench

@@ -123,6 +123,22 @@ func (cfg HistoryConfig) withDefaults() HistoryConfig {
 	return cfg
 }
 
+// check checks the numbers a person gives, as given: a zero is no default,
+// and no inbox files are none.
+func (cfg HistoryConfig) check() error {
+	switch {
+	case cfg.Records < 1:
+		return want("history records", "must be positive, like 1000000")
+	case cfg.InboxFiles < 0:
+		return want("history inbox files", "must be 0 or more")
+	case cfg.Agents < 2:
+		return want("history agents", "must be at least 2")
+	case cfg.Rest <= 0:
+		return want("history rest", "must be positive, like 60s")
+	}
+	return nil
+}
+
 // writeHistory appends records of messages between the team's agents, a
 // minute apart and ending now, and delivers the last inboxFiles of them,
 // as the master would have.

@@ -130,15 +130,23 @@ func (c HookConfig) withDefaults() (HookConfig, error) {
 	if c.Progress == nil {
 		c.Progress = io.Discard
 	}
-	switch {
-	case c.Binary == "":
+	if c.Binary == "" {
 		return c, fmt.Errorf("%w: no switchboard binary to time the hooks of", ErrConfig)
-	case c.Unread < 1 || c.Unread > maxHookUnread:
-		return c, fmt.Errorf("%w: unread is %d messages; give 1 to %d", ErrConfig, c.Unread, maxHookUnread)
-	case c.Runs < 1:
-		return c, fmt.Errorf("%w: runs is %d; give a positive number", ErrConfig, c.Runs)
 	}
-	return c, nil
+	return c, c.check()
+}
+
+// check checks the numbers a person gives, as given: a zero is no default.
+func (c HookConfig) check() error {
+	switch {
+	case c.Unread < 1:
+		return want("hooks unread", "must be at least 1 message")
+	case c.Unread > maxHookUnread:
+		return want("hooks unread", "must be at most %d messages", maxHookUnread)
+	case c.Runs < 1:
+		return want("hooks runs", "must be at least 1")
+	}
+	return nil
 }
 
 // RunHooks makes a workspace of the default team in which developer_agent

@@ -180,6 +180,25 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 	return res, nil
 }
 
+// check checks the numbers a person gives, as given: a zero is no default.
+func (cfg HubScaleConfig) check() error {
+	switch {
+	case cfg.Hosts < 2:
+		return want("scale hosts", "must be at least 2")
+	case cfg.Agents < 3:
+		return want("scale agents", "must be at least 3 (a sender, a receiver, another)")
+	case cfg.Rest <= 0:
+		return want("scale rest", "must be positive, like 60s")
+	case cfg.Steady <= 0:
+		return want("scale steady", "must be positive, like 20s")
+	case cfg.Burst < 1:
+		return want("scale burst", "must be positive, like 1000")
+	case cfg.Volume < 1:
+		return want("scale volume", "must be positive, like 100000")
+	}
+	return nil
+}
+
 func (cfg HubScaleConfig) withDefaults() HubScaleConfig {
 	if cfg.Hosts <= 0 {
 		cfg.Hosts = DefaultScaleHosts

@@ -127,6 +127,14 @@ func RunMemory(ctx context.Context, cfg MemoryConfig) (*MemoryResult, error) {
 	return res, nil
 }
 
+// check checks the numbers a person gives, as given: a zero is no default.
+func (cfg MemoryConfig) check() error {
+	if cfg.Messages < memorySamples {
+		return want("memory messages", "must be at least %d: the memory is read at each fifth of them", memorySamples)
+	}
+	return nil
+}
+
 func (cfg MemoryConfig) withDefaults() MemoryConfig {
 	if cfg.Messages <= 0 {
 		cfg.Messages = DefaultMemoryMessages

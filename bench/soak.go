@@ -120,8 +120,8 @@ func (r *SoakResult) Kept() bool {
 // once, none forbidden delivered, and nothing left in an outbox.
 func RunSoak(ctx context.Context, cfg SoakConfig) (*SoakResult, error) {
 	cfg = cfg.withDefaults()
-	if cfg.Agents < 3 {
-		return nil, fmt.Errorf("a soak needs at least 3 agents, not %d: one pair is forbidden to talk, and the others talk", cfg.Agents)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	if !tmux.Installed() {
 		return nil, fmt.Errorf("%w: tmux is not installed", ErrNoTmux)
@@ -177,6 +177,22 @@ func (cfg SoakConfig) withDefaults() SoakConfig {
 		cfg.Progress = io.Discard
 	}
 	return cfg
+}
+
+// check checks the numbers a person gives, as given: a zero is no default.
+// The kills are not checked: none is as good as a negative number.
+func (cfg SoakConfig) check() error {
+	switch {
+	case cfg.Agents < 3:
+		return want("soak agents", "must be at least 3: the soak forbids one pair and lets the others talk")
+	case cfg.Rate < 1:
+		return want("soak rate", "must be positive, like 15")
+	case cfg.Duration <= 0:
+		return want("soak duration", "must be positive, like 15m")
+	case cfg.Sample <= 0:
+		return want("soak sample", "must be positive, like 30s")
+	}
+	return nil
 }
 
 type soak struct {

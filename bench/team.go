@@ -78,6 +78,17 @@ type TeamResult struct {
 // when the agent is of kind shell, and none when it is of kind generic.
 const teamShell = "bash"
 
+// check checks the numbers a person gives, as given: a zero is no default.
+func (cfg TeamConfig) check() error {
+	switch {
+	case cfg.Agents < 1:
+		return want("team agents", "must be at least 1")
+	case cfg.Idle <= 0:
+		return want("team idle", "must be positive, like 60s")
+	}
+	return nil
+}
+
 // RunTeam brings up a team of cfg.Agents in a real tmux server (one agent
 // whose program records what is typed to it, the others shells at rest),
 // and measures the time up takes, the CPU the master and the tmux server

@@ -41,6 +41,14 @@ type WorktreeResult struct {
 // AddWorktree adds the worktree's figures to the result.
 func (r *Result) AddWorktree(w *WorktreeResult) { r.Worktree = w }
 
+// check checks the numbers a person gives, as given: a zero is no default.
+func (cfg WorktreeConfig) check() error {
+	if cfg.Files < 1 {
+		return want("worktree files", "must be at least 1")
+	}
+	return nil
+}
+
 // RunWorktree makes a git repository of cfg.Files files that is also a
 // workspace, brings its team up in tmux, and times, in turn, a spawn
 // without a worktree, a spawn with one, and `git worktree add` by itself.

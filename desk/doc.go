@@ -2,7 +2,10 @@
 // asks through the command line or through the tools of the MCP server:
 // send (routed by the rules), list its inbox, read, and reply. A Desk
 // belongs to one agent of one workspace; its errors name no flag and no
-// tool, so that each front end says what to do in its own words.
+// tool, so that each front end says what to do in its own words. What each
+// front end asks for, the fields of a message sent, answered or asked
+// (SendFields, ReplyFields, AskFields), is declared here once, with the
+// help both show.
 //
 // Locks, the shared state and the bulletin's board are the desk's too. In a
 // workspace that is a host of a team across machines (its master says so in

@@ -18,16 +18,17 @@ import (
 	"switchboard/mailbox"
 )
 
-// The tools' inputs and outputs. Field comments become the schemas'
-// descriptions.
+// The tools' inputs and outputs. The jsonschema tags become the schemas'
+// descriptions; a message's fields, which the commands share, are described
+// by desk (see inputSchema).
 
 type sendIn struct {
-	To               []string `json:"to" jsonschema:"the recipients: agent names, or * alone for every other agent"`
-	Title            string   `json:"title" jsonschema:"one line saying what the message is about"`
-	Content          string   `json:"content,omitempty" jsonschema:"the body"`
-	Priority         string   `json:"priority,omitempty" jsonschema:"urgent, normal (the default) or low"`
-	Type             string   `json:"type,omitempty" jsonschema:"instruction, query, request (the default), response, notification or status"`
-	RequiresResponse bool     `json:"requires_response,omitempty" jsonschema:"true when you expect an answer"`
+	To               []string `json:"to"`
+	Title            string   `json:"title"`
+	Content          string   `json:"content,omitempty"`
+	Priority         string   `json:"priority,omitempty"`
+	Type             string   `json:"type,omitempty"`
+	RequiresResponse bool     `json:"requires_response,omitempty"`
 }
 
 type sentOut struct {
@@ -59,19 +60,19 @@ type readOut struct {
 
 type replyIn struct {
 	ID       string `json:"id" jsonschema:"the id of the message you answer (or a unique prefix)"`
-	Content  string `json:"content,omitempty" jsonschema:"the answer"`
-	Option   string `json:"option,omitempty" jsonschema:"for a request that lists options: the one you choose"`
-	Priority string `json:"priority,omitempty" jsonschema:"urgent, normal (the default) or low"`
-	Again    bool   `json:"again,omitempty" jsonschema:"answer a message you have answered already"`
+	Content  string `json:"content,omitempty"`
+	Option   string `json:"option,omitempty"`
+	Priority string `json:"priority,omitempty"`
+	Again    bool   `json:"again,omitempty"`
 }
 
 type askIn struct {
-	To             string   `json:"to,omitempty" jsonschema:"the agent to ask; left out, a spawned agent asks its parent"`
-	Title          string   `json:"title,omitempty" jsonschema:"the question, in one line (left out when forwarding: the request's own)"`
-	Content        string   `json:"content,omitempty" jsonschema:"details"`
-	Options        []string `json:"options,omitempty" jsonschema:"the answers accepted, like [\"yes\", \"no\"]"`
+	To             string   `json:"to,omitempty"`
+	Title          string   `json:"title,omitempty"`
+	Content        string   `json:"content,omitempty"`
+	Options        []string `json:"options,omitempty"`
 	TimeoutSeconds int      `json:"timeout_seconds,omitempty" jsonschema:"how long to wait for the answer (default 300)"`
-	Forward        string   `json:"forward,omitempty" jsonschema:"the id of a request in your inbox you cannot decide: it is asked in turn (of to, else your parent, else the person) and answered with what comes back"`
+	Forward        string   `json:"forward,omitempty"`
 }
 
 type logIn struct {
@@ -185,11 +186,15 @@ type bulletinSetIn struct {
 
 // addTools adds every tool to srv.
 func (s *server) addTools(srv *mcp.Server) {
-	mcp.AddTool(srv, &mcp.Tool{Name: "send", Description: "Send a message to other agents of your team. The team's rules decide who may write to whom; a message they block is refused with the reason (the attempt is logged)."}, s.send)
+	send, reply, ask := desk.SendFields, desk.ReplyFields, desk.AskFields
+	mcp.AddTool(srv, &mcp.Tool{Name: "send", Description: "Send a message to other agents of your team. The team's rules decide who may write to whom; a message they block is refused with the reason (the attempt is logged).",
+		InputSchema: inputSchema[sendIn](send.To, send.Title, send.Content, send.Priority, send.Type, send.RequiresResponse)}, s.send)
 	mcp.AddTool(srv, &mcp.Tool{Name: "inbox", Description: "List your unread messages (all with all: true), oldest first: id, time, priority, sender, title."}, s.inbox)
 	mcp.AddTool(srv, &mcp.Tool{Name: "read", Description: "Read a message by id, or the next unread one (urgent first), and mark it read."}, s.read)
-	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option."}, s.reply)
-	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no. With forward, pass up a request of your inbox you cannot decide: it is answered with what comes back."}, s.ask)
+	mcp.AddTool(srv, &mcp.Tool{Name: "reply", Description: "Answer a message of your inbox: to its sender, as a response with its correlation id. A request that lists options is answered with option.",
+		InputSchema: inputSchema[replyIn](reply.Content, reply.Option, reply.Priority, reply.Again)}, s.reply)
+	mcp.AddTool(srv, &mcp.Tool{Name: "ask", Description: "Ask another agent (by default, for a spawned agent, its parent) and wait for the answer, up to timeout_seconds. With options, the answer is one of them; no answer in time, or one outside them, is deny: take it as a no. With forward, pass up a request of your inbox you cannot decide: it is answered with what comes back.",
+		InputSchema: inputSchema[askIn](ask.To, ask.Title, ask.Content, ask.Options, ask.Forward)}, s.ask)
 	mcp.AddTool(srv, &mcp.Tool{Name: "log", Description: "The audit log, one record per routed message: seq, time, sender, recipients, title, what routing did. Oversight agents see every message, others their own."}, s.log)
 	mcp.AddTool(srv, &mcp.Tool{Name: "show", Description: "Logged messages in full, by seq, range of seqs or id. Oversight agents may read every message, others their own."}, s.show)
 	mcp.AddTool(srv, &mcp.Tool{Name: "agents", Description: "The team: each agent's name, kind, state (idle, busy, waiting, exited; down when the team is not up), unread mail, and the parent of those spawned."}, s.agents)

@@ -18,6 +18,9 @@ type Runner interface {
 // ExecRunner runs the tmux binary found on PATH (or at Path).
 type ExecRunner struct {
 	Path string
+	// KeepTMUX leaves TMUX in the environment, for a call meant for the
+	// server the caller runs in (see Enclosing).
+	KeepTMUX bool
 }
 
 // RunError is a failed tmux call. Its message is a sentence for a person;
@@ -61,15 +64,18 @@ func firstLine(s string) string {
 	return line
 }
 
-// Run runs tmux with args. TMUX is removed from the environment so that the
-// call reaches the server named by -L, not the one the caller sits in.
+// Run runs tmux with args. TMUX is removed from the environment, unless
+// KeepTMUX, so that the call reaches the server named by -L, not the one
+// the caller sits in.
 func (r ExecRunner) Run(ctx context.Context, stdin string, args ...string) (string, error) {
 	path := r.Path
 	if path == "" {
 		path = "tmux"
 	}
 	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env = withoutTMUX(os.Environ())
+	if !r.KeepTMUX {
+		cmd.Env = withoutTMUX(os.Environ())
+	}
 	if stdin != "" {
 		cmd.Stdin = strings.NewReader(stdin)
 	}

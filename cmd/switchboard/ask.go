@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/desk"
-	"switchboard/mailbox"
 )
 
 type askOptions struct {
@@ -45,18 +44,19 @@ default, or its own parent) and answers the original with what it hears.`,
   switchboard ask --forward 0193a7c2 --to operator      # pass a child's request up to the person`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.contentGiven = cmd.Flags().Changed("content")
+			opts.contentGiven = cmd.Flags().Changed(desk.AskFields.Content.Flag())
 			return runAsk(cmd.Context(), io, g, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.to, "to", "", "whom to ask (default: your parent, for a spawned agent)")
-	f.StringVar(&opts.title, "title", "", "the question, one line")
-	f.StringVar(&opts.content, "content", "", "details; \"-\" reads standard input")
-	f.StringSliceVar(&opts.options, "options", nil, "the answers accepted, comma-separated, e.g. yes,no")
+	fields := desk.AskFields
+	stringFlag(f, &opts.to, fields.To)
+	stringFlag(f, &opts.title, fields.Title)
+	bodyFlag(f, &opts.content, fields.Content)
+	listFlag(f, &opts.options, fields.Options)
 	f.DurationVar(&opts.timeout, "timeout", 300*time.Second, "how long to wait; 0 waits forever")
-	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
-	f.StringVar(&opts.forward, "forward", "", "pass this request from your inbox up, and answer it with what you hear")
+	stringFlag(f, &opts.priority, fields.Priority)
+	stringFlag(f, &opts.forward, fields.Forward)
 	return cmd
 }
 

@@ -16,41 +16,9 @@ import (
 )
 
 type benchOptions struct {
-	bench.Config
-	hooks   bench.HookConfig
-	team    bench.TeamConfig
-	soak    bench.SoakConfig
-	history bench.HistoryConfig
-	tree    bench.WorktreeConfig
-	hub     bench.HubConfig
-	memory  bench.MemoryConfig
-	scale   bench.HubScaleConfig
-	only    string // a part, or empty for all but those only run when asked for
-	quick   bool
-
-	// restBaseline is another switchboard binary whose teams at rest are
-	// measured too.
-	restBaseline string
-	// scaleHubs is the hubs of the scale run: one, three or both.
-	scaleHubs string
+	bench.Suite
+	quick bool
 }
-
-// The parts of the bench, for --only.
-const (
-	benchRouting = "routing"
-	benchHooks   = "hooks"
-	benchTeam    = "team"
-	benchRest    = "rest"
-	benchSoak    = "soak"
-	benchHistory = "history"
-	benchTree    = "worktree"
-	benchHub     = "hub"
-	benchMemory  = "memory"
-	benchScale   = "hub-scale"
-)
-
-// askedFor are the parts run only when --only names them: they take long.
-var askedFor = map[string]bool{benchSoak: true, benchHistory: true, benchTree: true, benchHub: true, benchMemory: true, benchRest: true, benchScale: true}
 
 // quickTeam are the team run's numbers for --quick.
 var quickTeam = bench.TeamConfig{Agents: 10, Idle: 3 * time.Second, Notices: 3}
@@ -200,37 +168,37 @@ workspace lives.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&opts.Agents, "agents", bench.DefaultAgents, "agents in the team")
-	f.IntVar(&opts.Rate, "rate", bench.DefaultRate, "messages per second of the steady run")
-	f.DurationVar(&opts.Duration, "duration", bench.DefaultDuration, "length of the steady run")
-	f.IntVar(&opts.Burst, "burst", bench.DefaultBurst, "messages posted at once in the burst run")
-	f.DurationVar(&opts.Idle, "idle", bench.DefaultIdle, "how long to watch the idle master's CPU use; 0 skips it")
+	f.IntVar(&opts.Routing.Agents, "agents", bench.DefaultAgents, "agents in the team")
+	f.IntVar(&opts.Routing.Rate, "rate", bench.DefaultRate, "messages per second of the steady run")
+	f.DurationVar(&opts.Routing.Duration, "duration", bench.DefaultDuration, "length of the steady run")
+	f.IntVar(&opts.Routing.Burst, "burst", bench.DefaultBurst, "messages posted at once in the burst run")
+	f.DurationVar(&opts.Routing.Idle, "idle", bench.DefaultIdle, "how long to watch the idle master's CPU use; 0 skips it")
 	f.StringVar(&opts.Dir, "dir", "", "make the temporary workspaces in this folder (default: $TMPDIR or /tmp); file creation costs differ between folders, so measure where your team lives")
-	f.IntVar(&opts.hooks.Unread, "hooks-unread", bench.DefaultHookUnread, "unread messages in the inbox while the hooks are timed")
-	f.IntVar(&opts.hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
-	f.IntVar(&opts.team.Agents, "team-agents", bench.DefaultTeamAgents, "agents of the team at rest in tmux")
-	f.DurationVar(&opts.team.Idle, "team-idle", bench.DefaultTeamIdle, "how long the team at rest is watched")
-	f.DurationVar(&opts.soak.Duration, "soak-duration", bench.DefaultSoakDuration, "how long the soak's load runs")
-	f.IntVar(&opts.soak.Agents, "soak-agents", bench.DefaultSoakAgents, "agents of the soak's team")
-	f.IntVar(&opts.soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
-	f.IntVar(&opts.soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
-	f.DurationVar(&opts.soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
-	f.IntVar(&opts.tree.Files, "worktree-files", bench.DefaultWorktreeFiles, "files in the repository the worktree run spawns into")
-	f.IntVar(&opts.history.Records, "history-records", bench.DefaultHistoryRecords, "records in the log of the history run")
-	f.IntVar(&opts.history.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
-	f.IntVar(&opts.history.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
-	f.DurationVar(&opts.history.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
-	f.IntVar(&opts.memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
-	f.StringVar(&opts.memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
-	f.StringVar(&opts.restBaseline, "rest-baseline", "", "another switchboard binary whose teams at rest and MCP servers the rest run measures too, beside")
-	f.IntVar(&opts.scale.Hosts, "scale-hosts", bench.DefaultScaleHosts, "masters of the scale run, each a host")
-	f.IntVar(&opts.scale.Agents, "scale-agents", bench.DefaultScaleAgents, "agents of each host of the scale run")
-	f.DurationVar(&opts.scale.Rest, "scale-rest", bench.DefaultScaleRest, "how long the scale run's team is watched at rest")
-	f.DurationVar(&opts.scale.Steady, "scale-steady", bench.DefaultScaleSteady, "how long the scale run sends 100 msg/s, within one host then across hosts")
-	f.IntVar(&opts.scale.Burst, "scale-burst", bench.DefaultScaleBurst, "messages the scale run posts at once across hosts")
-	f.IntVar(&opts.scale.Volume, "scale-volume", bench.DefaultScaleVolume, "messages across hosts before the scale run measures the hub's disk")
-	f.StringVar(&opts.scaleHubs, "scale-hubs", scaleBothHubs, "the hubs of the scale run: one, three (a cluster) or both, one after the other")
-	f.StringVar(&opts.only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory (default: routing, hooks and team)")
+	f.IntVar(&opts.Hooks.Unread, "hooks-unread", bench.DefaultHookUnread, "unread messages in the inbox while the hooks are timed")
+	f.IntVar(&opts.Hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
+	f.IntVar(&opts.Team.Agents, "team-agents", bench.DefaultTeamAgents, "agents of the team at rest in tmux")
+	f.DurationVar(&opts.Team.Idle, "team-idle", bench.DefaultTeamIdle, "how long the team at rest is watched")
+	f.DurationVar(&opts.Soak.Duration, "soak-duration", bench.DefaultSoakDuration, "how long the soak's load runs")
+	f.IntVar(&opts.Soak.Agents, "soak-agents", bench.DefaultSoakAgents, "agents of the soak's team")
+	f.IntVar(&opts.Soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
+	f.IntVar(&opts.Soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
+	f.DurationVar(&opts.Soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
+	f.IntVar(&opts.Worktree.Files, "worktree-files", bench.DefaultWorktreeFiles, "files in the repository the worktree run spawns into")
+	f.IntVar(&opts.History.Records, "history-records", bench.DefaultHistoryRecords, "records in the log of the history run")
+	f.IntVar(&opts.History.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
+	f.IntVar(&opts.History.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
+	f.DurationVar(&opts.History.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
+	f.IntVar(&opts.Memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
+	f.StringVar(&opts.Memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
+	f.StringVar(&opts.Rest.Baseline, "rest-baseline", "", "another switchboard binary whose teams at rest and MCP servers the rest run measures too, beside")
+	f.IntVar(&opts.HubScale.Hosts, "scale-hosts", bench.DefaultScaleHosts, "masters of the scale run, each a host")
+	f.IntVar(&opts.HubScale.Agents, "scale-agents", bench.DefaultScaleAgents, "agents of each host of the scale run")
+	f.DurationVar(&opts.HubScale.Rest, "scale-rest", bench.DefaultScaleRest, "how long the scale run's team is watched at rest")
+	f.DurationVar(&opts.HubScale.Steady, "scale-steady", bench.DefaultScaleSteady, "how long the scale run sends 100 msg/s, within one host then across hosts")
+	f.IntVar(&opts.HubScale.Burst, "scale-burst", bench.DefaultScaleBurst, "messages the scale run posts at once across hosts")
+	f.IntVar(&opts.HubScale.Volume, "scale-volume", bench.DefaultScaleVolume, "messages across hosts before the scale run measures the hub's disk")
+	f.StringVar(&opts.ScaleHubs, "scale-hubs", bench.ScaleBothHubs, "the hubs of the scale run: one, three (a cluster) or both, one after the other")
+	f.StringVar(&opts.Only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory (default: routing, hooks and team)")
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -239,15 +207,15 @@ workspace lives.`,
 func (opts *benchOptions) useQuick(given func(flag string) bool) {
 	quick, quickHooks := bench.Quick(), bench.QuickHooks()
 	for flag, apply := range map[string]func(){
-		"agents":       func() { opts.Agents = quick.Agents },
-		"rate":         func() { opts.Rate = quick.Rate },
-		"duration":     func() { opts.Duration = quick.Duration },
-		"burst":        func() { opts.Burst = quick.Burst },
-		"idle":         func() { opts.Idle = quick.Idle },
-		"hooks-unread": func() { opts.hooks.Unread = quickHooks.Unread },
-		"hooks-runs":   func() { opts.hooks.Runs = quickHooks.Runs },
-		"team-agents":  func() { opts.team.Agents = quickTeam.Agents },
-		"team-idle":    func() { opts.team.Idle, opts.team.Notices = quickTeam.Idle, quickTeam.Notices },
+		"agents":       func() { opts.Routing.Agents = quick.Agents },
+		"rate":         func() { opts.Routing.Rate = quick.Rate },
+		"duration":     func() { opts.Routing.Duration = quick.Duration },
+		"burst":        func() { opts.Routing.Burst = quick.Burst },
+		"idle":         func() { opts.Routing.Idle = quick.Idle },
+		"hooks-unread": func() { opts.Hooks.Unread = quickHooks.Unread },
+		"hooks-runs":   func() { opts.Hooks.Runs = quickHooks.Runs },
+		"team-agents":  func() { opts.Team.Agents = quickTeam.Agents },
+		"team-idle":    func() { opts.Team.Idle, opts.Team.Notices = quickTeam.Idle, quickTeam.Notices },
 	} {
 		if !given(flag) {
 			apply()
@@ -256,148 +224,18 @@ func (opts *benchOptions) useQuick(given func(flag string) bool) {
 }
 
 func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) error {
-	cfg := opts.Config
-	switch {
-	case cfg.Agents < 2:
-		return usageError("--agents must be at least 2: a message needs a sender and another recipient")
-	case cfg.Rate < 1:
-		return usageError("--rate must be at least 1 message per second")
-	case cfg.Duration <= 0:
-		return usageError("--duration must be positive, like 5s")
-	case cfg.Burst < 1:
-		return usageError("--burst must be at least 1 message")
-	case cfg.Idle < 0:
-		return usageError("--idle must be 0 (skip) or positive, like 10s")
-	case opts.hooks.Unread < 1:
-		return usageError("--hooks-unread must be at least 1 message")
-	case opts.hooks.Runs < 1:
-		return usageError("--hooks-runs must be at least 1")
-	case opts.team.Agents < 1:
-		return usageError("--team-agents must be at least 1")
-	case opts.team.Idle <= 0:
-		return usageError("--team-idle must be positive, like 60s")
-	case opts.soak.Agents < 3:
-		return usageError("--soak-agents must be at least 3: the soak forbids one pair and lets the others talk")
-	case opts.soak.Rate < 1 || opts.soak.Duration <= 0 || opts.soak.Sample <= 0:
-		return usageError("--soak-rate, --soak-duration and --soak-sample must be positive, like 15, 15m and 30s")
-	case opts.history.Records < 1 || opts.history.InboxFiles < 0 || opts.history.Agents < 2 || opts.history.Rest <= 0:
-		return usageError("--history-records and --history-rest must be positive, --history-agents at least 2, --history-inbox-files 0 or more")
-	case opts.tree.Files < 1:
-		return usageError("--worktree-files must be at least 1")
-	case opts.memory.Messages < 5:
-		return usageError("--memory-messages must be at least 5: the memory is read at each fifth of them")
-	case opts.scale.Hosts < 2 || opts.scale.Agents < 3:
-		return usageError("--scale-hosts must be at least 2, --scale-agents at least 3 (a sender, a receiver, another)")
-	case opts.scale.Rest <= 0 || opts.scale.Steady <= 0 || opts.scale.Burst < 1 || opts.scale.Volume < 1:
-		return usageError("--scale-rest, --scale-steady, --scale-burst and --scale-volume must be positive, like 60s, 20s, 1000 and 100000")
-	case opts.scaleHubs != scaleOneHub && opts.scaleHubs != scaleThreeHubs && opts.scaleHubs != scaleBothHubs:
-		return usageError("--scale-hubs is one, three or both, not %q", opts.scaleHubs)
-	case opts.only != "" && opts.only != benchRouting && opts.only != benchHooks && opts.only != benchTeam && !askedFor[opts.only]:
-		return usageError("--only is routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory, not %q", opts.only)
-	}
-	if cfg.Idle == 0 {
-		cfg.Idle = -1 // bench.Config: negative skips, zero is the default
+	suite := opts.Suite
+	if err := suite.Check(); err != nil {
+		return benchUsage(err)
 	}
 	bin, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the switchboard binary to run the master and hooks from: %w", err)
 	}
-	parts := func(part string) bool { return opts.only == "" && !askedFor[part] || opts.only == part }
-	res := &bench.Result{}
-	if parts(benchRouting) {
-		cfg.Binary = bin
-		cfg.Progress = io.errOut
-		if res, err = bench.Run(ctx, cfg); err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-	}
-	if parts(benchHooks) {
-		hcfg := opts.hooks
-		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
-		h, err := bench.RunHooks(ctx, hcfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddHooks(h)
-	}
-	if parts(benchTeam) {
-		tcfg := opts.team
-		tcfg.Binary, tcfg.Dir, tcfg.Progress = bin, cfg.Dir, io.errOut
-		t, err := bench.RunTeam(ctx, tcfg)
-		switch {
-		case errors.Is(err, bench.ErrNoTmux) && opts.only == "":
-			fmt.Fprintf(io.errOut, "team: left out: %v\n", err)
-		case err != nil:
-			return fmt.Errorf("bench: %w", err)
-		default:
-			res.AddTeam(t)
-		}
-	}
-	if parts(benchRest) {
-		t := opts.team
-		r, err := bench.RunRest(ctx, bench.RestConfig{Binary: bin, Agents: t.Agents, Idle: t.Idle, Dir: cfg.Dir, Progress: io.errOut, Baseline: opts.restBaseline})
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddRest(r)
-	}
-	if parts(benchHistory) {
-		hcfg := opts.history
-		if hcfg.InboxFiles == 0 {
-			hcfg.InboxFiles = -1 // bench.HistoryConfig: negative is none, zero the default
-		}
-		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
-		h, err := bench.RunHistory(ctx, hcfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddHistory(h)
-	}
-	if parts(benchSoak) {
-		scfg := opts.soak
-		if scfg.Kills == 0 {
-			scfg.Kills = -1 // bench.SoakConfig: negative is none, zero the default
-		}
-		scfg.Binary, scfg.Dir, scfg.Progress = bin, cfg.Dir, io.errOut
-		s, err := bench.RunSoak(ctx, scfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddSoak(s)
-	}
-	if parts(benchTree) {
-		wcfg := opts.tree
-		wcfg.Binary, wcfg.Dir, wcfg.Progress = bin, cfg.Dir, io.errOut
-		w, err := bench.RunWorktree(ctx, wcfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddWorktree(w)
-	}
-	if parts(benchHub) {
-		hcfg := opts.hub
-		hcfg.Binary, hcfg.Dir, hcfg.Progress = bin, cfg.Dir, io.errOut
-		h, err := bench.RunHub(ctx, hcfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddHub(h)
-	}
-	if parts(benchMemory) {
-		mcfg := opts.memory
-		mcfg.Binary, mcfg.Dir, mcfg.Progress = bin, cfg.Dir, io.errOut
-		m, err := bench.RunMemory(ctx, mcfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddMemory(m)
-	}
-	if parts(benchScale) {
-		scfg := opts.scale
-		scfg.Binary, scfg.Dir, scfg.Progress = bin, cfg.Dir, io.errOut
-		if err := runHubScale(ctx, scfg, opts.scaleHubs, res); err != nil {
-			return err
-		}
+	suite.Binary, suite.Progress = bin, io.errOut
+	res, err := suite.Run(ctx)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
 	}
 	if g.json {
 		if err := writeJSON(io.out, res); err != nil {
@@ -405,46 +243,48 @@ func runBench(ctx context.Context, io *streams, g *globals, opts *benchOptions) 
 		}
 		return soakBroken(res)
 	}
-	var tables []benchPrinter
-	if res.Master != nil {
-		tables = append(tables, printBenchTable)
-	}
-	if res.Hooks != nil {
-		tables = append(tables, printHookTable)
-	}
-	if res.Team != nil {
-		tables = append(tables, printTeamTable)
-	}
-	if res.Rest != nil {
-		tables = append(tables, printRestTable)
-	}
-	if res.History != nil {
-		tables = append(tables, printHistoryTable)
-	}
-	if res.Soak != nil {
-		tables = append(tables, printSoakTable)
-	}
-	if res.Worktree != nil {
-		tables = append(tables, printWorktreeTable)
-	}
-	if res.Hub != nil {
-		tables = append(tables, printHubTable)
-	}
-	if res.Memory != nil {
-		tables = append(tables, printMemoryTable)
-	}
-	if len(res.HubScale) > 0 {
-		tables = append(tables, printHubScaleTable)
-	}
-	for i, table := range tables {
-		if i > 0 {
+	first := true
+	for _, table := range benchTables {
+		if !table.measured(res) {
+			continue
+		}
+		if !first {
 			fmt.Fprintln(io.out)
 		}
-		if err := table(io.out, res); err != nil {
+		first = false
+		if err := table.print(io.out, res); err != nil {
 			return err
 		}
 	}
 	return soakBroken(res)
+}
+
+// benchUsage says what an option of the bench must be in the words of its
+// flag, named after the option.
+func benchUsage(err error) error {
+	var opt *bench.OptionError
+	if !errors.As(err, &opt) {
+		return err
+	}
+	return usageError("--%s %s", strings.ReplaceAll(opt.Option, " ", "-"), opt.Want)
+}
+
+// benchTables are the tables of the bench's figures, in the order they
+// print, each printed when its part measured something.
+var benchTables = []struct {
+	measured func(*bench.Result) bool
+	print    benchPrinter
+}{
+	{func(r *bench.Result) bool { return r.Master != nil }, printBenchTable},
+	{func(r *bench.Result) bool { return r.Hooks != nil }, printHookTable},
+	{func(r *bench.Result) bool { return r.Team != nil }, printTeamTable},
+	{func(r *bench.Result) bool { return r.Rest != nil }, printRestTable},
+	{func(r *bench.Result) bool { return r.History != nil }, printHistoryTable},
+	{func(r *bench.Result) bool { return r.Soak != nil }, printSoakTable},
+	{func(r *bench.Result) bool { return r.Worktree != nil }, printWorktreeTable},
+	{func(r *bench.Result) bool { return r.Hub != nil }, printHubTable},
+	{func(r *bench.Result) bool { return r.Memory != nil }, printMemoryTable},
+	{func(r *bench.Result) bool { return len(r.HubScale) > 0 }, printHubScaleTable},
 }
 
 // soakBroken ends the command with exit 1 when the soak found a promise

@@ -1,36 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"time"
 
 	"switchboard/bench"
 )
-
-// The hubs a scale run measures (--scale-hubs).
-const (
-	scaleOneHub    = "one"
-	scaleThreeHubs = "three"
-	scaleBothHubs  = "both"
-)
-
-// runHubScale runs the scale run through one hub, three, or one then three.
-func runHubScale(ctx context.Context, cfg bench.HubScaleConfig, hubs string, res *bench.Result) error {
-	for _, cluster := range []bool{false, true} {
-		if hubs == scaleOneHub && cluster || hubs == scaleThreeHubs && !cluster {
-			continue
-		}
-		cfg.Cluster = cluster
-		h, err := bench.RunHubScale(ctx, cfg)
-		if err != nil {
-			return fmt.Errorf("bench: %w", err)
-		}
-		res.AddHubScale(h)
-	}
-	return nil
-}
 
 // printHubScaleTable writes each scale run: across hosts beside the same
 // within one host, at rest, the states, and the hub's disk.

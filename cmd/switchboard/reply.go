@@ -38,16 +38,17 @@ have answered already is not answered again unless you pass --again.`,
 		Args: args(1, 1),
 		RunE: func(cmd *cobra.Command, a []string) error {
 			opts.id = a[0]
-			opts.contentGiven = cmd.Flags().Changed("content")
+			opts.contentGiven = cmd.Flags().Changed(desk.ReplyFields.Content.Flag())
 			return runReply(io, g, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.content, "content", "", "the answer; \"-\" reads standard input")
-	f.StringVar(&opts.title, "title", "", "the title (default \"Re: <title of the message>\")")
-	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
-	f.StringVar(&opts.option, "option", "", "the chosen answer to a request that lists options")
-	f.BoolVar(&opts.again, "again", false, "answer a message you have answered already")
+	fields := desk.ReplyFields
+	bodyFlag(f, &opts.content, fields.Content)
+	stringFlag(f, &opts.title, fields.Title)
+	stringFlag(f, &opts.priority, fields.Priority)
+	stringFlag(f, &opts.option, fields.Option)
+	boolFlag(f, &opts.again, fields.Again)
 	return cmd
 }
 

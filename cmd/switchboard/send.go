@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -36,19 +37,20 @@ when input is piped. --to "*" sends to every other agent the rules allow.`,
   switchboard send --as master_agent --to '*' --title "Freeze: release at 17:00" --priority urgent`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts.contentGiven = cmd.Flags().Changed("content")
+			opts.contentGiven = cmd.Flags().Changed(desk.SendFields.Content.Flag())
 			return runSend(io, g, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&opts.to, "to", nil, "recipients, comma-separated, or \"*\" for everyone else")
-	f.StringVar(&opts.title, "title", "", "one line, up to 200 characters")
-	f.StringVar(&opts.content, "content", "", "the body; \"-\" reads standard input")
-	f.StringVar(&opts.priority, "priority", mailbox.PriorityNormal, "urgent, normal or low")
-	f.StringVar(&opts.typ, "type", mailbox.TypeNotification, "instruction, query, request, response, notification, status or interrupt")
-	f.BoolVar(&opts.requiresResponse, "requires-response", false, "ask the recipient to answer")
-	f.StringVar(&opts.correlationID, "correlation-id", "", "ties a request to its replies")
-	f.StringVar(&opts.replyTo, "reply-to", "", "the id of the message this answers")
+	fields := desk.SendFields
+	listFlag(f, &opts.to, fields.To)
+	stringFlag(f, &opts.title, fields.Title)
+	bodyFlag(f, &opts.content, fields.Content)
+	stringFlag(f, &opts.priority, fields.Priority)
+	stringFlag(f, &opts.typ, fields.Type)
+	boolFlag(f, &opts.requiresResponse, fields.RequiresResponse)
+	stringFlag(f, &opts.correlationID, fields.CorrelationID)
+	stringFlag(f, &opts.replyTo, fields.ReplyTo)
 	return cmd
 }
 

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,9 +13,11 @@ import (
 
 	"switchboard/console"
 	"switchboard/desk"
+	"switchboard/internal/desktop"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
+	"switchboard/tmux"
 )
 
 type topOptions struct {
@@ -168,15 +168,16 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 // tmux, a message on the status line of every client of the session; and a
 // desktop notification where notify-send is installed.
 func ring(io *streams) func(text string) {
-	notifySend, _ := exec.LookPath("notify-send")
-	inTmux := os.Getenv("TMUX") != ""
+	here, inTmux := tmux.EnclosingServer(nil)
+	notifier, notifies := desktop.FindNotifier()
 	return func(text string) {
 		fmt.Fprint(io.out, "\a")
+		ctx := context.Background()
 		if inTmux {
-			_ = exec.Command("tmux", "display-message", "-d", "5000", strings.ReplaceAll(text, "#", "##")).Run()
+			_ = here.ShowMessage(ctx, text, 5*time.Second)
 		}
-		if notifySend != "" {
-			_ = exec.Command(notifySend, "switchboard", text).Run()
+		if notifies {
+			_ = notifier.Notify(ctx, "switchboard", text)
 		}
 	}
 }
@@ -258,7 +259,8 @@ func (a deskActions) Close(agent string) error {
 // Jump shows the agent's pane in the tmux the console runs in: the team's,
 // when up opened the console.
 func (a deskActions) Jump(agent string) error {
-	if os.Getenv("TMUX") == "" {
+	here, inTmux := tmux.EnclosingServer(nil)
+	if !inTmux {
 		return errors.New("the console runs outside tmux: attach to the team (switchboard attach) and run it there")
 	}
 	d, err := a.open()
@@ -271,9 +273,8 @@ func (a deskActions) Jump(agent string) error {
 	}
 	for _, m := range team {
 		if m.Name == agent && m.Pane != "" {
-			out, err := exec.Command("tmux", "select-window", "-t", m.Pane, ";", "select-pane", "-t", m.Pane).CombinedOutput()
-			if err != nil {
-				return fmt.Errorf("go to %s's pane: %s", agent, strings.TrimSpace(string(out)))
+			if err := here.ShowPane(context.Background(), m.Pane); err != nil {
+				return fmt.Errorf("go to %s's pane: %w", agent, err)
 			}
 			return nil
 		}
