@@ -65,9 +65,12 @@ type HubScaleResult struct {
 	Joined time.Duration `json:"joined_ns"`
 	// At rest: the share of a core the hub (every node) and the masters
 	// used, and their resident memory.
-	Rest     Usage         `json:"rest"`
-	RestFor  time.Duration `json:"rest_window_ns"`
-	Presence time.Duration `json:"presence_ns"` // an agent's state on every host
+	Rest    Usage         `json:"rest"`
+	RestFor time.Duration `json:"rest_window_ns"`
+	// RestLocal is the same agents at rest on one host: one master, no
+	// hub, over the same span.
+	RestLocal Usage         `json:"rest_local"`
+	Presence  time.Duration `json:"presence_ns"` // an agent's state on every host
 	// At the steady rate: delivery to an agent of another host, and the
 	// same load within one host; the usage meanwhile.
 	Rate        int        `json:"rate"` // of the steady run, messages a second
@@ -125,6 +128,10 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 	team := &scaleTeam{}
 	defer team.stop()
 	res := &HubScaleResult{Hosts: cfg.Hosts, Agents: cfg.Agents, Cluster: cfg.Cluster}
+	fmt.Fprintf(cfg.Progress, "hub-scale: the %d agents on one host, %s at rest\n", cfg.Hosts*cfg.Agents, cfg.Rest)
+	if res.RestLocal, err = restOnOneHost(ctx, cfg, dir); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	if err := team.start(ctx, cfg, dir); err != nil {
 		return nil, err
@@ -228,13 +235,8 @@ func (cfg HubScaleConfig) withDefaults() HubScaleConfig {
 	return cfg
 }
 
-// start makes the hosts' workspaces, the hub and the masters, and waits
-// until every master joined and sees the whole team.
-func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) error {
-	hosts := make([]string, cfg.Hosts)
-	for i := range hosts {
-		hosts[i] = hostOf(i)
-	}
+// scaleRules lets every agent of the scale run reach every other.
+func scaleRules(cfg HubScaleConfig) string {
 	var rules strings.Builder
 	rules.WriteString("allowed_interactions:\n")
 	for i := range cfg.Hosts {
@@ -242,23 +244,70 @@ func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) e
 			fmt.Fprintf(&rules, "  %s: {can_send_to: [\"*\"], can_receive_from: [\"*\"]}\n", agentOf(i, j))
 		}
 	}
-	if err := t.startHubs(cfg, dir, hosts); err != nil {
+	return rules.String()
+}
+
+// makeScaleWorkspace makes a workspace at root with the scale run's rules
+// and the profiles of the agents of hosts.
+func makeScaleWorkspace(cfg HubScaleConfig, root string, hosts ...int) error {
+	ws := workspace.New(root)
+	if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
 		return err
 	}
-	for i := range cfg.Hosts {
-		root := filepath.Join(dir, hosts[i])
-		ws := workspace.New(root)
-		if err := os.MkdirAll(ws.Profiles(), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(ws.RulesPath(), []byte(rules.String()), 0o644); err != nil {
-			return err
-		}
+	if err := os.WriteFile(ws.RulesPath(), []byte(scaleRules(cfg)), 0o644); err != nil {
+		return err
+	}
+	for _, i := range hosts {
 		for j := range cfg.Agents {
 			// An agent of a master without tmux: its command never runs.
 			if err := os.WriteFile(ws.ProfilePath(agentOf(i, j)), []byte("kind: generic\ncommand: [\"true\"]\n"), 0o644); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+// restOnOneHost runs every agent of the scale run on one host, one master
+// and no hub, and measures it at rest, as the team across hosts is.
+func restOnOneHost(ctx context.Context, cfg HubScaleConfig, dir string) (Usage, error) {
+	root := filepath.Join(dir, "one-host")
+	every := make([]int, cfg.Hosts)
+	for i := range every {
+		every[i] = i
+	}
+	if err := makeScaleWorkspace(cfg, root, every...); err != nil {
+		return Usage{}, err
+	}
+	m, err := startMaster(cfg.Binary, root, false, nil)
+	if err != nil {
+		return Usage{}, err
+	}
+	one := &scaleTeam{masters: []*masterProcess{m}}
+	defer one.stop()
+	if !watch.Until(ctx, 100*time.Millisecond, 2*time.Minute, func() bool { return strings.Contains(m.logTail(), "master running for") }) {
+		return Usage{}, fmt.Errorf("the master of the %d agents on one host did not start within 2 minutes:\n%s", cfg.Hosts*cfg.Agents, m.logTail())
+	}
+	if err := watch.Sleep(ctx, scaleSettle); err != nil {
+		return Usage{}, err
+	}
+	return one.usage(func() error { return watch.Sleep(ctx, cfg.Rest) })
+}
+
+// start makes the hosts' workspaces, the hub and the masters, and waits
+// until every master joined and sees the whole team.
+func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) error {
+	hosts := make([]string, cfg.Hosts)
+	for i := range hosts {
+		hosts[i] = hostOf(i)
+	}
+	if err := t.startHubs(cfg, dir, hosts); err != nil {
+		return err
+	}
+	for i := range cfg.Hosts {
+		root := filepath.Join(dir, hosts[i])
+		if err := makeScaleWorkspace(cfg, root, i); err != nil {
+			return err
 		}
 		t.roots = append(t.roots, root)
 	}

@@ -19,7 +19,7 @@ func TestRunHubScale(t *testing.T) {
 	if res.Steady.Count != 20 || res.Steady.Lost != 0 || res.SteadyLocal.Lost != 0 || res.Burst.Lost != 0 {
 		t.Errorf("messages lost: steady %+v, local %+v, burst %+v", res.Steady, res.SteadyLocal, res.Burst)
 	}
-	if res.Presence <= 0 || res.Disk <= 0 || res.Rest.Total() <= 0 && res.Load.Total() <= 0 {
+	if res.Presence <= 0 || res.Disk <= 0 || res.Rest.Total() <= 0 && res.Load.Total() <= 0 || res.RestLocal.RSS <= 0 {
 		t.Errorf("figures missing: %+v", res)
 	}
 	var r Result

@@ -122,11 +122,12 @@ each on a workspace of its own; 200 messages one at a time, then a burst of
 1,000, from an agent of the first host to another agent of it and to an agent
 of the second: latency and throughput across the hop beside those on one host.
 
-The scale run only when asked for (--only hub-scale): a hub and --scale-hosts
-masters as processes, each of --scale-agents agents (profiles whose command
-never runs: no tmux), every agent allowed to write to every other. Once every
-host sees the whole team: the hub's CPU and the masters' summed over
---scale-rest at rest, with their memory; an agent's state until every host
+The scale run only when asked for (--only hub-scale): first every agent on one
+host, one master and no hub, at rest over --scale-rest; then a hub and
+--scale-hosts masters as processes, each of --scale-agents agents (profiles
+whose command never runs: no tmux), every agent allowed to write to every
+other. Once every host sees the whole team: the hub's CPU and the masters'
+summed over --scale-rest at rest, with their memory; an agent's state until every host
 shows it; 100 msg/s for --scale-steady within one host, then across hosts
 (each to the next), p50 and p99 and the CPU meanwhile; a burst of
 --scale-burst across hosts; the hub's disk after --scale-volume messages crossed it. Then the same with

@@ -26,9 +26,9 @@ func printHubScaleTable(w io.Writer, r *bench.Result) error {
 		pct := func(p float64) string { return fmt.Sprintf("%.2f %%", p) }
 		mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 		row("", "joined, every host seeing the whole team", "", fmt.Sprintf("%.1f s", h.Joined.Seconds()))
-		row(checked(bench.RowScaleRest), fmt.Sprintf("at rest over %s: hub and masters together, share of a core", h.RestFor.Round(time.Second)), "", pct(h.Rest.Total()))
+		row(checked(bench.RowScaleRest), fmt.Sprintf("at rest over %s: hub and masters together, share of a core", h.RestFor.Round(time.Second)), pct(h.RestLocal.Total()), pct(h.Rest.Total()))
 		row("", "  the hub / the masters summed", "", pct(h.Rest.Hub)+" / "+pct(h.Rest.Masters))
-		row("", "  resident: the hub / the largest master", "", mib(h.Rest.HubRSS)+" / "+mib(h.Rest.RSS))
+		row("", "  resident: the hub / the largest master", mib(h.RestLocal.RSS), mib(h.Rest.HubRSS)+" / "+mib(h.Rest.RSS))
 		row(checked(bench.RowScalePresence), "an agent's state, until every host shows it", "", fmt.Sprintf("%.1f s", h.Presence.Seconds()))
 		row(checked(bench.RowScaleP50), fmt.Sprintf("steady %d msg/s: p50", h.Rate), benchMillis(h.SteadyLocal.P50)+" ms", benchMillis(h.Steady.P50)+" ms")
 		row("", "  p99", benchMillis(h.SteadyLocal.P99)+" ms", benchMillis(h.Steady.P99)+" ms")
