@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 )
 
 type benchOptions struct {

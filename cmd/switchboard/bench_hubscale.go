@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 )
 
 // printHubScaleTable writes each scale run: across hosts beside the same

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 )
 
 // printMemoryTable writes the master's resident memory at each fifth of

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 )
 
 // printRestTable writes each team at rest beside tmux alone with the same

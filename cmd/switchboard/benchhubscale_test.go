@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 )
 
 // TestBenchMeasuresATeamOfManyHostsThroughItsHub runs the scale part of

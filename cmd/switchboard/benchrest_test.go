@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 	"switchboard/tmux"
 )
 

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"

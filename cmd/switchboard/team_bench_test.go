@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/bench"
+	"switchboard/internal/bench"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 )
