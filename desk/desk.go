@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"switchboard/agents"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
@@ -18,7 +19,16 @@ type Desk struct {
 	// whyNoRules is why the rules file did not load: rules is then nil, or
 	// the rules the master last loaded, which serve what only reads.
 	whyNoRules error
+	// wiring fits the agents Spawn starts with their hooks; nil starts them
+	// unwired.
+	wiring Wiring
 }
+
+// Wiring gives what wires the hooks of an agent the desk spawns in ws
+// (package hooks makes it), with switchboard's MCP server unless noMCP. The
+// commands hand it to the desk, which starts agents but speaks no client's
+// hook protocol.
+type Wiring func(ws *workspace.Workspace, noMCP bool) agents.Wirer
 
 // New returns the desk of agent in ws, under rules r.
 func New(ws *workspace.Workspace, r *rules.Rules, agent string) *Desk {
@@ -38,6 +48,14 @@ func WithoutRules(ws *workspace.Workspace, agent string, why error) *Desk {
 // cancel) goes on under r; what sends or spawns says why it cannot.
 func WithLoadedRules(ws *workspace.Workspace, r *rules.Rules, agent string, why error) *Desk {
 	return &Desk{ws: ws, rules: r, agent: agent, whyNoRules: why}
+}
+
+// WithWiring returns a copy of the desk that wires the hooks of the
+// agents it spawns with w.
+func (d *Desk) WithWiring(w Wiring) *Desk {
+	c := *d
+	c.wiring = w
+	return &c
 }
 
 // currentRules returns the error of what needs the rules file as it is now

@@ -7,6 +7,10 @@
 // (SendFields, ReplyFields, AskFields), is declared here once, with the
 // help both show.
 //
+// Spawn starts an agent in the team's tmux; the hooks of its client are
+// wired by the Wiring the front end hands the desk (WithWiring), since the
+// desk speaks no client's hook protocol.
+//
 // Locks, the shared state and the bulletin's board are the desk's too. In a
 // workspace that is a host of a team across machines (its master says so in
 // a file without the password, workspace.HubHost) they are the hub's, and

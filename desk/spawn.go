@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"switchboard/agents"
-	"switchboard/hooks"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
@@ -116,11 +115,15 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	if answer := d.rules.HelperAnswer(r.Name, rules.Spawned{Profile: r.Profile, Parent: parent}); !answer.Allowed {
 		return Spawned{}, &CannotAnswerError{Helper: helperCalled(r.Name, r.Profile), Decision: answer}
 	}
+	var wirer agents.Wirer
+	if d.wiring != nil {
+		wirer = d.wiring(d.ws, r.NoMCP)
+	}
 	started, err := agents.Spawn(ctx, agents.SpawnOptions{
 		Workspace: d.ws, Name: r.Name, Profile: r.Profile, Parent: parent, Task: r.Task,
 		Model: r.Model, System: r.System, Env: r.Env, Worktree: r.Worktree,
 		Taken: d.rules.Knows,
-		Wirer: hooks.Wirer{Workspace: d.ws, NoMCP: r.NoMCP},
+		Wirer: wirer,
 	})
 	if err != nil {
 		return Spawned{}, err

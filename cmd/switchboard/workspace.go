@@ -8,6 +8,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/desk"
+	"switchboard/hooks"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
@@ -116,15 +117,24 @@ func findWorkspace(g *globals) (*workspace.Workspace, error) {
 	return workspace.Find(wd)
 }
 
-// desk is the caller's desk: what it does with its mail.
+// desk is the caller's desk: what it does with its mail. The agents it
+// spawns are wired as up wires the team's.
 func (w *caller) desk() *desk.Desk {
+	var d *desk.Desk
 	switch {
 	case w.rules == nil:
-		return desk.WithoutRules(w.folder, w.agent, w.rulesErr)
+		d = desk.WithoutRules(w.folder, w.agent, w.rulesErr)
 	case w.rulesErr != nil:
-		return desk.WithLoadedRules(w.folder, w.rules, w.agent, w.rulesErr)
+		d = desk.WithLoadedRules(w.folder, w.rules, w.agent, w.rulesErr)
+	default:
+		d = desk.New(w.folder, w.rules, w.agent)
 	}
-	return desk.New(w.folder, w.rules, w.agent)
+	return d.WithWiring(wireHooks)
+}
+
+// wireHooks fits an agent spawned in ws with its client's hooks.
+func wireHooks(ws *workspace.Workspace, noMCP bool) agents.Wirer {
+	return hooks.Wirer{Workspace: ws, NoMCP: noMCP}
 }
 
 // masterRunning reports the pid of the workspace's master, if one runs.
