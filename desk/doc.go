@@ -11,6 +11,9 @@
 // wired by the Wiring the front end hands the desk (WithWiring), since the
 // desk speaks no client's hook protocol.
 //
+// An agent's Status (its unread mail and the team's bulletin) is the desk's
+// word too: the hooks and the status line draw it, the MCP server returns it.
+//
 // Locks, the shared state and the bulletin's board are the desk's too. In a
 // workspace that is a host of a team across machines (its master says so in
 // a file without the password, workspace.HubHost) they are the hub's, and

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"switchboard/agents"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -156,12 +157,12 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 	if err != nil {
 		return output{}, err
 	}
-	st, err := statusOf(env.Workspace, env.Agent, sum)
+	st, err := desk.StatusOf(env.Workspace, env.Agent, sum)
 	if err != nil {
 		return output{}, err
 	}
 	left := newBudget()
-	text := st.Box(true)
+	text := StatusBox(st, true)
 	left.spend(len(text))
 	// A notice typed as this prompt named its messages by their titles:
 	// their bodies come with it, in the same request.

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"switchboard/approvals"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -274,7 +275,7 @@ func TestPlantedMailIsShownUnverified(t *testing.T) {
 	if strings.Count(ctx, "UNVERIFIED, id") != 1 {
 		t.Errorf("mail the master delivered is marked unverified too:\n%s", ctx)
 	}
-	st, err := ReadStatus(env.Workspace, "developer_agent")
+	st, err := desk.ReadStatus(env.Workspace, "developer_agent")
 	if err != nil || st.Unverified != 1 {
 		t.Errorf("status counts %d unverified (%v); want 1", st.Unverified, err)
 	}

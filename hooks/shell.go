@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
@@ -23,11 +24,11 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 			return err
 		}
 	}
-	st, err := statusOf(env.Workspace, env.Agent, sum)
+	st, err := desk.StatusOf(env.Workspace, env.Agent, sum)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(out, st.Box(utf))
+	fmt.Fprint(out, StatusBox(st, utf))
 	if len(items) == 0 {
 		return nil
 	}

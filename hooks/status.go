@@ -7,41 +7,10 @@ import (
 	"strings"
 
 	"switchboard/bulletin"
+	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
-	"switchboard/workspace"
 )
-
-// Status is what every agent is shown before each prompt: its mailbox and
-// the team's bulletin.
-type Status struct {
-	Agent  string `json:"agent"`
-	Unread int    `json:"unread"`
-	Urgent int    `json:"urgent"`
-	// Unverified counts the unread files no record of the master vouches
-	// for: written into the inbox by hand.
-	Unverified int                `json:"unverified"`
-	Bulletin   *bulletin.Bulletin `json:"bulletin"`
-}
-
-// ReadStatus gathers an agent's status from file names and the bulletin,
-// opening no message.
-func ReadStatus(ws *workspace.Workspace, agent string) (*Status, error) {
-	sum, err := ws.Store.InboxSummary(agent)
-	if err != nil {
-		return nil, err
-	}
-	return statusOf(ws, agent, sum)
-}
-
-// statusOf is ReadStatus for a caller that has read the inbox's summary.
-func statusOf(ws *workspace.Workspace, agent string, sum mailbox.InboxSummary) (*Status, error) {
-	b, err := ws.Bulletin().Read()
-	if err != nil {
-		return nil, err
-	}
-	return &Status{Agent: agent, Unread: sum.Unread, Urgent: sum.Urgent, Unverified: sum.Unverified, Bulletin: b}, nil
-}
 
 // mailNotes says " (1 urgent, 2 UNVERIFIED)" after a count of messages, or
 // nothing.
@@ -59,8 +28,8 @@ func mailNotes(urgent, unverified int) string {
 	return " (" + strings.Join(notes, ", ") + ")"
 }
 
-// Line is the one-line form, for status lines.
-func (s *Status) Line(utf bool) string {
+// StatusLine is an agent's status in one line, for status lines.
+func StatusLine(s *desk.Status, utf bool) string {
 	mail := fmt.Sprintf("%d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
 	status := oneLine(s.Bulletin.SystemStatus)
 	line := fmt.Sprintf("%s | Global: %s", mail, status)
@@ -79,11 +48,12 @@ func (s *Status) Line(utf bool) string {
 	return line
 }
 
-// Box is the status box, followed by the phase, warnings and held locks
-// when there are any; plain ASCII when utf is false. Any agent may write
-// the bulletin, so what it holds is printed escaped, a line each, and at
-// most the bulletin's bounds of warnings and locks, with how many more.
-func (s *Status) Box(utf bool) string {
+// StatusBox is an agent's status in a box, followed by the phase, warnings
+// and held locks when there are any; plain ASCII when utf is false. Any
+// agent may write the bulletin, so what it holds is printed escaped, a line
+// each, and at most the bulletin's bounds of warnings and locks, with how
+// many more.
+func StatusBox(s *desk.Status, utf bool) string {
 	mail := fmt.Sprintf("Mailbox: %d new", s.Unread) + mailNotes(s.Urgent, s.Unverified)
 	status := oneLine(s.Bulletin.SystemStatus)
 	inner := fmt.Sprintf(" %s | Global: %s", mail, status)

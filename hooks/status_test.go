@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/desk"
 )
 
 // hostile is text an agent may write into the bulletin by hand: a window
@@ -68,7 +69,7 @@ func unsafeShown(out string) (string, bool) {
 func TestAPlantedBulletinIsShownEscapedAndBounded(t *testing.T) {
 	env := team(t)
 	plantBulletin(t, env)
-	st, err := ReadStatus(env.Workspace, env.Agent)
+	st, err := desk.ReadStatus(env.Workspace, env.Agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func TestAPlantedBulletinIsShownEscapedAndBounded(t *testing.T) {
 	}
 	claude := runHook(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"go on"}`)["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
 	for name, out := range map[string]string{
-		"box": st.Box(true), "ascii box": st.Box(false), "line": st.Line(true),
+		"box": StatusBox(st, true), "ascii box": StatusBox(st, false), "line": StatusLine(st, true),
 		"shell prompt": prompt.String(), "claude prompt": claude,
 	} {
 		if c, bad := unsafeShown(out); bad {
@@ -88,7 +89,7 @@ func TestAPlantedBulletinIsShownEscapedAndBounded(t *testing.T) {
 			t.Errorf("the %s is %d bytes", name, len(out))
 		}
 	}
-	box := st.Box(false)
+	box := StatusBox(st, false)
 	for _, want := range []string{
 		`Phase: \x1b]0;OWNED\x07\x1b[2J\u202eevil second line`,
 		"(4936 older warnings not shown)",
@@ -106,7 +107,7 @@ func TestAPlantedBulletinIsShownEscapedAndBounded(t *testing.T) {
 	if long := box[strings.Index(box, "Locked: a-long"):strings.Index(box, "Locked: res000")]; len(long) > 400 {
 		t.Errorf("a lock's line is %d bytes", len(long))
 	}
-	if line := st.Line(false); !strings.HasSuffix(line, `| Phase: \x1b]0;OWNED\x07\x1b[2J\u202eevil second line | 5000 warnings`) {
+	if line := StatusLine(st, false); !strings.HasSuffix(line, `| Phase: \x1b]0;OWNED\x07\x1b[2J\u202eevil second line | 5000 warnings`) {
 		t.Errorf("the status line is %q", line)
 	}
 }
@@ -118,7 +119,7 @@ func TestTheBoxShowsTheLocksABulletinMayHold(t *testing.T) {
 	for i := range bulletin.MaxLocks + 44 {
 		b.SharedResources[fmt.Sprintf("res%03d", i)] = bulletin.Lock{Holder: "developer_agent"}
 	}
-	box := (&Status{Agent: "developer_agent", Bulletin: b}).Box(false)
+	box := StatusBox(&desk.Status{Agent: "developer_agent", Bulletin: b}, false)
 	if n := strings.Count(box, "Locked: "); n != bulletin.MaxLocks || !strings.HasSuffix(box, "Locked: res255 by developer_agent\n(44 more locks not shown)\n") {
 		t.Errorf("the box shows %d locks, and ends %q", n, box[len(box)-80:])
 	}

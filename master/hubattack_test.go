@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/bulletin"
+	"switchboard/desk"
 	"switchboard/hooks"
 	"switchboard/hub/embedded"
 	"switchboard/mailbox"
@@ -278,11 +279,11 @@ func TestAHostCannotFloodOrPaintEveryHostsBulletin(t *testing.T) {
 			t.Fatalf("a warning of %d characters", len([]rune(w.Text)))
 		}
 	}
-	st, err := hooks.ReadStatus(a.ws(), "developer_agent")
+	st, err := desk.ReadStatus(a.ws(), "developer_agent")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if box := st.Box(true); strings.ContainsAny(box, "\x1b\x07") || len(box) > 32<<10 {
+	if box := hooks.StatusBox(st, true); strings.ContainsAny(box, "\x1b\x07") || len(box) > 32<<10 {
 		t.Fatalf("the status box every prompt shows is %d bytes, raw escapes: %v", len(box), strings.ContainsAny(box, "\x1b\x07"))
 	}
 }

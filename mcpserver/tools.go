@@ -13,7 +13,6 @@ import (
 	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/desk"
-	"switchboard/hooks"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
@@ -419,12 +418,12 @@ func (s *server) ask(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*mc
 	return nil, a, toolError(err)
 }
 
-func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, *hooks.Status, error) {
+func (s *server) status(_ context.Context, _ *mcp.CallToolRequest, _ statusIn) (*mcp.CallToolResult, *desk.Status, error) {
 	d, err := s.open()
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := hooks.ReadStatus(d.Workspace(), d.Agent())
+	st, err := desk.ReadStatus(d.Workspace(), d.Agent())
 	return nil, st, toolError(err)
 }
 

@@ -97,11 +97,11 @@ func runBulletinShow(io *streams, g *globals) error {
 	if g.json {
 		return writeJSON(io.out, b)
 	}
-	st, err := hooks.ReadStatus(ws.folder, ws.agent)
+	st, err := desk.ReadStatus(ws.folder, ws.agent)
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(io.out, st.Box(hooks.UTF8Terminal()))
+	fmt.Fprint(io.out, hooks.StatusBox(st, hooks.UTF8Terminal()))
 	// Any agent may write the bulletin: its names are printed escaped.
 	for _, name := range slices.Sorted(maps.Keys(b.Agents)) {
 		a := b.Agents[name]

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/desk"
 	"switchboard/hooks"
 )
 
@@ -31,7 +32,7 @@ bulletin only, so it is fast enough to run before every prompt.`,
 				warnBrokenRules(io, ws, rulesErr)
 				env.Workspace, env.Agent = ws.folder, ws.agent
 			}
-			st, err := hooks.ReadStatus(env.Workspace, env.Agent)
+			st, err := desk.ReadStatus(env.Workspace, env.Agent)
 			if err != nil {
 				return err
 			}
@@ -40,9 +41,9 @@ bulletin only, so it is fast enough to run before every prompt.`,
 			}
 			switch format {
 			case "box":
-				fmt.Fprint(io.out, st.Box(hooks.UTF8Terminal()))
+				fmt.Fprint(io.out, hooks.StatusBox(st, hooks.UTF8Terminal()))
 			case "line":
-				fmt.Fprintln(io.out, st.Line(hooks.UTF8Terminal()))
+				fmt.Fprintln(io.out, hooks.StatusLine(st, hooks.UTF8Terminal()))
 			case "json":
 				return writeJSON(io.out, st)
 			default:
