@@ -43,7 +43,7 @@ func TestAPlantedBulletinIsShownBoundedAndEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := Read(context.Background(), desk.New(ws, rules, "operator"), DefaultLogTail)
+	s, err := desk.New(ws, rules, "operator").Snapshot(context.Background(), desk.DefaultLogTail)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 
 // calmTeam is a team in which no one needs the person: the agents in the
 // team's order, tester_agent fifth.
-func calmTeam() *Snapshot {
+func calmTeam() *desk.Snapshot {
 	members := []desk.Member{
 		{Name: "master_agent", State: mailbox.StateIdle},
 		{Name: "developer_agent", State: mailbox.StateBusy},
@@ -24,11 +24,13 @@ func calmTeam() *Snapshot {
 		{Name: "tester_agent", State: mailbox.StateBusy},
 		{Name: "reviewer_agent-1", State: mailbox.StateBusy, Parent: "developer_agent"},
 	}
-	return &Snapshot{At: at, Status: "normal", Agents: agentsOf(members, nil, nil, nil)}
+	s := desk.SnapshotOf(at, members, nil, nil)
+	s.Status = "normal"
+	return s
 }
 
 // without is s less the agent named name, as after it was closed.
-func without(s *Snapshot, name string) *Snapshot {
+func without(s *desk.Snapshot, name string) *desk.Snapshot {
 	out := *s
 	out.Agents = nil
 	for _, a := range s.Agents {
@@ -41,7 +43,7 @@ func without(s *Snapshot, name string) *Snapshot {
 
 // urgent is s once the agent named name is idle with urgent mail: it
 // needs the person, and the team sorts it first.
-func urgent(s *Snapshot, name string) *Snapshot {
+func urgent(s *desk.Snapshot, name string) *desk.Snapshot {
 	out := *s
 	var members []desk.Member
 	for _, a := range s.Agents {
@@ -50,7 +52,7 @@ func urgent(s *Snapshot, name string) *Snapshot {
 		}
 		members = append(members, a.Member)
 	}
-	out.Agents = agentsOf(members, nil, nil, nil)
+	out.Agents = desk.SnapshotOf(s.At, members, nil, nil).Agents
 	return &out
 }
 
@@ -122,7 +124,7 @@ func TestAQuestionChosenThatIsAnsweredElsewhereIsNotReplaced(t *testing.T) {
 	two := team()
 	later := vouchedPrompt(6, "developer_agent", []string{mailbox.Operator}, "rm -rf build", 5*time.Second)
 	two.Log = append(two.Log, later)
-	two.Requests = openRequests(two.Log)
+	two.Requests = desk.SnapshotOf(two.At, nil, two.Log, nil).Requests
 	answered := *two
 	answered.Requests = answered.Requests[1:]
 	m, acts, _ := console(t, 140, 30, two, &answered)
@@ -199,7 +201,7 @@ func TestKeysTypedWhileACloseIsCheckedDoNothing(t *testing.T) {
 func TestTheFrameForAScriptIsPlain(t *testing.T) {
 	s := team()
 	s.Agents[0].Worktree = &desk.TreeSummary{Branch: "switchboard/" + s.Agents[0].Name}
-	m := New(Config{Read: func(context.Context) (*Snapshot, error) { return s, nil }})
+	m := New(Config{Read: func(context.Context) (*desk.Snapshot, error) { return s, nil }})
 	frame, err := m.Frame(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +223,7 @@ func TestTheFrameForAScriptIsPlain(t *testing.T) {
 		}
 	}
 	for i := range 95 {
-		s.Agents = append(s.Agents, Agent{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
 	}
 	if frame, _ := New(Config{Read: m.cfg.Read}).Frame(context.Background(), 0); !strings.Contains(frame, "a001") || !strings.Contains(frame, "a095") || strings.Contains(frame, "more above") {
 		t.Errorf("the frame of a team of 100 leaves agents out:\n%s", frame)

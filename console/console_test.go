@@ -45,7 +45,7 @@ func vouchedPrompt(seq int64, from string, to []string, command string, ago time
 // team is a snapshot of a team at work: the developer busy with a helper
 // that asks it a permission question sent up to the person, the tester
 // idle with urgent mail, a message the rules blocked.
-func team() *Snapshot {
+func team() *desk.Snapshot {
 	exited := 2
 	log := []mailbox.Record{
 		record(1, "master_agent", []string{"developer_agent"}, "Implement the login form", mailbox.TypeRequest, 20*time.Minute),
@@ -62,8 +62,8 @@ func team() *Snapshot {
 		{Name: "tester_agent", State: mailbox.StateIdle, Unread: 1, Urgent: 1},
 		{Name: "reviewer_agent-1", State: mailbox.StateWaiting, Parent: "developer_agent"},
 	}
-	s := &Snapshot{At: at, Log: log, Requests: openRequests(log), Status: "normal", Phase: "build"}
-	s.Agents = agentsOf(members, log, s.Requests, nil)
+	s := desk.SnapshotOf(at, members, log, nil)
+	s.Status, s.Phase = "normal", "build"
 	return s
 }
 
@@ -97,13 +97,13 @@ func (f *fakeActions) Send(to, title string) error {
 
 // console is a console over snapshots the test gives, in a window of
 // width by height.
-func console(t *testing.T, width, height int, snaps ...*Snapshot) (*Model, *fakeActions, *[]string) {
+func console(t *testing.T, width, height int, snaps ...*desk.Snapshot) (*Model, *fakeActions, *[]string) {
 	t.Helper()
 	acts := &fakeActions{}
 	var rings []string
 	next := 0
 	m := New(Config{
-		Read: func(context.Context) (*Snapshot, error) {
+		Read: func(context.Context) (*desk.Snapshot, error) {
 			s := snaps[min(next, len(snaps)-1)]
 			next++
 			return s, nil
@@ -287,12 +287,12 @@ func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
 func BenchmarkFrameOf100Agents(b *testing.B) {
 	s := team()
 	for i := range 95 {
-		s.Agents = append(s.Agents, Agent{Member: desk.Member{Name: fmt.Sprintf("helper-%03d", i), State: mailbox.StateBusy, Parent: "developer_agent", Unread: i % 7}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("helper-%03d", i), State: mailbox.StateBusy, Parent: "developer_agent", Unread: i % 7}})
 	}
-	for i := range DefaultLogTail {
+	for i := range desk.DefaultLogTail {
 		s.Log = append(s.Log, record(int64(6+i), "developer_agent", []string{"tester_agent"}, fmt.Sprintf("message %d", i), mailbox.TypeNotification, time.Duration(i)*time.Second))
 	}
-	m := New(Config{Read: func(context.Context) (*Snapshot, error) { return s, nil }})
+	m := New(Config{Read: func(context.Context) (*desk.Snapshot, error) { return s, nil }})
 	m.tick = stoppedClock
 	m.Update(tea.WindowSizeMsg{Width: 160, Height: 60})
 	run(m, m.read())
@@ -308,7 +308,7 @@ func BenchmarkFrameOf100Agents(b *testing.B) {
 func TestALargeTeamScrollsInItsWindow(t *testing.T) {
 	s := team()
 	for i := range 95 {
-		s.Agents = append(s.Agents, Agent{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
 	}
 	m, _, _ := console(t, 120, 30, s)
 	frame := m.View()

@@ -1,5 +1,5 @@
 // Package console is the overseer's view of a team, for the terminal
-// (switchboard top): a Snapshot of the team read through the desk (the
+// (switchboard top): the desk's snapshot of the team (desk.Snapshot: the
 // agents as a tree, those that need the person first; the questions
 // waiting; the log), and a Model that draws it with lipgloss and acts on
 // it through the desk's verbs as the one who runs it, so the rules decide

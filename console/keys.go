@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
@@ -213,7 +214,7 @@ func messageText(rec *mailbox.Record) string {
 
 // chosenRequest is the question the keys act on; when none is chosen it
 // says why.
-func (m *Model) chosenRequest() (Request, bool) {
+func (m *Model) chosenRequest() (desk.OpenRequest, bool) {
 	switch {
 	case m.snap == nil || len(m.snap.Requests) == 0:
 		m.said = "no question waits for you"
@@ -222,7 +223,7 @@ func (m *Model) chosenRequest() (Request, bool) {
 	default:
 		return m.snap.Requests[m.request.row], true
 	}
-	return Request{}, false
+	return desk.OpenRequest{}, false
 }
 
 // answer answers the question chosen, as the operator.

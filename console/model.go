@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -29,7 +30,7 @@ type Actions interface {
 // Config is what a console needs: how to take a snapshot, what to act
 // with, when to look again, and how to ring.
 type Config struct {
-	Read    func(ctx context.Context) (*Snapshot, error)
+	Read    func(ctx context.Context) (*desk.Snapshot, error)
 	Act     Actions
 	Changes <-chan struct{} // a value each time the team may have changed
 	// Ring tells the person, outside the console too, that an agent needs
@@ -53,7 +54,7 @@ const (
 // Model is the console: the last snapshot and where the person is in it.
 type Model struct {
 	cfg    Config
-	snap   *Snapshot
+	snap   *desk.Snapshot
 	err    error
 	width  int
 	height int
@@ -109,7 +110,7 @@ func New(cfg Config) *Model {
 // The console's messages.
 type (
 	snapshotMsg struct {
-		snap *Snapshot
+		snap *desk.Snapshot
 		err  error
 	}
 	changedMsg struct{}
@@ -246,7 +247,7 @@ func (m *Model) take(msg snapshotMsg) tea.Cmd {
 }
 
 // agentKeys are the keys of the agents' rows: their names.
-func agentKeys(s *Snapshot) []string {
+func agentKeys(s *desk.Snapshot) []string {
 	keys := make([]string, len(s.Agents))
 	for i, a := range s.Agents {
 		keys[i] = a.Name
@@ -256,7 +257,7 @@ func agentKeys(s *Snapshot) []string {
 
 // requestKeys are the keys of the questions' rows: "#" and their seq, as
 // the console shows them.
-func requestKeys(s *Snapshot) []string {
+func requestKeys(s *desk.Snapshot) []string {
 	keys := make([]string, len(s.Requests))
 	for i, r := range s.Requests {
 		keys[i] = fmt.Sprintf("#%d", r.Seq)

@@ -24,12 +24,12 @@ func TestOnlyAPromptTheMasterVouchedForIsAnsweredAllowOrDeny(t *testing.T) {
 	forged := vouchedPrompt(7, "tester_agent", []string{mailbox.Operator}, "rm -rf /", 3*time.Second)
 	forged.Permission = false // the field is there; the record does not vouch for it
 	s.Log = append(s.Log, titled, forged)
-	s.Requests = openRequests(s.Log)
 	members := make([]desk.Member, len(s.Agents))
 	for i, a := range s.Agents {
 		members[i] = a.Member
 	}
-	s.Agents = agentsOf(members, s.Log, s.Requests, nil)
+	again := desk.SnapshotOf(s.At, members, s.Log, nil)
+	s.Requests, s.Agents = again.Requests, again.Agents
 
 	if len(s.Requests) != 3 {
 		t.Fatalf("questions waiting: %+v; want the prompt and the two the tester asked", s.Requests)

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"switchboard/desk"
 )
 
 // later is s as a look taken d later sees it: the same team, older ages.
-func later(s *Snapshot, d time.Duration) *Snapshot {
+func later(s *desk.Snapshot, d time.Duration) *desk.Snapshot {
 	out := *s
 	out.At = s.At.Add(d)
 	return &out
@@ -20,7 +22,7 @@ func later(s *Snapshot, d time.Duration) *Snapshot {
 // onScreen is the console over snaps drawn on a terminal of width by
 // height that writes to the returned buffer, its clock given by tick
 // (stoppedClock for none), once its first frame is drawn.
-func onScreen(t *testing.T, width, height int, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd, snaps ...*Snapshot) (*Model, *screen, *bytes.Buffer) {
+func onScreen(t *testing.T, width, height int, tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd, snaps ...*desk.Snapshot) (*Model, *screen, *bytes.Buffer) {
 	t.Helper()
 	m, _, _ := console(t, width, height, snaps...)
 	m.tick, m.ticking = tick, false
@@ -119,7 +121,7 @@ func TestABurstOfChangesIsLookedAtOnce(t *testing.T) {
 	m, _, _ := console(t, 140, 30, later(team(), 2*time.Minute))
 	reads := 0
 	read := m.cfg.Read
-	m.cfg.Read = func(ctx context.Context) (*Snapshot, error) { reads++; return read(ctx) }
+	m.cfg.Read = func(ctx context.Context) (*desk.Snapshot, error) { reads++; return read(ctx) }
 	m.tick = func(_ time.Duration, tock func(time.Time) tea.Msg) tea.Cmd {
 		return func() tea.Msg { return tock(m.now) } // the look due, at once when run
 	}

@@ -27,7 +27,7 @@ var (
 )
 
 // stateOf is how an agent's state reads: a symbol, a word, and its style.
-func stateOf(a Agent) (symbol, word string, style lipgloss.Style) {
+func stateOf(a desk.AgentSummary) (symbol, word string, style lipgloss.Style) {
 	switch {
 	case a.Asking > 0:
 		return "?", "asks you", styleWarn
@@ -61,19 +61,19 @@ var zone = time.Local
 type column struct {
 	head  string
 	width int
-	cell  func(a Agent, c *clockFace) string
+	cell  func(a desk.AgentSummary, c *clockFace) string
 }
 
 // agentColumns are the columns after the agent's name and state, in the
 // order they are dropped last: a narrow terminal hides the last first.
 var agentColumns = []column{
-	{"NEW", 4, func(a Agent, _ *clockFace) string { return count(a.Unread) }},
-	{"URG", 4, func(a Agent, _ *clockFace) string { return count(a.Urgent) }},
-	{treeHead, 12, func(a Agent, _ *clockFace) string { return treeCell(a) }},
-	{"TASK", 28, func(a Agent, _ *clockFace) string { return a.Task }},
-	{"LAST IN", 30, func(a Agent, c *clockFace) string { return lineOf(a.LastIn, c) }},
-	{"LAST OUT", 30, func(a Agent, c *clockFace) string { return lineOf(a.LastOut, c) }},
-	{"LOCKS", 16, func(a Agent, _ *clockFace) string { return strings.Join(a.Locks, ",") }},
+	{"NEW", 4, func(a desk.AgentSummary, _ *clockFace) string { return count(a.Unread) }},
+	{"URG", 4, func(a desk.AgentSummary, _ *clockFace) string { return count(a.Urgent) }},
+	{treeHead, 12, func(a desk.AgentSummary, _ *clockFace) string { return treeCell(a) }},
+	{"TASK", 28, func(a desk.AgentSummary, _ *clockFace) string { return a.Task }},
+	{"LAST IN", 30, func(a desk.AgentSummary, c *clockFace) string { return lineOf(a.LastIn, c) }},
+	{"LAST OUT", 30, func(a desk.AgentSummary, c *clockFace) string { return lineOf(a.LastOut, c) }},
+	{"LOCKS", 16, func(a desk.AgentSummary, _ *clockFace) string { return strings.Join(a.Locks, ",") }},
 }
 
 // treeHead heads the column of the agents' worktrees, shown only when an
@@ -81,7 +81,7 @@ var agentColumns = []column{
 const treeHead = "TREE"
 
 // treeCell is an agent's worktree changes: "+12/-3", or "" without a tree.
-func treeCell(a Agent) string {
+func treeCell(a desk.AgentSummary) string {
 	if a.Worktree == nil {
 		return ""
 	}
@@ -107,7 +107,7 @@ func count(n int) string {
 }
 
 // lineOf is a message in a cell: when, and its title.
-func lineOf(l *Line, c *clockFace) string {
+func lineOf(l *desk.MessageLine, c *clockFace) string {
 	if l == nil {
 		return ""
 	}
@@ -153,9 +153,9 @@ func fit(s string, width int) string {
 
 // shownColumns are the columns that fit in width, and how many do not. The
 // worktree column is there only when an agent has a tree.
-func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
+func shownColumns(s *desk.Snapshot, width int) (shown []column, hidden int) {
 	all := agentColumns
-	if !slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Worktree != nil }) {
+	if !slices.ContainsFunc(s.Agents, func(a desk.AgentSummary) bool { return a.Worktree != nil }) {
 		all = slices.DeleteFunc(slices.Clone(all), func(c column) bool { return c.head == treeHead })
 	}
 	used := fixedWidth
@@ -169,7 +169,7 @@ func shownColumns(s *Snapshot, width int) (shown []column, hidden int) {
 }
 
 // tableWidth is the width of the agents' table with every column shown.
-func tableWidth(s *Snapshot) int {
+func tableWidth(s *desk.Snapshot) int {
 	cols, _ := shownColumns(s, math.MaxInt)
 	width := fixedWidth
 	for _, c := range cols {
@@ -194,7 +194,7 @@ func marked(row string, atCursor, focused bool) string {
 // heading, the chosen agent's row marked and in view (or, when it left,
 // where it stood, and a line that says it left); the rows left out are
 // counted.
-func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool, clock *clockFace) []string {
+func renderAgents(s *desk.Snapshot, chosen choice, width, rows int, focused bool, clock *clockFace) []string {
 	cols, hidden := shownColumns(s, width)
 	head := "  " + fit("AGENT", nameWidth) + " " + fit("STATE", stateWidth)
 	for _, c := range cols {
@@ -240,7 +240,7 @@ func renderAgents(s *Snapshot, chosen choice, width, rows int, focused bool, clo
 // renderRequests draws the questions that wait for an answer, the chosen
 // one marked, or a line that says it no longer waits; each with the keys
 // that answer it, or, plain, with who it waits on.
-func renderRequests(s *Snapshot, chosen choice, width int, focused, plain bool, clock *clockFace) []string {
+func renderRequests(s *desk.Snapshot, chosen choice, width int, focused, plain bool, clock *clockFace) []string {
 	lines := []string{styleHeader.Render(fmt.Sprintf("  QUESTIONS WAITING (%d)", len(s.Requests)))}
 	for i, r := range s.Requests {
 		who := fmt.Sprintf("#%d %s → %s", r.Seq, r.From, strings.Join(r.To, ", "))

@@ -13,6 +13,9 @@
 //
 // An agent's Status (its unread mail and the team's bulletin) is the desk's
 // word too: the hooks and the status line draw it, the MCP server returns it.
+// So is a Snapshot of the team as its overseers see it (the agents as a
+// tree with what the log tells of each, the questions waiting, the log),
+// which the console and the web view draw alike.
 //
 // Locks, the shared state and the bulletin's board are the desk's too. In a
 // workspace that is a host of a team across machines (its master says so in

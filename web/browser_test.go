@@ -17,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
@@ -27,17 +26,17 @@ import (
 // liveTeam is a snapshot the test changes, as the team would.
 type liveTeam struct {
 	mu   sync.Mutex
-	snap *console.Snapshot
+	snap *desk.Snapshot
 }
 
-func (l *liveTeam) read(context.Context) (*console.Snapshot, error) {
+func (l *liveTeam) read(context.Context) (*desk.Snapshot, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	copy := *l.snap
 	return &copy, nil
 }
 
-func (l *liveTeam) change(f func(s *console.Snapshot)) {
+func (l *liveTeam) change(f func(s *desk.Snapshot)) {
 	l.mu.Lock()
 	f(l.snap)
 	l.mu.Unlock()
@@ -80,7 +79,7 @@ type opened struct {
 // prints, its token after the #, in a headless chromium (the test skips
 // without one, and with -short); the page shows first of all the first
 // agent.
-func open(t *testing.T, snap *console.Snapshot) *opened {
+func open(t *testing.T, snap *desk.Snapshot) *opened {
 	t.Helper()
 	tab := browser.New(t)
 	o := &opened{tab: tab, team: &liveTeam{snap: snap}, acts: &fakeActions{}, changes: make(chan struct{}), served: &recorder{}}
@@ -120,8 +119,8 @@ func evaluate[T any](t *testing.T, tab context.Context, script string) T {
 }
 
 // twoAgents is a team of a developer and its reviewer, and one message.
-func twoAgents(now time.Time) *console.Snapshot {
-	return &console.Snapshot{At: now, Status: "normal", Agents: []console.Agent{
+func twoAgents(now time.Time) *desk.Snapshot {
+	return &desk.Snapshot{At: now, Status: "normal", Agents: []desk.AgentSummary{
 		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateIdle, Host: "laptop",
 			Worktree: &desk.TreeSummary{Branch: "switchboard/developer_agent", Changes: worktree.Changes{Added: 3, Deleted: 1}}}},
 		{Member: desk.Member{Name: "reviewer_agent-1", State: mailbox.StateBusy, Parent: "developer_agent"}, Depth: 1},
@@ -142,20 +141,20 @@ func TestTheWebViewInABrowser(t *testing.T) {
 		t.Errorf("the developer's host and worktree: %v", err)
 	}
 	// A tree that had no git run in it says so, not how much changed.
-	o.team.change(func(s *console.Snapshot) { s.Agents[0].Worktree.Refused = "its .git points elsewhere" })
+	o.team.change(func(s *desk.Snapshot) { s.Agents[0].Worktree.Refused = "its .git points elsewhere" })
 	o.changes <- struct{}{}
 	if err := shows("#agents", "developer_agent @laptop REFUSED", time.Second); err != nil {
 		t.Errorf("a refused worktree: %v", err)
 	}
-	o.team.change(func(s *console.Snapshot) { s.Agents[0].Worktree.Refused = "" })
+	o.team.change(func(s *desk.Snapshot) { s.Agents[0].Worktree.Refused = "" })
 	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {
 		t.Errorf("the rules graph: %v", err)
 	}
 	// The helper asks the person: its state, the log line and the question
 	// show within a second of the change.
-	o.team.change(func(s *console.Snapshot) {
+	o.team.change(func(s *desk.Snapshot) {
 		s.Agents[1].Asking = 1
-		s.Requests = []console.Request{{Seq: 2, ID: request.ID, From: request.From, To: request.To, Title: request.Title, Options: mailbox.PermissionOptions(), Time: now,
+		s.Requests = []desk.OpenRequest{{Seq: 2, ID: request.ID, From: request.From, To: request.To, Title: request.Title, Options: mailbox.PermissionOptions(), Time: now,
 			Permission: &mailbox.Permission{Agent: request.From, Tool: "Bash", Command: "npm test", Rule: "npm *"}, Covers: "Bash(npm *)"}}
 		s.Log = append(s.Log, mailbox.Record{Seq: 2, Time: now, Status: mailbox.StatusDelivered, Delivered: request.To, Message: request})
 	})
@@ -328,10 +327,10 @@ func TestThePageKeepsToA1400PixelWindow(t *testing.T) {
 	for i := range snap.Agents {
 		a := &snap.Agents[i]
 		a.Task = "Code review request for login feature: " + path
-		a.LastIn = &console.Line{Time: afternoon, Who: "tester_agent", Title: long}
-		a.LastOut = &console.Line{Time: afternoon, Who: "master_agent", Title: long}
+		a.LastIn = &desk.MessageLine{Time: afternoon, Who: "tester_agent", Title: long}
+		a.LastOut = &desk.MessageLine{Time: afternoon, Who: "master_agent", Title: long}
 	}
-	snap.Requests = []console.Request{{Seq: 7, ID: "01a3", From: "reviewer_agent-1", To: []string{mailbox.Operator}, Title: long, Options: []string{"yes", "no"}, Time: afternoon}}
+	snap.Requests = []desk.OpenRequest{{Seq: 7, ID: "01a3", From: "reviewer_agent-1", To: []string{mailbox.Operator}, Title: long, Options: []string{"yes", "no"}, Time: afternoon}}
 	snap.Log = append(snap.Log, mailbox.Record{Seq: 2, Time: afternoon, Status: mailbox.StatusDelivered, Delivered: []string{"developer_agent"}, Message: &mailbox.Message{From: "tester_agent", To: []string{"developer_agent"}, Title: long}})
 	o := open(t, snap)
 	if err := chromedp.Do(o.tab, chromedp.EmulateViewport(1400, 900)); err != nil {
@@ -359,7 +358,7 @@ func TestThePageTellsAnAgeUntilAMinuteThenTheTime(t *testing.T) {
 	now := time.Now()
 	snap := twoAgents(now)
 	sent := now.Add(-58 * time.Second)
-	snap.Agents[0].LastIn = &console.Line{Seq: 1, Who: "operator", Title: "Rebase on main", Time: sent}
+	snap.Agents[0].LastIn = &desk.MessageLine{Seq: 1, Who: "operator", Title: "Rebase on main", Time: sent}
 	o := open(t, snap)
 	if err := browser.Shows(o.tab, "#agents", "s Rebase on main", 5*time.Second); err != nil {
 		t.Fatalf("the message's age: %v", err)

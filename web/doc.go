@@ -1,7 +1,8 @@
 // Package web is the overseer's view of a team in a browser (switchboard
-// web): the console's snapshot served as JSON, a page that draws it, and a
-// stream of server-sent events that tells the page when to look again.
-// Its actions are the console's, each a verb of the desk.
+// web): the desk's snapshot of the team (desk.Snapshot, the console's too)
+// served as JSON, a page that draws it, and a stream of server-sent events
+// that tells the page when to look again. Its actions are the console's,
+// each a verb of the desk; it links no terminal UI.
 //
 // It is local-only and safe by default: it answers to localhost and
 // loopback addresses alone (a page of another site cannot reach it through

@@ -7,7 +7,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"switchboard/console"
+	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestOnlyAVouchedPromptHasAllowAndDenyButtons(t *testing.T) {
 	now := time.Now()
 	snap := twoAgents(now)
-	snap.Requests = []console.Request{
+	snap.Requests = []desk.OpenRequest{
 		{Seq: 2, ID: "01a2-prompt", From: "reviewer_agent-1", To: []string{mailbox.Operator}, Title: "[PERMISSION] reviewer_agent-1 wants to run Bash: npm test",
 			Options: mailbox.PermissionOptions(), Time: now, Covers: "Bash(npm *)",
 			Permission: &mailbox.Permission{Agent: "reviewer_agent-1", Tool: "Bash", Command: "npm test", Rule: "npm *"}},

@@ -10,7 +10,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"switchboard/console"
+	"switchboard/desk"
 )
 
 // stream is an event stream's response, read while the handler writes it.
@@ -45,7 +45,7 @@ func (s *stream) taken() string {
 func TestTheEventStreamSendsNothingWhileNothingChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		changes := make(chan struct{})
-		s := New(Config{Read: func(context.Context) (*console.Snapshot, error) { return &console.Snapshot{}, nil }, Graph: graph, Act: &fakeActions{}, Changes: changes, Token: token})
+		s := New(Config{Read: func(context.Context) (*desk.Snapshot, error) { return &desk.Snapshot{}, nil }, Graph: graph, Act: &fakeActions{}, Changes: changes, Token: token})
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		go s.Run(ctx)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/console"
+	"switchboard/desk"
 	"switchboard/rules"
 )
 
@@ -37,7 +37,7 @@ type Actions interface {
 // with, when to tell the pages to look again, and the token every call of
 // the API must carry.
 type Config struct {
-	Read    func(ctx context.Context) (*console.Snapshot, error)
+	Read    func(ctx context.Context) (*desk.Snapshot, error)
 	Graph   func() (rules.Graph, error) // the rules drawn
 	Act     Actions
 	Changes <-chan struct{}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -78,11 +77,11 @@ func server(t *testing.T) (*httptest.Server, *fakeActions, chan struct{}) {
 	t.Helper()
 	acts := &fakeActions{}
 	changes := make(chan struct{})
-	snap := &console.Snapshot{At: time.Now(), Status: "normal", Agents: []console.Agent{
+	snap := &desk.Snapshot{At: time.Now(), Status: "normal", Agents: []desk.AgentSummary{
 		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2}},
 		{Member: desk.Member{Name: "tester_agent", State: mailbox.StateIdle}},
 	}}
-	s := New(Config{Read: func(context.Context) (*console.Snapshot, error) { return snap, nil }, Graph: graph, Act: acts, Changes: changes, Token: token})
+	s := New(Config{Read: func(context.Context) (*desk.Snapshot, error) { return snap, nil }, Graph: graph, Act: acts, Changes: changes, Token: token})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	go s.Run(ctx)

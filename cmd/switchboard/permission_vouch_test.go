@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/console"
+	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/workspace"
@@ -72,7 +72,7 @@ func TestOnlyTheBridgesPermissionPromptsGetButtons(t *testing.T) {
 
 	// The person's questions, as the console and the web view see them:
 	// every one asked has come once the forward has.
-	permissionOf := func(s console.Snapshot) map[string]*mailbox.Permission {
+	permissionOf := func(s desk.Snapshot) map[string]*mailbox.Permission {
 		asked := make(map[string]*mailbox.Permission)
 		for _, r := range s.Requests {
 			if r.ForOperator() {
@@ -82,18 +82,18 @@ func TestOnlyTheBridgesPermissionPromptsGetButtons(t *testing.T) {
 		return asked
 	}
 	forwarded := "developer_agent: [PERMISSION] h1 wants to run Bash: make build"
-	var top console.Snapshot
+	var top desk.Snapshot
 	waitUntil(t, 30*time.Second, "the forwarded prompt in top --once --json", func() bool {
-		top = console.Snapshot{}
+		top = desk.Snapshot{}
 		_ = json.Unmarshal([]byte(b.run("top", "--once", "--json")), &top)
 		_, ok := permissionOf(top)[forwarded]
 		return ok
 	}, func() string { return m.out.String() })
-	var fromWeb console.Snapshot
+	var fromWeb desk.Snapshot
 	if err := json.Unmarshal([]byte(webCall(t, web, "GET", "/api/snapshot", "")), &fromWeb); err != nil {
 		t.Fatal(err)
 	}
-	for surface, s := range map[string]console.Snapshot{"top --once --json": top, "the web view's API": fromWeb} {
+	for surface, s := range map[string]desk.Snapshot{"top --once --json": top, "the web view's API": fromWeb} {
 		asked := permissionOf(s)
 		for question, want := range map[string]string{
 			"tester_agent: " + plainTitle:                         "",

@@ -123,7 +123,7 @@ func runTop(ctx context.Context, io *streams, g *globals, opts *topOptions) erro
 type watchedTeam struct {
 	folders *watch.Folders
 	act     deskActions
-	read    func(ctx context.Context) (*console.Snapshot, error)
+	read    func(ctx context.Context) (*desk.Snapshot, error)
 	graph   func() (rules.Graph, error)
 }
 
@@ -148,12 +148,12 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		}
 		return d.Graph()
 	}
-	return &watchedTeam{folders: folders, act: act, graph: graph, read: func(ctx context.Context) (*console.Snapshot, error) {
+	return &watchedTeam{folders: folders, act: act, graph: graph, read: func(ctx context.Context) (*desk.Snapshot, error) {
 		d, err := open()
 		if err != nil {
 			return nil, err
 		}
-		s, err := console.Read(ctx, d, console.DefaultLogTail)
+		s, err := d.Snapshot(ctx, desk.DefaultLogTail)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/console"
+	"switchboard/desk"
 	"switchboard/internal/watch"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -194,7 +194,7 @@ func TestTopOnceIsPlainAndShowsEveryColumn(t *testing.T) {
 	if narrow := top("--width", "72"); !strings.Contains(narrow, "+4 hidden") {
 		t.Errorf("top --once --width 72 does not narrow the frame:\n%s", narrow)
 	}
-	var s console.Snapshot
+	var s desk.Snapshot
 	if err := json.Unmarshal([]byte(top("--json")), &s); err != nil || len(s.Agents) != 5 {
 		t.Errorf("top --once --json: %v, %d agents; want the team of 5", err, len(s.Agents))
 	}

@@ -1,4 +1,4 @@
-package console
+package desk
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 
 	"switchboard/approvals"
 	"switchboard/bulletin"
-	"switchboard/desk"
 	"switchboard/mailbox"
 )
 
@@ -16,12 +15,13 @@ import (
 // log shown, and where last messages, tasks and open requests are found.
 const DefaultLogTail = 200
 
-// Snapshot is the team as the console shows it at one moment.
+// Snapshot is the team at one moment, as its overseers see it: the console
+// in a terminal and the web view alike.
 type Snapshot struct {
 	At       time.Time        `json:"at"`
-	Agents   []Agent          `json:"agents"`   // as a tree under their parents, those that need you first
+	Agents   []AgentSummary   `json:"agents"`   // as a tree under their parents, those that need you first
 	Log      []mailbox.Record `json:"log"`      // the last records, oldest first
-	Requests []Request        `json:"requests"` // the person's questions not answered yet, oldest first
+	Requests []OpenRequest    `json:"requests"` // the person's questions not answered yet, oldest first
 	Status   string           `json:"status"`   // the bulletin's system status
 	Phase    string           `json:"phase,omitempty"`
 	Warnings []string         `json:"warnings,omitempty"` // the newest, bulletin.MaxWarnings at most
@@ -30,29 +30,29 @@ type Snapshot struct {
 	OlderWarnings int `json:"older_warnings,omitempty"`
 }
 
-// Agent is one agent of the team, with what the log tells of it.
-type Agent struct {
-	desk.Member
-	Depth   int      `json:"depth"`              // 0 for an agent of the rules, 1 for its helpers, ...
-	Task    string   `json:"task,omitempty"`     // the title of the last request it was given
-	LastIn  *Line    `json:"last_in,omitempty"`  // the last message it received
-	LastOut *Line    `json:"last_out,omitempty"` // the last message it sent
-	Locks   []string `json:"locks,omitempty"`    // the shared resources it holds
+// AgentSummary is one agent of the team, with what the log tells of it.
+type AgentSummary struct {
+	Member
+	Depth   int          `json:"depth"`              // 0 for an agent of the rules, 1 for its helpers, ...
+	Task    string       `json:"task,omitempty"`     // the title of the last request it was given
+	LastIn  *MessageLine `json:"last_in,omitempty"`  // the last message it received
+	LastOut *MessageLine `json:"last_out,omitempty"` // the last message it sent
+	Locks   []string     `json:"locks,omitempty"`    // the shared resources it holds
 	// Asking is how many of its permission requests wait for an answer.
 	Asking int `json:"asking"`
 }
 
-// Line is a message in a word: who, what, when.
-type Line struct {
+// MessageLine is a message in a word: who, what, when.
+type MessageLine struct {
 	Seq   int64     `json:"seq"`
 	Who   string    `json:"who"` // the sender, or the recipients
 	Title string    `json:"title"`
 	Time  time.Time `json:"time"`
 }
 
-// Request is a question that waits for its answer: a permission prompt of
-// a helper sent up, or an ask.
-type Request struct {
+// OpenRequest is a question that waits for its answer: a permission prompt
+// of a helper sent up, or an ask.
+type OpenRequest struct {
 	Seq     int64     `json:"seq"`
 	ID      string    `json:"id"`
 	From    string    `json:"from"`
@@ -71,58 +71,73 @@ type Request struct {
 	Covers string `json:"covers,omitempty"`
 }
 
-// ForOperator reports whether the person at the console may answer it.
-func (r Request) ForOperator() bool { return slices.Contains(r.To, mailbox.Operator) }
+// ForOperator reports whether the person overseeing the team may answer
+// it.
+func (r OpenRequest) ForOperator() bool { return slices.Contains(r.To, mailbox.Operator) }
 
 // NeedsYou reports whether the agent waits for someone: at a permission
 // prompt, with a permission request unanswered, or idle with urgent mail.
-func (a Agent) NeedsYou() bool {
+func (a AgentSummary) NeedsYou() bool {
 	return a.State == mailbox.StateWaiting || a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
 }
 
-// Read takes a snapshot of the team through d, reading the last logTail
-// records of the log.
-func Read(ctx context.Context, d *desk.Desk, logTail int) (*Snapshot, error) {
+// Snapshot takes a snapshot of the team, reading the last logTail records
+// of the log.
+func (d *Desk) Snapshot(ctx context.Context, logTail int) (*Snapshot, error) {
 	members, err := d.Team(ctx)
 	if err != nil {
 		return nil, err
 	}
-	log, _, err := d.Log(desk.LogFilter{Last: logTail})
+	log, _, err := d.Log(LogFilter{Last: logTail})
 	if err != nil {
 		return nil, err
 	}
-	s := &Snapshot{At: time.Now(), Log: log, Requests: openRequests(log)}
-	if b, err := d.Workspace().Bulletin().Read(); err == nil {
-		s.Status, s.Phase = b.SystemStatus, b.CurrentPhase
-		newest, older := bulletin.NewestWarnings(b.Warnings)
-		for _, w := range newest {
-			s.Warnings = append(s.Warnings, w.Text)
-		}
-		s.OlderWarnings = older
-		s.Agents = agentsOf(members, log, s.Requests, b.SharedResources)
-	} else {
-		s.Agents = agentsOf(members, log, s.Requests, nil)
+	at := time.Now()
+	// A bulletin that does not read leaves the team shown without its
+	// status, warnings and locks.
+	b, err := d.ws.Bulletin().Read()
+	if err != nil {
+		b = nil
 	}
-	return s, nil
+	return SnapshotOf(at, members, log, b), nil
+}
+
+// SnapshotOf is the snapshot at of a team whose members are members, from
+// the last records of its log and its bulletin b (nil when it could not be
+// read).
+func SnapshotOf(at time.Time, members []Member, log []mailbox.Record, b *bulletin.Bulletin) *Snapshot {
+	s := &Snapshot{At: at, Log: log, Requests: openRequests(log)}
+	if b == nil {
+		s.Agents = agentsOf(members, log, s.Requests, nil)
+		return s
+	}
+	s.Status, s.Phase = b.SystemStatus, b.CurrentPhase
+	newest, older := bulletin.NewestWarnings(b.Warnings)
+	for _, w := range newest {
+		s.Warnings = append(s.Warnings, w.Text)
+	}
+	s.OlderWarnings = older
+	s.Agents = agentsOf(members, log, s.Requests, b.SharedResources)
+	return s
 }
 
 // openRequests are the questions among records that no later record
 // answers and that are the person's to see: permission questions sent up,
 // and any question asked of the operator.
-func openRequests(log []mailbox.Record) []Request {
+func openRequests(log []mailbox.Record) []OpenRequest {
 	answered := make(map[string]bool)
 	for _, rec := range log {
 		if rec.Answers != "" {
 			answered[rec.Answers] = true
 		}
 	}
-	var out []Request
+	var out []OpenRequest
 	for _, rec := range log {
 		m := rec.Message
 		if m.Type != mailbox.TypeRequest || !m.RequiresResponse || answered[m.ID] || len(rec.Delivered) == 0 {
 			continue
 		}
-		r := Request{Seq: rec.Seq, ID: m.ID, From: m.From, To: rec.Delivered, Title: m.Title, Options: m.Options(), Time: rec.Time}
+		r := OpenRequest{Seq: rec.Seq, ID: m.ID, From: m.From, To: rec.Delivered, Title: m.Title, Options: m.Options(), Time: rec.Time}
 		if p, ok := rec.PermissionPrompt(); ok {
 			r.Permission, r.Covers = &p, approvals.Describe(p.Tool, p.Rule)
 		}
@@ -135,16 +150,16 @@ func openRequests(log []mailbox.Record) []Request {
 
 // agentsOf adds to the members what the log and the locks tell of each,
 // and orders them as a tree.
-func agentsOf(members []desk.Member, log []mailbox.Record, open []Request, locks map[string]bulletin.Lock) []Agent {
-	byName := make(map[string]*Agent, len(members))
-	agents := make([]Agent, len(members))
+func agentsOf(members []Member, log []mailbox.Record, open []OpenRequest, locks map[string]bulletin.Lock) []AgentSummary {
+	byName := make(map[string]*AgentSummary, len(members))
+	agents := make([]AgentSummary, len(members))
 	for i, m := range members {
-		agents[i] = Agent{Member: m}
+		agents[i] = AgentSummary{Member: m}
 		byName[m.Name] = &agents[i]
 	}
 	for _, rec := range log {
 		m := rec.Message
-		line := &Line{Seq: rec.Seq, Title: m.Title, Time: rec.Time}
+		line := &MessageLine{Seq: rec.Seq, Title: m.Title, Time: rec.Time}
 		if a, ok := byName[m.From]; ok && m.From != mailbox.System {
 			out := *line
 			out.Who = strings.Join(rec.Delivered, ", ")
@@ -175,4 +190,17 @@ func agentsOf(members []desk.Member, log []mailbox.Record, open []Request, locks
 		slices.Sort(agents[i].Locks)
 	}
 	return asTree(agents)
+}
+
+// asTree orders agents under their parents, depth first: among siblings,
+// those that need you (or whose helpers do) first, then in the team's
+// order.
+func asTree(agents []AgentSummary) []AgentSummary {
+	places := Tree(agents, func(a AgentSummary) string { return a.Name }, func(a AgentSummary) string { return a.Parent }, AgentSummary.NeedsYou)
+	out := make([]AgentSummary, len(places))
+	for i, p := range places {
+		out[i] = agents[p.Index]
+		out[i].Depth = p.Depth
+	}
+	return out
 }
