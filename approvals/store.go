@@ -14,6 +14,7 @@ import (
 
 	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // ErrNotFound is returned for an id no approval has.
@@ -28,9 +29,11 @@ type Store struct {
 	path string
 }
 
-// NewStore returns the approvals kept in the file at path (the workspace
-// says which).
+// NewStore returns the approvals kept in the file at path.
 func NewStore(path string) *Store { return &Store{path: path} }
+
+// Of are the approvals of the team in ws, in the file its layout names.
+func Of(ws *workspace.Workspace) *Store { return NewStore(ws.ApprovalsPath()) }
 
 // List returns every approval, oldest first.
 func (s *Store) List() ([]Approval, error) {

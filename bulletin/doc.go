@@ -1,5 +1,5 @@
 // Package bulletin owns the team's global bulletin,
-// mailboxes/global_bulletin/status.json: the system status and phase set by
+// mailboxes/global_bulletin/status.json (a workspace's is Of(ws)): the system status and phase set by
 // the overseers, warnings, shared resources held by agents (locks), a
 // key/value shared state, and a summary of every agent kept by the master.
 //

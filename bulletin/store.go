@@ -12,6 +12,7 @@ import (
 	"switchboard/internal/atomicfile"
 
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // Store is the bulletin of one workspace.
@@ -19,11 +20,13 @@ type Store struct {
 	dir string
 }
 
-// NewStore returns the bulletin kept in the folder dir (the workspace says
-// which).
+// NewStore returns the bulletin kept in the folder dir.
 func NewStore(dir string) *Store {
 	return &Store{dir: dir}
 }
+
+// Of is the bulletin of the team in ws, in the folder its layout names.
+func Of(ws *workspace.Workspace) *Store { return NewStore(ws.BulletinDir()) }
 
 // Ensure makes the bulletin's folder, so that it can be given to an agent
 // run in a container before anyone wrote the bulletin.

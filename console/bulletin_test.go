@@ -33,10 +33,10 @@ func TestAPlantedBulletinIsShownBoundedAndEscaped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ws.Bulletin().Ensure(); err != nil {
+	if err := bulletin.Of(ws).Ensure(); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(ws.Bulletin().Path(), data, 0o600); err != nil {
+	if err := os.WriteFile(bulletin.Of(ws).Path(), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	rules, err := ws.Rules()

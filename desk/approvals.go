@@ -21,7 +21,7 @@ var (
 // Approvals lists the always and never answers given to permission
 // prompts.
 func (d *Desk) Approvals() ([]approvals.Approval, error) {
-	return d.ws.Approvals().List()
+	return approvals.Of(d.ws).List()
 }
 
 // SetApproval gives an always or never ahead, for agent's calls of tool
@@ -43,7 +43,7 @@ func (d *Desk) SetApproval(agent, decision, tool, rule string) (approvals.Approv
 	if !d.rules.IsAncestor(d.agent, agent) && !d.rules.IsOverseer(d.agent) {
 		return approvals.Approval{}, &RightError{Msg: fmt.Sprintf("%s may not answer for %s: its ancestors and the overseers may", d.agent, agent)}
 	}
-	return d.ws.Approvals().Remember(approvals.Approval{Agent: agent, Tool: tool, Rule: rule, Decision: decision, By: d.agent, At: time.Now().UTC()})
+	return approvals.Of(d.ws).Remember(approvals.Approval{Agent: agent, Tool: tool, Rule: rule, Decision: decision, By: d.agent, At: time.Now().UTC()})
 }
 
 // RevokeApproval takes back the approval whose id starts with id: its
@@ -56,7 +56,7 @@ func (d *Desk) RevokeApproval(id string) (approvals.Approval, error) {
 	if d.rules == nil {
 		return approvals.Approval{}, d.noRules()
 	}
-	return d.ws.Approvals().Revoke(id, func(a approvals.Approval) error {
+	return approvals.Of(d.ws).Revoke(id, func(a approvals.Approval) error {
 		if a.By != d.agent && !d.rules.IsAncestor(d.agent, a.Agent) && !d.rules.IsOverseer(d.agent) {
 			return &RightError{Msg: fmt.Sprintf("%s may not revoke approval %s: its giver (%s), %s's ancestors and the overseers may", d.agent, a.ID, a.By, a.Agent)}
 		}

@@ -45,7 +45,7 @@ func (d *Desk) ChangeBulletin(c BulletinChange) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	err = d.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err = bulletin.Of(d.ws).Update(func(b *bulletin.Bulletin) error {
 		if c.ClearWarnings {
 			b.ClearOwnWarnings()
 		}

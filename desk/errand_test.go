@@ -102,7 +102,7 @@ func TestTheDeskTakesTheMastersAnswer(t *testing.T) {
 	if err := d.SetState("k", json.RawMessage(`1`)); err == nil || !strings.Contains(err.Error(), "the master refused the request") || strings.Contains(err.Error(), "\x1b") {
 		t.Errorf("a value the master refused: %q; want the refusal, escaped", err)
 	}
-	b, _ := ws.Bulletin().Read()
+	b, _ := bulletin.Of(ws).Read()
 	if _, ok := b.SharedResources["held"]; ok {
 		t.Error("a lock held on another host was taken here")
 	}

@@ -43,7 +43,7 @@ func (d *Desk) Lock(resource, reason string) error {
 	if err != nil {
 		return err
 	}
-	if err := d.ws.Bulletin().Acquire(resource, d.agent, reason); err != nil {
+	if err := bulletin.Of(d.ws).Acquire(resource, d.agent, reason); err != nil {
 		release()
 		return err
 	}
@@ -55,7 +55,7 @@ func (d *Desk) Lock(resource, reason string) error {
 // for anyone else, or for a holder still running). It returns the lock
 // released.
 func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
-	store := d.ws.Bulletin()
+	store := bulletin.Of(d.ws)
 	if force {
 		if d.agent != mailbox.Operator {
 			return bulletin.Lock{}, &RightError{Msg: "only the operator may force a lock"}
@@ -114,7 +114,7 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 	if err := d.setOnHub(key, value); err != nil {
 		return err
 	}
-	return d.ws.Bulletin().SetState(key, value)
+	return bulletin.Of(d.ws).SetState(key, value)
 }
 
 // StateList is the whole shared state. In a team across machines it is the
@@ -122,5 +122,5 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 // (and as this host set it since): a value another host set shows within
 // a beat.
 func (d *Desk) StateList() (map[string]json.RawMessage, error) {
-	return d.ws.Bulletin().ReadState()
+	return bulletin.Of(d.ws).ReadState()
 }

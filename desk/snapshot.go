@@ -95,7 +95,7 @@ func (d *Desk) Snapshot(ctx context.Context, logTail int) (*Snapshot, error) {
 	at := time.Now()
 	// A bulletin that does not read leaves the team shown without its
 	// status, warnings and locks.
-	b, err := d.ws.Bulletin().Read()
+	b, err := bulletin.Of(d.ws).Read()
 	if err != nil {
 		b = nil
 	}

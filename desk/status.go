@@ -31,7 +31,7 @@ func ReadStatus(ws *workspace.Workspace, agent string) (*Status, error) {
 
 // StatusOf is ReadStatus for a caller that has read the inbox's summary.
 func StatusOf(ws *workspace.Workspace, agent string, sum mailbox.InboxSummary) (*Status, error) {
-	b, err := ws.Bulletin().Read()
+	b, err := bulletin.Of(ws).Read()
 	if err != nil {
 		return nil, err
 	}

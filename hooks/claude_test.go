@@ -330,7 +330,7 @@ func TestAProfileThatDeniesPromptsAnswersAtOnce(t *testing.T) {
 // covers, whatever the client calls its shell tool.
 func TestGeminiRefusesWhatANeverCovers(t *testing.T) {
 	env := team(t)
-	if _, err := env.Workspace.Approvals().Remember(approvals.Approval{Agent: "developer_agent", Tool: "Bash", Rule: "git push *", Decision: approvals.Never, By: "master_agent"}); err != nil {
+	if _, err := approvals.Of(env.Workspace).Remember(approvals.Approval{Agent: "developer_agent", Tool: "Bash", Rule: "git push *", Decision: approvals.Never, By: "master_agent"}); err != nil {
 		t.Fatal(err)
 	}
 	res := runHook(t, env, `{"hook_event_name":"BeforeTool","tool_name":"run_shell_command","tool_input":{"command":"git push --force"}}`)

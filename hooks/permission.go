@@ -138,7 +138,7 @@ func permissionAnswer(ev event, env Env) (output, error) {
 		return output{}, err
 	}
 	where, timeout, answerer := prompts.Approvals, prompts.Timeout, prompts.Answerer
-	if a, ok, err := env.Workspace.Approvals().Find(env.Agent, call.Tool, call.command()); err == nil && ok {
+	if a, ok, err := approvals.Of(env.Workspace).Find(env.Agent, call.Tool, call.command()); err == nil && ok {
 		return remembered(env, call, a)
 	}
 	switch where {
@@ -263,7 +263,7 @@ func decided(env Env, call toolCall, reply *mailbox.Message, sessionRules bool) 
 	}
 	var err error
 	if answer == answerAlways || answer == answerNever {
-		_, err = env.Workspace.Approvals().Remember(approvals.Approval{
+		_, err = approvals.Of(env.Workspace).Remember(approvals.Approval{
 			Agent: env.Agent, Tool: call.Tool, Rule: call.rule(), Decision: answer, By: reply.From, At: time.Now().UTC(),
 		})
 	}
@@ -295,7 +295,7 @@ func decided(env Env, call toolCall, reply *mailbox.Message, sessionRules bool) 
 // to its own rules and its pane.
 func beforeTool(ev event, env Env) (output, error) {
 	call := ev.toolCall
-	a, ok, err := env.Workspace.Approvals().Find(env.Agent, call.Tool, call.command())
+	a, ok, err := approvals.Of(env.Workspace).Find(env.Agent, call.Tool, call.command())
 	if err != nil || !ok || a.Decision != approvals.Never {
 		return output{}, err
 	}

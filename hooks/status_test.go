@@ -42,7 +42,7 @@ func plantBulletin(t *testing.T, env Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := env.Workspace.Bulletin()
+	store := bulletin.Of(env.Workspace)
 	if err := store.Ensure(); err != nil {
 		t.Fatal(err)
 	}

@@ -93,7 +93,7 @@ func TestTheDesksErrandsReachTheHubThroughTheMaster(t *testing.T) {
 	}
 	for _, h := range []*host{gpu, laptop} {
 		h.waitFor(h.name+"'s bulletin to show the board", func() bool {
-			b, err := workspace.New(h.root).Bulletin().Read()
+			b, err := bulletin.Of(workspace.New(h.root)).Read()
 			return err == nil && b.SystemStatus == "blocked" && b.CurrentPhase == "release" && len(b.Warnings) == 1
 		})
 	}
@@ -111,7 +111,7 @@ func TestTheDesksErrandsReachTheHubThroughTheMaster(t *testing.T) {
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("the refusal took %s: a command waits no longer than the hub's silence", took)
 	}
-	if b, _ := workspace.New(laptop.root).Bulletin().Read(); len(b.SharedResources) != 0 {
+	if b, _ := bulletin.Of(workspace.New(laptop.root)).Read(); len(b.SharedResources) != 0 {
 		t.Errorf("a lock refused on the hub was taken here: %v", b.SharedResources)
 	}
 }

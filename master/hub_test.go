@@ -394,7 +394,7 @@ func TestTheTeamsBoardShowsOnEveryHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor("gpu's bulletin to show the board", func() bool {
-		got, err := workspace.New(b.root).Bulletin().Read()
+		got, err := bulletin.Of(workspace.New(b.root)).Read()
 		return err == nil && got.SystemStatus == "blocked" && got.CurrentPhase == "release" && len(got.Warnings) == 1
 	})
 }

@@ -264,10 +264,10 @@ func TestAHostCannotFloodOrPaintEveryHostsBulletin(t *testing.T) {
 	// One that fits is bounded by every host that shows it.
 	r.put("shared", bulletin.BoardKey, board(2000, 300))
 	a.waitFor("the board mirrored", func() bool {
-		b, err := a.ws().Bulletin().Read()
+		b, err := bulletin.Of(a.ws()).Read()
 		return err == nil && b.SystemStatus == "paused"
 	})
-	b, err := a.ws().Bulletin().Read()
+	b, err := bulletin.Of(a.ws()).Read()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"time"
 
+	"switchboard/bulletin"
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/master/panes"
@@ -144,7 +145,7 @@ func (m *Master) Run(ctx context.Context) error {
 			err = m.store.Ensure(mailbox.Operator)
 		}
 		if err == nil {
-			err = m.ws.Bulletin().Ensure()
+			err = bulletin.Of(m.ws).Ensure()
 		}
 		if err == nil {
 			// The master's temporary files go to a folder of its own,

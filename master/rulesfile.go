@@ -228,7 +228,7 @@ func (m *Master) rulesAccepted() {
 // warnOnBulletin puts switchboard's warning about the rules on the
 // bulletin, where every agent's hook shows it.
 func (m *Master) warnOnBulletin(text string) {
-	err := m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err := bulletin.Of(m.ws).Update(func(b *bulletin.Bulletin) error {
 		b.SetSystemWarning(bulletin.TopicRules, text, m.now().UTC())
 		return nil
 	})
@@ -241,7 +241,7 @@ func (m *Master) warnOnBulletin(text string) {
 // clearBulletinWarning takes switchboard's warning about the rules off the
 // bulletin.
 func (m *Master) clearBulletinWarning() {
-	err := m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err := bulletin.Of(m.ws).Update(func(b *bulletin.Bulletin) error {
 		b.ClearSystemWarning(bulletin.TopicRules)
 		return nil
 	})

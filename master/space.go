@@ -80,7 +80,7 @@ func (m *Master) pauseRouting(err error) {
 		return
 	}
 	m.freeReserve()
-	err = m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err = bulletin.Of(m.ws).Update(func(b *bulletin.Bulletin) error {
 		m.pause.was = b.Degrade(bulletin.TopicDisk, short, m.now().UTC())
 		return nil
 	})
@@ -98,7 +98,7 @@ func (m *Master) resumeRouting() {
 		return // routing went through, but the disk is about full still
 	}
 	if m.pause.marked {
-		err := m.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+		err := bulletin.Of(m.ws).Update(func(b *bulletin.Bulletin) error {
 			b.Recover(bulletin.TopicDisk, m.pause.was)
 			return nil
 		})
@@ -118,7 +118,7 @@ func (m *Master) adoptDegraded() {
 	if m.pause.marked {
 		return // this master marked it, while it waited for room to start
 	}
-	b, err := m.ws.Bulletin().Read()
+	b, err := bulletin.Of(m.ws).Read()
 	if err != nil || !b.DegradedFor(bulletin.TopicDisk) {
 		return
 	}

@@ -39,7 +39,7 @@ func stash(t *testing.T, h *harness, agent, title string) (send func()) {
 
 func (h *harness) bulletin() *bulletin.Bulletin {
 	h.t.Helper()
-	b, err := workspace.New(h.root).Bulletin().Read()
+	b, err := bulletin.Of(workspace.New(h.root)).Read()
 	if err != nil {
 		h.t.Fatal(err)
 	}

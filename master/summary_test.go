@@ -21,7 +21,7 @@ func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
 	}
 	var b *bulletin.Bulletin
 	h.waitFor("the bulletin to show the reviewer busy with one urgent message", func() bool {
-		b, _ = workspace.New(h.root).Bulletin().Read()
+		b, _ = bulletin.Of(workspace.New(h.root)).Read()
 		return b.Agents["reviewer_agent"] == bulletin.AgentSummary{State: mailbox.StateBusy, Unread: 1, Urgent: 1}
 	})
 	if _, ok := b.Agents[mailbox.Operator]; ok {
@@ -40,7 +40,7 @@ func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor("the bulletin to show the message read", func() bool {
-		b, _ = workspace.New(h.root).Bulletin().Read()
+		b, _ = bulletin.Of(workspace.New(h.root)).Read()
 		return b.Agents["reviewer_agent"].Unread == 0
 	})
 }

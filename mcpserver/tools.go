@@ -485,7 +485,7 @@ func (s *server) bulletin(_ context.Context, _ *mcp.CallToolRequest, _ bulletinI
 	if err != nil {
 		return nil, nil, err
 	}
-	b, err := d.Workspace().Bulletin().Read()
+	b, err := bulletin.Of(d.Workspace()).Read()
 	return nil, b, toolError(err)
 }
 

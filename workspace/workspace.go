@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/approvals"
-	"switchboard/bulletin"
 	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -139,16 +137,14 @@ func (w *Workspace) profileNames() ([]string, error) {
 	return names, nil
 }
 
-// Bulletin is the team's bulletin.
-func (w *Workspace) Bulletin() *bulletin.Store {
-	return bulletin.NewStore(filepath.Join(w.Store.Dir, "global_bulletin"))
-}
+// BulletinDir is the folder of the team's bulletin (package bulletin keeps
+// it: bulletin.Of).
+func (w *Workspace) BulletinDir() string { return filepath.Join(w.Store.Dir, "global_bulletin") }
 
-// Approvals are the answers parents gave once for all to their helpers'
-// permission prompts.
-func (w *Workspace) Approvals() *approvals.Store {
-	return approvals.NewStore(filepath.Join(w.Store.Dir, "approvals.json"))
-}
+// ApprovalsPath is the file of the answers parents gave once for all to
+// their helpers' permission prompts (package approvals keeps it:
+// approvals.Of).
+func (w *Workspace) ApprovalsPath() string { return filepath.Join(w.Store.Dir, "approvals.json") }
 
 // MasterLock is the file the running master holds locked.
 func (w *Workspace) MasterLock() string { return filepath.Join(w.Store.Dir, ".master.lock") }

@@ -90,7 +90,7 @@ func runBulletinShow(io *streams, g *globals) error {
 		return err
 	}
 	warnBrokenRules(io, ws, rulesErr)
-	b, err := ws.folder.Bulletin().Read()
+	b, err := bulletin.Of(ws.folder).Read()
 	if err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func runBulletinShow(io *streams, g *globals) error {
 		}
 		fmt.Fprintln(io.out)
 	}
-	if state, err := ws.folder.Bulletin().ReadState(); err == nil && len(state) > 0 {
+	if state, err := bulletin.Of(ws.folder).ReadState(); err == nil && len(state) > 0 {
 		keys := slices.Sorted(maps.Keys(state))
 		for i, k := range keys {
 			keys[i] = safetext.Line(k)

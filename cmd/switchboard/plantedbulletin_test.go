@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/bulletin"
 	"switchboard/profile"
 	"switchboard/workspace"
 )
@@ -39,7 +40,7 @@ func plantBulletin(t *testing.T, root string) {
 		"shared_resources": map[string]any{"db": map[string]any{"holder": hostile, "reason": hostile, "since": at}},
 		"agents":           map[string]any{hostile: map[string]any{"state": hostile, "unread": 1}},
 	}
-	store := workspace.New(root).Bulletin()
+	store := bulletin.Of(workspace.New(root))
 	if err := store.Ensure(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/spf13/cobra"
 
+	"switchboard/bulletin"
 	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/internal/desktop"
@@ -140,7 +141,7 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		return c.desk(), nil
 	}
 	act := deskActions{open: open, reading: reading}
-	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(ws.folder.Bulletin().Path()))
+	folders := watch.NewFolders(topTick, ws.root, ws.store.Dir, filepath.Dir(ws.store.LogPath()), filepath.Dir(bulletin.Of(ws.folder).Path()))
 	graph := func() (rules.Graph, error) {
 		d, err := open()
 		if err != nil {

@@ -313,7 +313,7 @@ func (h *hookBench) fill() error {
 		}
 		h.newest = m.ID
 	}
-	err = workspace.New(h.root).Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err = bulletin.Of(workspace.New(h.root)).Update(func(b *bulletin.Bulletin) error {
 		b.Agents = map[string]bulletin.AgentSummary{
 			hookAgent:  {State: mailbox.StateBusy, Unread: h.cfg.Unread, Urgent: h.urgent},
 			hookSender: {State: mailbox.StateIdle},

@@ -104,7 +104,7 @@ func (l *Link) mirrorDue(values map[string][]byte) bool {
 // into this host's bulletin, which the agents' hooks show.
 func (l *Link) mirrorState(values map[string][]byte) {
 	shared := hub.StateOf(values)
-	store := l.ws.Bulletin()
+	store := bulletin.Of(l.ws)
 	local, err := store.ReadState()
 	if err != nil {
 		return
@@ -129,7 +129,7 @@ func (l *Link) mirrorBoard(data []byte) {
 	if json.Unmarshal(data, &board) != nil {
 		return
 	}
-	store := l.ws.Bulletin()
+	store := bulletin.Of(l.ws)
 	if b, err := store.Read(); err != nil || !b.WouldChange(board) {
 		return
 	}
@@ -253,7 +253,7 @@ func (l *Link) watchBacklog(ctx context.Context, conn *hub.Conn) (pending, limit
 	if l.backlogMarked != nil && *l.backlogMarked == near {
 		return pending, limit // as the bulletin says already: not read again
 	}
-	store := l.ws.Bulletin()
+	store := bulletin.Of(l.ws)
 	b, err := store.Read()
 	if err != nil {
 		return pending, limit

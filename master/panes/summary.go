@@ -46,7 +46,7 @@ func (p *Panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 			active = append(active, name)
 		}
 	}
-	err := p.ws.Bulletin().Update(func(b *bulletin.Bulletin) error {
+	err := bulletin.Of(p.ws).Update(func(b *bulletin.Bulletin) error {
 		b.Agents = agents
 		b.ActiveAgents = active
 		return nil
