@@ -11,6 +11,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -39,11 +40,11 @@ func TestAPlantedBulletinIsShownBoundedAndEscaped(t *testing.T) {
 	if err := os.WriteFile(bulletin.Of(ws).Path(), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rules, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := desk.New(ws, rules, "operator").Snapshot(context.Background(), desk.DefaultLogTail)
+	s, err := desk.New(ws, r, "operator").Snapshot(context.Background(), desk.DefaultLogTail)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -17,7 +18,7 @@ func defaultTeam(t *testing.T) (*workspace.Workspace, *Desk) {
 	}
 	ws := workspace.New(root)
 	ws.Store.Durable = false
-	r, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		t.Fatal(err)
 	}

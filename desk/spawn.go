@@ -134,7 +134,7 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 		return s, nil
 	}
 	// The task goes out under the rules that now know the new agent.
-	fresh, err := d.ws.Rules()
+	fresh, err := rules.LoadTeam(d.ws)
 	if err != nil {
 		return s, &TaskNotSentError{Spawned: s, Err: err}
 	}

@@ -14,6 +14,7 @@ import (
 	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -249,7 +250,7 @@ func anyTyped(items []mailbox.FileInfo) bool {
 // sessionStart tells the agent who it is, whom it may write to and hear
 // from, the commands, and how much mail waits for it.
 func sessionStart(ev event, env Env) (output, error) {
-	r, err := env.Workspace.Rules()
+	r, err := rules.LoadTeam(env.Workspace)
 	if err != nil {
 		return output{}, err
 	}

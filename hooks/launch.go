@@ -10,6 +10,7 @@ import (
 	"switchboard/internal/atomicfile"
 	"switchboard/internal/safetext"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -176,7 +177,7 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 	if w.Dir == "" {
 		w.Dir = ws.Root
 	}
-	if r, err := ws.Rules(); err == nil {
+	if r, err := rules.LoadTeam(ws); err == nil {
 		w.Allowed = AllowedCommands(r, p.Name)
 	}
 	w.ClientHome = clientHomeOf(kind, p.Env)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -184,7 +185,7 @@ func TestAllowedCommandsFollowTheRules(t *testing.T) {
 	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
 		t.Fatal(err)
 	}
-	r, err := workspace.New(root).Rules()
+	r, err := rules.LoadTeam(workspace.New(root))
 	if err != nil {
 		t.Fatal(err)
 	}

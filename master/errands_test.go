@@ -14,6 +14,7 @@ import (
 	"switchboard/desk"
 	"switchboard/hub"
 	"switchboard/mailbox"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -21,7 +22,7 @@ import (
 func (h *host) deskOf(agent string) *desk.Desk {
 	h.t.Helper()
 	ws := workspace.New(h.root)
-	r, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		h.t.Fatal(err)
 	}

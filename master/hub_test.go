@@ -18,6 +18,7 @@ import (
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/master/hublink"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -348,7 +349,7 @@ func TestAHelperSpawnedOnOneHostIsKnownOnTheOther(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.waitFor("gpu's rules to know the helper", func() bool {
-		r, err := workspace.New(b.root).Rules()
+		r, err := rules.LoadTeam(workspace.New(b.root))
 		return err == nil && r.Knows("developer_agent-1")
 	})
 	post(t, a.harness, "developer_agent-1", &mailbox.Message{To: []string{"tester_agent"}, Title: "From the helper", Type: mailbox.TypeNotification})
@@ -415,7 +416,7 @@ func TestACancelCrossesHosts(t *testing.T) {
 	}
 	gpu := workspace.New(b.root)
 	b.waitFor("gpu to know laptop's helpers", func() bool {
-		r, err := gpu.Rules()
+		r, err := rules.LoadTeam(gpu)
 		return err == nil && r.Knows("developer_agent-2")
 	})
 	// One who may not interrupt it writes a cancel notice by hand: ordinary

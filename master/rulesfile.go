@@ -56,9 +56,9 @@ type rulesFile struct {
 func (m *Master) loadRulesAtStart() error {
 	f := &m.rulesFile
 	f.spawned = m.spawnedStamp()
-	data, err := m.ws.ReadRulesFile()
+	data, err := rules.ReadFile(m.ws.RulesPath())
 	if kept, ok := m.ws.ReadLoadedRules(); ok && (err != nil || !bytes.Equal(data, kept)) {
-		if r, kerr := m.ws.RulesFrom(m.ws.LoadedRulesPath(), kept); kerr == nil {
+		if r, kerr := rules.ParseTeam(m.ws, m.ws.LoadedRulesPath(), kept); kerr == nil {
 			m.rules, f.loaded, f.loadedFrom = r, kept, m.ws.LoadedRulesPath()
 			return nil
 		}
@@ -66,7 +66,7 @@ func (m *Master) loadRulesAtStart() error {
 	if err != nil {
 		return err
 	}
-	r, err := m.ws.RulesFrom(m.ws.RulesPath(), data)
+	r, err := rules.ParseTeam(m.ws, m.ws.RulesPath(), data)
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (m *Master) loadRulesAtStart() error {
 func (m *Master) settleRulesAtStart(ctx context.Context) {
 	f := &m.rulesFile
 	stamp := watch.FileStamp(m.ws.RulesPath())
-	data, err := m.ws.ReadRulesFile()
+	data, err := rules.ReadFile(m.ws.RulesPath())
 	if err == nil && bytes.Equal(data, f.loaded) {
 		return
 	}
@@ -91,11 +91,11 @@ func (m *Master) settleRulesAtStart(ctx context.Context) {
 	if err != nil || watch.Sleep(ctx, m.opts.RulesSettle) != nil {
 		return
 	}
-	again, err := m.ws.ReadRulesFile()
+	again, err := rules.ReadFile(m.ws.RulesPath())
 	if err != nil || !bytes.Equal(again, data) || watch.FileStamp(m.ws.RulesPath()) != stamp {
 		return
 	}
-	if _, err := m.ws.RulesFrom(m.ws.RulesPath(), data); err == nil {
+	if _, err := rules.ParseTeam(m.ws, m.ws.RulesPath(), data); err == nil {
 		m.applyRules(data, m.spawnedStamp(), true)
 	}
 }
@@ -124,7 +124,7 @@ func (m *Master) reloadRules() {
 	f := &m.rulesFile
 	spawned := m.spawnedStamp()
 	stamp := watch.FileStamp(m.ws.RulesPath())
-	data, readErr := m.ws.ReadRulesFile()
+	data, readErr := rules.ReadFile(m.ws.RulesPath())
 	if readErr == nil && bytes.Equal(data, f.loaded) {
 		f.waiting = false // an edit undone, or an event that changed nothing
 		m.rulesAccepted()
@@ -167,7 +167,7 @@ func (m *Master) applyRules(data []byte, spawned string, fileChanged bool) {
 	if fileChanged {
 		path = m.ws.RulesPath()
 	}
-	r, err := m.ws.RulesFrom(path, data)
+	r, err := rules.ParseTeam(m.ws, path, data)
 	if err != nil {
 		if fileChanged {
 			m.refuseRules(data, err)

@@ -18,6 +18,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -48,11 +49,11 @@ func newRig(t *testing.T) *rig {
 // session connects a client to the server of agent.
 func (r *rig) session(agent string) *mcp.ClientSession {
 	open := func() (*desk.Desk, error) {
-		rules, err := r.ws.Rules()
+		team, err := rules.LoadTeam(r.ws)
 		if err != nil {
 			return nil, err
 		}
-		return desk.New(r.ws, rules, agent), nil
+		return desk.New(r.ws, team, agent), nil
 	}
 	d, err := open()
 	if err != nil {
@@ -375,11 +376,11 @@ func TestRightsThroughTheTools(t *testing.T) {
 		out, _ := r.call(dev, "ask", map[string]any{"forward": request, "timeout_seconds": 30})
 		forwarded <- out
 	}()
-	rules, err := r.ws.Rules()
+	team, err := rules.LoadTeam(r.ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	person := desk.New(r.ws, rules, mailbox.Operator)
+	person := desk.New(r.ws, team, mailbox.Operator)
 	var passed desk.Item
 	r.waitFor("the request passed up to the person", func() bool {
 		items, _, _ := person.Inbox(false)

@@ -3,8 +3,6 @@ package rules
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"gopkg.in/yaml.v3"
 
@@ -33,12 +31,9 @@ func Missing(path string, err error) error { return &missingError{path: path, er
 
 // Load reads and validates a rules file.
 func Load(path string) (*Rules, error) {
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, Missing(path, err)
-	}
+	data, err := ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read rules: %w", err)
+		return nil, err
 	}
 	return Parse(path, data)
 }

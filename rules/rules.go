@@ -9,9 +9,6 @@ import (
 	"switchboard/mailbox"
 )
 
-// FileName is the rules file at the root of every workspace.
-const FileName = "communication_rules.yaml"
-
 // Wildcard in a rule stands for every agent.
 const Wildcard = "*"
 

@@ -11,11 +11,14 @@ import (
 
 	"switchboard/internal/atomicfile"
 	"switchboard/mailbox"
-	"switchboard/rules"
 )
 
 // ProfilesDir is the folder of the agents' profiles, in the workspace.
 const ProfilesDir = "agents"
+
+// RulesFileName is the rules file at the root of every workspace: a folder
+// that holds one is a workspace (package rules reads it).
+const RulesFileName = "communication_rules.yaml"
 
 // Workspace is one team's folder.
 type Workspace struct {
@@ -40,8 +43,8 @@ func Open(dir string) (*Workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("workspace %s: %w", dir, err)
 	}
-	if _, err := os.Stat(filepath.Join(abs, rules.FileName)); err != nil {
-		return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, abs, rules.FileName)
+	if _, err := os.Stat(filepath.Join(abs, RulesFileName)); err != nil {
+		return nil, fmt.Errorf("%w: %s has no %s", ErrNotFound, abs, RulesFileName)
 	}
 	return New(abs), nil
 }
@@ -53,11 +56,11 @@ func Find(dir string) (*Workspace, error) {
 		return nil, fmt.Errorf("find workspace: %w", err)
 	}
 	for d := abs; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, rules.FileName)); err == nil {
+		if _, err := os.Stat(filepath.Join(d, RulesFileName)); err == nil {
 			return New(d), nil
 		}
 		if filepath.Dir(d) == d {
-			return nil, fmt.Errorf("%w: no %s in %s or any folder above it", ErrNotFound, rules.FileName, abs)
+			return nil, fmt.Errorf("%w: no %s in %s or any folder above it", ErrNotFound, RulesFileName, abs)
 		}
 	}
 }
@@ -87,7 +90,7 @@ func (w *Workspace) MakeMailboxes() error {
 }
 
 // RulesPath is the team's communication_rules.yaml.
-func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, rules.FileName) }
+func (w *Workspace) RulesPath() string { return filepath.Join(w.Root, RulesFileName) }
 
 // DemoMarker is the file that marks a workspace up --demo made, which
 // down --purge may delete whole.
@@ -105,9 +108,9 @@ func (w *Workspace) ProfilePath(agent string) string {
 // profileExts are the forms a profile is read from.
 var profileExts = []string{".yaml", ".yml", ".json"}
 
-// hasProfile reports whether agents/ holds a profile of agent, in any of
+// HasProfile reports whether agents/ holds a profile of agent, in any of
 // the forms a profile is read from.
-func (w *Workspace) hasProfile(agent string) bool {
+func (w *Workspace) HasProfile(agent string) bool {
 	for _, ext := range profileExts {
 		if _, err := os.Lstat(filepath.Join(w.Profiles(), agent+ext)); err == nil {
 			return true
@@ -116,10 +119,10 @@ func (w *Workspace) hasProfile(agent string) bool {
 	return false
 }
 
-// profileNames are the agents agents/ holds a profile of, by the names of
+// ProfileNames are the agents agents/ holds a profile of, by the names of
 // the files, which a profile must match; the profiles are not read, so
 // that the rules load as fast as before.
-func (w *Workspace) profileNames() ([]string, error) {
+func (w *Workspace) ProfileNames() ([]string, error) {
 	entries, err := os.ReadDir(w.Profiles())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil

@@ -93,7 +93,7 @@ func teamNames(g *globals) []string {
 	if err != nil {
 		return nil
 	}
-	r, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		return nil
 	}
@@ -108,7 +108,7 @@ func recipients(g *globals) []string {
 	if err != nil {
 		return nil
 	}
-	r, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		return nil
 	}
@@ -145,7 +145,7 @@ func messageIDs(g *globals, box mailbox.Box, answering bool) []string {
 	agent, _ := actingAs(g, ws)
 	var r *rules.Rules
 	if answering {
-		if r, err = ws.Rules(); err != nil {
+		if r, err = rules.LoadTeam(ws); err != nil {
 			return nil
 		}
 	}

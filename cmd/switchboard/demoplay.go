@@ -11,6 +11,7 @@ import (
 	"switchboard/desk"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/rules"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -109,7 +110,7 @@ func (d *director) answerInConsole(answer string) {
 	if console == "" {
 		d.say("there is no console window (up --no-console): answering as with switchboard reply instead")
 		ws := workspace.New(d.root)
-		r, err := ws.Rules()
+		r, err := rules.LoadTeam(ws)
 		if err == nil {
 			_, err = desk.New(ws, r, mailbox.Operator).Reply(desk.ReplyRequest{ID: d.idOf(mailbox.Operator, "May I deploy to staging?"), Option: answer})
 		}

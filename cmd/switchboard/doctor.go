@@ -107,7 +107,7 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		return out
 	}
 	add("workspace", levelOK, "%s", ws.Root)
-	r, rulesErr := ws.Rules()
+	r, rulesErr := rules.LoadTeam(ws)
 	if rulesErr != nil {
 		add("rules", levelFix, "%v", rulesErr)
 	} else {

@@ -11,6 +11,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -97,7 +98,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 		if folder, err = findWorkspace(g); err != nil {
 			return err
 		}
-		r, err := folder.Rules()
+		r, err := rules.LoadTeam(folder)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/rules"
 )
 
 func newRulesCmd(io *streams, g *globals) *cobra.Command {
@@ -41,7 +43,7 @@ func runRulesCheck(io *streams, g *globals) error {
 	if err != nil {
 		return err
 	}
-	r, err := ws.RulesFile()
+	r, err := rules.LoadTeamFile(ws)
 	if err != nil {
 		return err
 	}

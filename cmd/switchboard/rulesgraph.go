@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/rules"
 )
 
 func newRulesGraphCmd(io *streams, g *globals) *cobra.Command {
@@ -50,7 +52,7 @@ func runRulesGraph(io *streams, g *globals, format string) error {
 	}
 	// The agents spawned at run time are added to the file's team, so the
 	// drawing shows the team as it runs.
-	r, err := ws.Rules()
+	r, err := rules.LoadTeam(ws)
 	if err != nil {
 		return err
 	}

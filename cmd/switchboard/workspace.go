@@ -34,7 +34,7 @@ func openWorkspace(g *globals) (*caller, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := folder.Rules()
+	r, err := rules.LoadTeam(folder)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +59,7 @@ func openReading(g *globals) (ws *caller, rulesErr error, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	r, rulesErr, err := folder.RulesOrLoaded()
+	r, rulesErr, err := rules.LoadTeamOrLastLoaded(folder)
 	var broken *rules.Error
 	if err != nil && !errors.As(err, &broken) {
 		return nil, nil, err

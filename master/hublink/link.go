@@ -16,6 +16,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/profile"
+	"switchboard/rules"
 	"switchboard/workspace"
 )
 
@@ -208,7 +209,7 @@ func (l *Link) Flush() error {
 func (l *Link) join(ctx context.Context, timeout time.Duration) error {
 	jctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	rulesText, _ := l.ws.ReadRulesFile()
+	rulesText, _ := rules.ReadFile(l.ws.RulesPath())
 	conn, err := hub.Join(jctx, l.settings.URL, hub.JoinConfig{
 		Team: l.settings.Team, Host: l.settings.Host, Agents: l.agents(), Origins: l.origins(), RulesText: rulesText, RootCAs: l.settings.CA, Credentials: []byte(l.settings.Credentials),
 		Trouble: l.setTrouble,

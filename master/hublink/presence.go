@@ -202,7 +202,7 @@ func (l *Link) judge(team workspace.HubTeam) (v spawnVerdicts, judged bool) {
 	if of == l.judgedOf {
 		return l.verdicts, true
 	}
-	data, err := l.ws.ReadRulesFile()
+	data, err := rules.ReadFile(l.ws.RulesPath())
 	if err != nil {
 		return v, false
 	}
