@@ -50,11 +50,18 @@ func (s Shown) Has(name string) bool {
 }
 
 // Unshown picks from the sorted names of an inbox those not shown, oldest
-// first.
+// first. Both lists are sorted: they are walked side by side, each once.
 func (s Shown) Unshown(sorted []string) []string {
 	out := make([]string, 0, len(sorted))
-	for _, name := range sorted {
-		if !s.Has(name) {
+	i := 0 // s.Names[:i] sort before name
+	for k, name := range sorted {
+		if k > 0 && name < sorted[k-1] {
+			i, _ = slices.BinarySearch(s.Names, name) // not sorted after all
+		}
+		for i < len(s.Names) && s.Names[i] < name {
+			i++
+		}
+		if i == len(s.Names) || s.Names[i] != name {
 			out = append(out, name)
 		}
 	}

@@ -30,6 +30,21 @@ func TestShownTracksMessagesShownOutOfOrder(t *testing.T) {
 	}
 }
 
+// TestUnshownOfNamesOutOfOrder: names given out of order are picked as
+// well as sorted ones.
+func TestUnshownOfNamesOutOfOrder(t *testing.T) {
+	s := Shown{Names: []string{"b_urgent", "d_low"}}
+	for _, c := range []struct{ names, want []string }{
+		{[]string{"a_normal", "b_urgent", "c_normal", "d_low", "e_low"}, []string{"a_normal", "c_normal", "e_low"}},
+		{[]string{"d_low", "e_low", "a_normal", "b_urgent"}, []string{"e_low", "a_normal"}},
+		{nil, []string{}},
+	} {
+		if got := s.Unshown(c.names); !slices.Equal(got, c.want) {
+			t.Errorf("Unshown(%q) = %q; want %q", c.names, got, c.want)
+		}
+	}
+}
+
 func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 	store := NewStore(t.TempDir())
 	if err := store.Ensure("dev"); err != nil {
