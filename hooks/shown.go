@@ -16,8 +16,14 @@ func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.Inbox
 	if err != nil {
 		return sum, nil, err
 	}
+	// Before most prompts the inbox is as it was when the conversation was
+	// shown all of it: the record's first line says so, and its names,
+	// which may be thousands, are not read.
+	if sum.Unread == 0 || store.ShownWhole(agent, sum.Stamp) {
+		return sum, nil, nil
+	}
 	shown := store.ReadShown(agent)
-	fresh := sum.Unread > 0 && (sum.Stamp == "" || sum.Stamp != shown.Whole)
+	fresh := sum.Stamp == "" || sum.Stamp != shown.Whole
 	if urgentOnly {
 		fresh = fresh && sum.NewestUrgent != "" && !shown.Has(sum.NewestUrgent)
 	}

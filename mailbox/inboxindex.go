@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,11 +17,29 @@ import (
 )
 
 // indexHeader starts an inbox index file; the version changes with its form.
-// Then come the names, sorted, one per line, each marked with
-// unverifiedMark when no record vouches for its file. The counts are made
-// from the names each time: an index edited by hand cannot make them
-// disagree with its names, nor go negative.
-const indexHeader = "switchboard-inbox-index 4"
+// Then come the summary (the counts of unread, urgent and unverified files,
+// the newest name and the newest urgent one, "-" and the name), and the
+// names, sorted, one per line, each marked with unverifiedMark when no
+// record vouches for its file.
+//
+// The summary is what the status line and the hooks read before every
+// prompt: the head of the file alone, however many names follow. It is
+// taken only from the file switchboard wrote, unchanged since, as its seal
+// tells (indexSealPath); an index edited by hand has its counts made from
+// its names, so that it cannot make them disagree with its names, nor go
+// negative.
+const indexHeader = "switchboard-inbox-index 5"
+
+// The older forms of the index are read too, their names kept: version 4
+// has no summary, version 3 one that nothing sealed.
+const (
+	indexHeader4 = "switchboard-inbox-index 4"
+	indexHeader3 = "switchboard-inbox-index 3"
+)
+
+// indexHeadSize is how much of the index is read for its summary: the
+// header and the summary line fit in it, whatever the stamp.
+const indexHeadSize = 1024
 
 // unverifiedMark starts the line of a name whose file no record vouches
 // for; names never start with it.
@@ -68,8 +87,10 @@ func summarize(sorted []string, unverified map[string]bool) InboxSummary {
 // kept in mailboxes/<agent>/inbox.index with the inbox folder's inode,
 // times and size, and made again only when the folder changed: every
 // delivery and every read renames a file into or out of it, which changes
-// its times. The summary is the index's second line, read alone. The index
-// is a cache: anyone may rebuild it, and nothing depends on it.
+// its times. The summary is the index's second line, read alone while the
+// index's seal vouches for it; else the names are read, and the index
+// written again with its seal. The index is a cache: anyone may rebuild
+// it, and nothing depends on it.
 //
 // The index also keeps whether a record vouches for each file (Voucher), so
 // that a file is opened and checked once, when its name is new to the
@@ -81,11 +102,20 @@ func (s *Store) InboxSummary(agent string) (InboxSummary, error) {
 	if err != nil || !ok {
 		return InboxSummary{}, err
 	}
-	names, unverified, err := s.currentIndex(agent, stamp)
-	if err != nil {
-		return InboxSummary{}, err
+	sum, sealed := s.sealedSummary(agent, stamp)
+	if !sealed {
+		names, unverified, current, err := s.currentIndex(agent, stamp)
+		if err != nil {
+			return InboxSummary{}, err
+		}
+		sum = summarize(names, unverified)
+		if current {
+			// Of an older form, or changed since it was written: written
+			// again, sealed, so that the next summary is read from its
+			// head. Best effort, as every write of the index.
+			_ = s.writeIndex(agent, stamp, names, unverified)
+		}
 	}
-	sum := summarize(names, unverified)
 	sum.Stamp = trusted(stamp)
 	return sum, nil
 }
@@ -106,31 +136,98 @@ func (s *Store) InboxIndex(agent string) ([]string, error) {
 	if err != nil || !ok {
 		return nil, err
 	}
-	names, _, err := s.currentIndex(agent, stamp)
+	names, _, _, err := s.currentIndex(agent, stamp)
 	return names, err
 }
 
 // currentIndex returns the inbox's names, sorted, and those among them no
-// record vouches for: from the index when it is current; from the index
-// with the files the records written since concern checked again when only
-// those records changed; else from a new listing of the folder.
-func (s *Store) currentIndex(agent, stamp string) (names []string, unverified map[string]bool, err error) {
-	path := s.indexPath(agent)
-	names, verdicts, indexStamp, ok := readIndex(path)
+// record vouches for: from the index when it is current (current is then
+// true: nothing was written); from the index with the files the records
+// written since concern checked again when only those records changed;
+// else from a new listing of the folder.
+func (s *Store) currentIndex(agent, stamp string) (names []string, unverified map[string]bool, current bool, err error) {
+	indexed, verdicts, indexStamp, ok := readIndex(s.indexPath(agent))
 	if ok && indexStamp == stamp {
-		return names, verdicts, nil
+		return indexed, verdicts, true, nil
 	}
 	if !ok || folderPart(indexStamp) == "" || folderPart(indexStamp) != folderPart(stamp) {
-		return s.rebuildIndex(agent, stamp, verdicts, indexStamp)
+		names, unverified, err = s.rebuildIndex(agent, stamp, indexed, verdicts, indexStamp)
+		return names, unverified, false, err
 	}
 	// The same listing: only verdicts may have gone stale.
-	unverified, _ = s.checkNames(agent, names, stamp, verdicts, indexStamp)
-	_ = writeIndex(s.stageFor(agent), path, stamp, names, unverified)
-	return names, unverified, nil
+	names = indexed
+	unverified, _ = s.checkNames(agent, names, stamp, indexed, verdicts, indexStamp)
+	_ = s.writeIndex(agent, stamp, names, unverified)
+	return names, unverified, false, nil
 }
 
 func (s *Store) indexPath(agent string) string {
 	return filepath.Join(s.AgentDir(agent), "inbox.index")
+}
+
+// indexSealPath holds the seal of the agent's index: the stamp of its file
+// (inode, times and size) as switchboard wrote it. A file changed since, or
+// put in its place, has another stamp.
+func (s *Store) indexSealPath(agent string) string {
+	return filepath.Join(s.AgentDir(agent), "inbox.index.seal")
+}
+
+// sealedSummary reads the summary at the head of the agent's index, when
+// the index is current under stamp and its seal says nothing changed it
+// since it was written. A change within the clock's tick of the writing
+// that keeps the size would go unseen: no hand is that quick.
+func (s *Store) sealedSummary(agent, stamp string) (InboxSummary, bool) {
+	f, err := os.Open(s.indexPath(agent))
+	if err != nil {
+		return InboxSummary{}, false
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return InboxSummary{}, false
+	}
+	seal, err := os.ReadFile(s.indexSealPath(agent))
+	if err != nil || string(seal) != watch.Stamp(info)+"\n" {
+		return InboxSummary{}, false
+	}
+	buf := make([]byte, indexHeadSize)
+	n, _ := io.ReadFull(f, buf)
+	head, rest, _ := bytes.Cut(buf[:n], []byte("\n"))
+	line, _, found := bytes.Cut(rest, []byte("\n"))
+	if !found || string(head) != indexHeader+" "+stamp {
+		return InboxSummary{}, false
+	}
+	return parseSummary(string(line))
+}
+
+// parseSummary reads the summary line an index is written with; ok is
+// false for one no index of names could have.
+func parseSummary(line string) (sum InboxSummary, ok bool) {
+	f := strings.Split(line, " ")
+	if len(f) != 5 {
+		return InboxSummary{}, false
+	}
+	var counts [3]int
+	for i := range counts {
+		n, err := strconv.Atoi(f[i])
+		if err != nil || n < 0 {
+			return InboxSummary{}, false
+		}
+		counts[i] = n
+	}
+	newest, found := strings.CutPrefix(f[3], "-")
+	newestUrgent, foundUrgent := strings.CutPrefix(f[4], "-")
+	sum = InboxSummary{Unread: counts[0], Urgent: counts[1], Unverified: counts[2], Newest: newest, NewestUrgent: newestUrgent}
+	switch {
+	case !found || !foundUrgent, sum.Urgent > sum.Unread, sum.Unverified > sum.Unread,
+		(sum.Unread == 0) != (newest == ""), (sum.Urgent == 0) != (newestUrgent == ""),
+		newest != "" && !isDeliveredName(newest), newestUrgent > newest:
+		return InboxSummary{}, false
+	}
+	if p, _ := NamePriority(newestUrgent); newestUrgent != "" && p != PriorityUrgent {
+		return InboxSummary{}, false
+	}
+	return sum, true
 }
 
 // inboxStamp identifies the current state of the inbox folder; ok is false
@@ -161,16 +258,17 @@ func (s *Store) inboxStamp(agent string) (stamp string, ok bool, err error) {
 
 // rebuildIndex lists the inbox (after its stamp was taken, so that a change
 // while listing leaves a stamp that no longer matches), checks the files
-// whose verdicts are not known from the index before (verdicts, under
-// beforeStamp), and keeps the listing unless the stamp is racy.
-func (s *Store) rebuildIndex(agent, stamp string, verdicts map[string]bool, beforeStamp string) (names []string, unverified map[string]bool, err error) {
+// whose verdicts are not known from the index before (its names indexed
+// and those among them unverified, under beforeStamp), and keeps the
+// listing unless the stamp is racy.
+func (s *Store) rebuildIndex(agent, stamp string, indexed []string, verdicts map[string]bool, beforeStamp string) (names []string, unverified map[string]bool, err error) {
 	listed, err := s.UnreadNames(agent)
 	if err != nil {
 		return nil, nil, err
 	}
 	names = slices.DeleteFunc(listed, func(name string) bool { return !isDeliveredName(name) })
 	slices.Sort(names)
-	unverified, checked := s.checkNames(agent, names, stamp, verdicts, beforeStamp)
+	unverified, checked := s.checkNames(agent, names, stamp, indexed, verdicts, beforeStamp)
 	if racy, isRacy := strings.CutSuffix(stamp, " racy"); isRacy {
 		if checked == 0 {
 			return names, unverified, nil
@@ -180,25 +278,26 @@ func (s *Store) rebuildIndex(agent, stamp string, verdicts map[string]bool, befo
 		stamp = racy + " unsettled"
 	}
 	// Best effort: without the index the next call lists again.
-	_ = writeIndex(s.stageFor(agent), s.indexPath(agent), stamp, names, unverified)
+	_ = s.writeIndex(agent, stamp, names, unverified)
 	return names, unverified, nil
 }
 
 // checkNames returns the names among names whose files no record vouches
-// for, and how many files it opened to tell. A name the index found vouched
-// for before (verdicts, under beforeStamp) keeps its verdict unless the
-// master found it planted since; one found unverified keeps it unless a
-// notice was recorded since.
-func (s *Store) checkNames(agent string, names []string, stamp string, verdicts map[string]bool, beforeStamp string) (unverified map[string]bool, checked int) {
+// for, and how many files it opened to tell. A name the index held before
+// (indexed, sorted, under beforeStamp) keeps its verdict (verdicts holds
+// those found unverified) unless the master found it planted since; one
+// found unverified keeps it unless a notice was recorded since.
+func (s *Store) checkNames(agent string, names []string, stamp string, indexed []string, verdicts map[string]bool, beforeStamp string) (unverified map[string]bool, checked int) {
 	planted, plantedKnown := s.plantedBetween(agent, stampSize(beforeStamp, plantedMark), stampSize(stamp, plantedMark))
 	if !plantedKnown {
-		verdicts = nil
+		indexed = nil
 	}
 	sameNotices := stampPart(beforeStamp, noticesMark) == stampPart(stamp, noticesMark)
 	unverified = make(map[string]bool)
 	var v *Voucher
 	for _, name := range names {
-		if was, known := verdicts[name]; known && !planted[name] && (!was || sameNotices) {
+		_, known := slices.BinarySearch(indexed, name)
+		if was := verdicts[name]; known && !planted[name] && (!was || sameNotices) {
 			if was {
 				unverified[name] = true
 			}
@@ -260,28 +359,53 @@ func stampPart(stamp, mark string) string {
 	return ""
 }
 
-// readIndex reads an index, its names, the verdict on each (true for
-// those no record vouched for), and its stamp; ok is false when there is none, or it is cut short or out of
-// order.
+// readIndex reads an index of any form, its names, those among them no
+// record vouched for, and its stamp; ok is false when there is none, or it
+// is cut short or out of order. Its summary is not read: the names tell
+// the same, and cannot have been changed apart from them.
 func readIndex(path string) (names []string, unverified map[string]bool, stamp string, ok bool) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, "", false
 	}
 	head, body, ok := bytes.Cut(data, []byte("\n"))
-	stamp, isIndex := strings.CutPrefix(string(head), indexHeader+" ")
-	if !ok || !isIndex {
+	if !ok {
 		return nil, nil, "", false
+	}
+	stamp, withSummary, ok := indexForm(string(head))
+	if !ok {
+		return nil, nil, "", false
+	}
+	if withSummary {
+		if _, body, ok = bytes.Cut(body, []byte("\n")); !ok {
+			return nil, nil, "", false
+		}
 	}
 	names, unverified, ok = parseIndexBody(body)
 	return names, unverified, stamp, ok
 }
 
-// parseIndexBody reads what follows the header: the names up to the end
-// line, and the verdict on each. A name out of order, or not a delivered file's, makes the index
-// unusable: it is made again from the folder.
+// indexForm reads an index's first line: its stamp, and whether a summary
+// line follows; ok is false for a file of no form known.
+func indexForm(head string) (stamp string, withSummary, ok bool) {
+	if stamp, ok = strings.CutPrefix(head, indexHeader+" "); ok {
+		return stamp, true, true
+	}
+	if stamp, ok = strings.CutPrefix(head, indexHeader4+" "); ok {
+		return stamp, false, true
+	}
+	if stamp, ok = strings.CutPrefix(head, indexHeader3+" "); ok {
+		return stamp, true, true
+	}
+	return "", false, false
+}
+
+// parseIndexBody reads the names of an index up to its end line, and those
+// among them no record vouched for. A name out of order, or not a
+// delivered file's, makes the index unusable: it is made again from the
+// folder.
 func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok bool) {
-	unverified = make(map[string]bool)
+	unverified = make(map[string]bool) // few: most files are vouched for
 	if string(body) == indexEnd {
 		return []string{}, unverified, true
 	}
@@ -293,7 +417,9 @@ func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok
 	for i, name := range names {
 		bare, marked := strings.CutPrefix(name, unverifiedMark)
 		names[i] = bare
-		unverified[bare] = marked
+		if marked {
+			unverified[bare] = true
+		}
 		if !isDeliveredName(names[i]) || i > 0 && names[i] <= names[i-1] {
 			return nil, nil, false
 		}
@@ -301,10 +427,19 @@ func parseIndexBody(body []byte) (names []string, unverified map[string]bool, ok
 	return names, unverified, true
 }
 
-func writeIndex(tmpDir, path, stamp string, names []string, unverified map[string]bool) error {
+// writeIndex writes the agent's index, then its seal: the index is written
+// whole, under a new name moved into place, so the seal it is given tells
+// that very file.
+func (s *Store) writeIndex(agent, stamp string, names []string, unverified map[string]bool) error {
+	sum := summarize(names, unverified)
+	size := len(indexHeader) + len(stamp) + 2*len(sum.Newest) + 64 + len(indexEnd)
+	for _, name := range names {
+		size += len(unverifiedMark) + len(name) + 1
+	}
 	var b strings.Builder
-	b.Grow(len(indexHeader) + len(stamp) + 2 + len(names)*72)
-	fmt.Fprintf(&b, "%s %s\n", indexHeader, stamp)
+	b.Grow(size)
+	// Names never hold spaces; "-" comes before each, so that none is empty.
+	fmt.Fprintf(&b, "%s %s\n%d %d %d -%s -%s\n", indexHeader, stamp, sum.Unread, sum.Urgent, sum.Unverified, sum.Newest, sum.NewestUrgent)
 	for _, name := range names {
 		if unverified[name] {
 			b.WriteString(unverifiedMark)
@@ -313,5 +448,14 @@ func writeIndex(tmpDir, path, stamp string, names []string, unverified map[strin
 		b.WriteByte('\n')
 	}
 	b.WriteString(indexEnd)
-	return atomicfile.WriteFile(path, []byte(b.String()), atomicfile.Options{TmpDir: tmpDir})
+	opts := atomicfile.Options{TmpDir: s.stageFor(agent)}
+	path := s.indexPath(agent)
+	if err := atomicfile.WriteFile(path, []byte(b.String()), opts); err != nil {
+		return err
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(s.indexSealPath(agent), []byte(watch.Stamp(info)+"\n"), opts)
 }

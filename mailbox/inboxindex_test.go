@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"switchboard/internal/watch"
 )
 
 // settle makes the inbox look last changed a while ago, as between
@@ -164,6 +166,154 @@ func TestAnEditedIndexCannotMakeUpCounts(t *testing.T) {
 		}
 		if sum, err := s.InboxSummary("rev"); err != nil || sum.Unread != 2 || sum.Urgent != 1 {
 			t.Errorf("with %s, the summary says %+v (%v); want 2 unread, 1 urgent", what, sum, err)
+		}
+	}
+}
+
+// indexedInbox delivers a normal and an urgent message to rev, settles its
+// inbox and has it indexed; it returns the index's path and the names.
+func indexedInbox(t *testing.T) (s *Store, path string, names []string) {
+	t.Helper()
+	s = testStore(t)
+	s.Durable = false
+	base := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
+	for i, p := range []string{PriorityNormal, PriorityUrgent} {
+		m := testMessage("0193a7c2-000"+string(rune('1'+i)), base.Add(time.Duration(i)*time.Second), p)
+		if _, err := s.Deliver("rev", m); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, FileName(m.DeliveredAt, m.Priority, m.ID))
+	}
+	settle(t, s, "rev")
+	if sum, err := s.InboxSummary("rev"); err != nil || sum.Unread != 2 {
+		t.Fatalf("summary = %+v, %v; want 2 unread", sum, err)
+	}
+	return s, filepath.Join(s.AgentDir("rev"), "inbox.index"), names
+}
+
+// editByHand writes data over the file at path in place, as an editor
+// does some time after switchboard wrote it: its modification time moves.
+func editByHand(t *testing.T, path, data string) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	later := info.ModTime().Add(time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTheSummaryIsReadFromTheIndexHead: the status line and the hooks read
+// the counts at the head of a sealed index, not its names, which may be
+// tens of thousands; an index the summary was read from without its seal
+// is written again with one.
+func TestTheSummaryIsReadFromTheIndexHead(t *testing.T) {
+	s, path, names := indexedInbox(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(data), "\n")
+	if want := "switchboard-inbox-index 5 "; !strings.HasPrefix(head, want) {
+		t.Fatalf("the index starts %q; want %q", head, want)
+	}
+	// Names past the head, out of order and of no message: were they read,
+	// the index would be made again from the folder.
+	sealed := head + "\n2 1 0 -" + names[1] + " -" + names[1] + "\nz\ny\n.\n"
+	if err := os.WriteFile(path, []byte(sealed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.AgentDir("rev"), "inbox.index.seal"), []byte(watch.Stamp(info)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if sum, err := s.InboxSummary("rev"); err != nil || sum.Unread != 2 || sum.Urgent != 1 || sum.Newest != names[1] {
+		t.Errorf("summary of a sealed index = %+v, %v; want its head's", sum, err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != sealed {
+		t.Errorf("reading the summary of a sealed index wrote it again:\n%s", got)
+	}
+}
+
+// TestAnIndexOfAnOlderFormIsReadAndWrittenAnew: an index left by an older
+// switchboard (form 4 without a summary, form 3 with one nothing sealed)
+// gives its names and their verdicts, its files are not checked again, and
+// it is written again in the current form, sealed.
+func TestAnIndexOfAnOlderFormIsReadAndWrittenAnew(t *testing.T) {
+	for _, form := range []struct{ header, summary string }{
+		{"switchboard-inbox-index 4", ""},
+		{"switchboard-inbox-index 3", "7 7 0 -x -y\n"},
+	} {
+		s, path, names := indexedInbox(t)
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(string(data), "\n")
+		stamp := strings.TrimPrefix(head, "switchboard-inbox-index 5 ")
+		// No file here is vouched for: checked again, each would count as
+		// unverified. The old index says the first is.
+		old := form.header + " " + stamp + "\n" + form.summary + names[0] + "\n!" + names[1] + "\n.\n"
+		if err := os.WriteFile(path, []byte(old), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := s.InboxSummary("rev")
+		if want := (InboxSummary{Unread: 2, Urgent: 1, Unverified: 1, Newest: names[1], NewestUrgent: names[1], Stamp: sum.Stamp}); err != nil || sum != want {
+			t.Errorf("%s: summary = %+v, %v; want %+v", form.header, sum, err, want)
+		}
+		if got, _ := s.InboxIndex("rev"); !slices.Equal(got, names) {
+			t.Errorf("%s: names = %q; want %q", form.header, got, names)
+		}
+		again, _ := os.ReadFile(path)
+		if want := "switchboard-inbox-index 5 " + stamp + "\n2 1 1 -" + names[1] + " -" + names[1] + "\n"; !strings.HasPrefix(string(again), want) {
+			t.Errorf("%s: the index was not written anew; it reads\n%s", form.header, again)
+		}
+		if _, sealed := s.sealedSummary("rev", stamp); !sealed {
+			t.Errorf("%s: the index written anew has no seal", form.header)
+		}
+	}
+}
+
+// TestAnIndexEditedByHandIsNotBelievedOnItsSummary: a summary changed by
+// hand, however well formed, or an index put in its place, is not read;
+// the counts are those of the names.
+func TestAnIndexEditedByHandIsNotBelievedOnItsSummary(t *testing.T) {
+	s, path, names := indexedInbox(t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, _ := strings.Cut(string(data), "\n")
+	summary, body, _ := strings.Cut(rest, "\n")
+	// Nothing here is vouched for by a record: both files are unverified.
+	if want := "2 1 2 -" + names[1] + " -" + names[1]; summary != want {
+		t.Fatalf("summary line %q; want %q", summary, want)
+	}
+	// Well formed, and of the same length: the file's size does not tell.
+	madeUp := head + "\n1 1 1 -" + names[1] + " -" + names[1] + "\n" + body
+	for what, write := range map[string]func(){
+		"edited in place": func() { editByHand(t, path, madeUp) },
+		"put in its place": func() {
+			other := path + ".new"
+			if err := os.WriteFile(other, []byte(madeUp), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(other, path); err != nil {
+				t.Fatal(err)
+			}
+		},
+	} {
+		write()
+		if sum, err := s.InboxSummary("rev"); err != nil || sum.Unread != 2 || sum.Urgent != 1 || sum.Newest != names[1] {
+			t.Errorf("%s, the summary says %+v (%v); want 2 unread, 1 urgent", what, sum, err)
 		}
 	}
 }

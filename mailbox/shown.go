@@ -2,9 +2,11 @@ package mailbox
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"switchboard/internal/atomicfile"
@@ -31,6 +33,14 @@ type Shown struct {
 	// model with it (TakeTyped): a message reaches the model whole in the
 	// one request its notice starts.
 	Typed []string
+
+	// kept is how many names the record held after its names no longer
+	// unread were last dropped: they are dropped again once it holds twice
+	// as many (prune).
+	kept int
+	// older says the record was read from a file of an older form, to be
+	// written in the current one.
+	older bool
 }
 
 // Has reports whether the message named name has been shown.
@@ -40,11 +50,18 @@ func (s Shown) Has(name string) bool {
 }
 
 // Unshown picks from the sorted names of an inbox those not shown, oldest
-// first.
+// first. Both lists are sorted: they are walked side by side, each once.
 func (s Shown) Unshown(sorted []string) []string {
 	out := make([]string, 0, len(sorted))
-	for _, name := range sorted {
-		if !s.Has(name) {
+	i := 0 // s.Names[:i] sort before name
+	for k, name := range sorted {
+		if k > 0 && name < sorted[k-1] {
+			i, _ = slices.BinarySearch(s.Names, name) // not sorted after all
+		}
+		for i < len(s.Names) && s.Names[i] < name {
+			i++
+		}
+		if i == len(s.Names) || s.Names[i] != name {
 			out = append(out, name)
 		}
 	}
@@ -66,33 +83,73 @@ func (s *Shown) Remove(names ...string) {
 	s.Whole = ""
 }
 
-// shownHeader starts a record; a record of an older form (a time mark) is
+// shownHeader starts a record, followed on its line by kept and Whole;
+// then come the typed names, each marked, and the names shown. The typed
+// names come first, so that a prompt's hook, which takes them, tells from
+// the record's first lines that there are none (TakeTyped).
+//
+// A record of form 2 (Whole alone on the first line, the typed names
+// anywhere) is read as well; one of a form older still (a time mark) is
 // read as nothing shown, so that a message is shown again rather than
 // never.
-const shownHeader = "switchboard-shown 2"
+const (
+	shownHeader  = "switchboard-shown 3"
+	shownHeader2 = "switchboard-shown 2"
+)
+
+// shownHeadSize is how much of a record is read for its first lines: the
+// header line and the start of the next one fit in it.
+const shownHeadSize = 1024
 
 // typedMark starts the line of a typed name; names never start with it.
 const typedMark = ">"
 
 func (s Shown) encode() []byte {
-	var b bytes.Buffer
-	b.WriteString(shownHeader + " " + s.Whole + "\n")
-	for _, name := range s.Names {
-		b.WriteString(name + "\n")
-	}
+	size := len(shownHeader) + len(s.Whole) + 32
 	for _, name := range s.Typed {
-		b.WriteString(typedMark + name + "\n")
+		size += len(typedMark) + len(name) + 1
+	}
+	for _, name := range s.Names {
+		size += len(name) + 1
+	}
+	var b bytes.Buffer
+	b.Grow(size)
+	b.WriteString(shownHeader + " " + strconv.Itoa(s.kept) + " " + s.Whole + "\n")
+	for _, name := range s.Typed {
+		b.WriteString(typedMark)
+		b.WriteString(name)
+		b.WriteByte('\n')
+	}
+	for _, name := range s.Names {
+		b.WriteString(name)
+		b.WriteByte('\n')
 	}
 	return b.Bytes()
 }
 
+// decodeHead reads a record's first line: its form, kept and Whole; ok is
+// false for a record of no form read.
+func decodeHead(head string) (s Shown, ok bool) {
+	if rest, isCurrent := strings.CutPrefix(head, shownHeader+" "); isCurrent {
+		kept, whole, _ := strings.Cut(rest, " ")
+		n, err := strconv.Atoi(kept)
+		if err != nil || n < 0 {
+			return Shown{}, false
+		}
+		return Shown{Whole: strings.TrimSpace(whole), kept: n}, true
+	}
+	if whole, isForm2 := strings.CutPrefix(head, shownHeader2); isForm2 {
+		return Shown{Whole: strings.TrimSpace(whole), older: true}, true
+	}
+	return Shown{}, false
+}
+
 func decodeShown(data []byte) Shown {
 	head, body, _ := bytes.Cut(data, []byte("\n"))
-	whole, ok := strings.CutPrefix(string(head), shownHeader)
+	s, ok := decodeHead(string(head))
 	if !ok {
-		return Shown{}
+		return Shown{older: true}
 	}
-	s := Shown{Whole: strings.TrimSpace(whole)}
 	for line := range strings.Lines(string(body)) {
 		name := strings.TrimSpace(line)
 		if typed, ok := strings.CutPrefix(name, typedMark); ok {
@@ -104,8 +161,12 @@ func decodeShown(data []byte) Shown {
 	return s
 }
 
-// insertSorted adds name to a sorted list that lacks it.
+// insertSorted adds name to a sorted list that lacks it. A record is
+// written sorted: each name read from it goes at the end.
 func insertSorted(list []string, name string) []string {
+	if n := len(list); n == 0 || list[n-1] < name {
+		return append(list, name)
+	}
 	if i, found := slices.BinarySearch(list, name); !found {
 		return slices.Insert(list, i, name)
 	}
@@ -122,6 +183,41 @@ func (s *Store) ReadShown(agent string) Shown {
 		return Shown{}
 	}
 	return decodeShown(data)
+}
+
+// shownHead is what the first lines of a record tell.
+type shownHead struct {
+	whole string
+	// typed: notices typed names that no prompt's hook took yet; unknown
+	// when the first lines do not tell (a record of an older form).
+	typed, unknown bool
+}
+
+// readShownHead reads the first lines of the agent's record alone, however
+// many names follow. The record is replaced whole, never written in place,
+// so what they tell held at the moment they were read.
+func (s *Store) readShownHead(agent string) shownHead {
+	f, err := os.Open(s.shownPath(agent))
+	if err != nil {
+		return shownHead{} // no record: nothing shown, nothing typed
+	}
+	defer f.Close()
+	buf := make([]byte, shownHeadSize)
+	n, _ := io.ReadFull(f, buf)
+	head, next, found := bytes.Cut(buf[:n], []byte("\n"))
+	sh, ok := decodeHead(string(head))
+	if !found || !ok {
+		return shownHead{unknown: true}
+	}
+	return shownHead{whole: sh.Whole, typed: bytes.HasPrefix(next, []byte(typedMark)), unknown: sh.older}
+}
+
+// ShownWhole reports whether the agent was shown the whole of its inbox as
+// the stamp says (InboxSummary.Stamp; "" is no inbox shown whole), from
+// the record's first line alone: before most prompts it was, and the names
+// need not be read.
+func (s *Store) ShownWhole(agent, stamp string) bool {
+	return stamp != "" && s.readShownHead(agent).whole == stamp
 }
 
 // ClaimShown records names (inbox file names) as shown and returns those
@@ -162,7 +258,12 @@ func (s *Store) ClaimTyped(agent string, names []string) (taken []string, err er
 
 // TakeTyped returns the messages typed notices announced whose bodies have
 // not been handed over yet, and forgets them: the caller hands them over.
+// Before most prompts there are none, as the record's first lines tell:
+// nothing is locked, read further, or written.
 func (s *Store) TakeTyped(agent string) (typed []string, err error) {
+	if head := s.readShownHead(agent); !head.typed && !head.unknown {
+		return nil, nil
+	}
 	err = s.updateShown(agent, func(sh *Shown) {
 		typed, sh.Typed = sh.Typed, nil
 	})
@@ -180,22 +281,24 @@ func (s *Store) ResetShown(agent string) error {
 	return s.updateShown(agent, func(sh *Shown) { *sh = Shown{} })
 }
 
-// pruneAt is how many names a record holds before those no longer unread
-// are dropped.
+// pruneAt is how many names a record holds at least before those no longer
+// unread are dropped.
 const pruneAt = 64
 
 // updateShown changes the agent's record under a lock, so that its hooks
 // and the master, each in its own process, never lose each other's marks.
-// The record is written only when it changed.
+// The record is written only when it changed (or was of an older form).
 func (s *Store) updateShown(agent string, change func(*Shown)) error {
 	return WithLock(s.shownPath(agent)+".lock", func() error {
 		old := s.ReadShown(agent)
-		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole, Typed: slices.Clone(old.Typed)}
+		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole, Typed: slices.Clone(old.Typed), kept: old.kept}
 		change(&next)
-		if len(next.Names)+len(next.Typed) > pruneAt {
+		// The names a change adds were unread a moment ago: the record is
+		// pruned for those it held before.
+		if len(old.Names) > max(pruneAt, 2*old.kept) && len(next.Names) > 0 {
 			s.prune(agent, &next)
 		}
-		if next.Whole == old.Whole && slices.Equal(next.Names, old.Names) && slices.Equal(next.Typed, old.Typed) {
+		if !old.older && next.kept == old.kept && next.Whole == old.Whole && slices.Equal(next.Names, old.Names) && slices.Equal(next.Typed, old.Typed) {
 			return nil
 		}
 		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.stageFor(agent)})
@@ -203,7 +306,12 @@ func (s *Store) updateShown(agent string, change func(*Shown)) error {
 }
 
 // prune drops from the record the messages no longer unread: read ones are
-// never shown again, and the record stays the size of the inbox.
+// never shown again. It lists the inbox, so it runs only once the record
+// doubled since it last ran, never for a record that did not grow: the
+// record stays within a few times the size of the inbox, and the cost of
+// listing it is spread over the names added. The folder is listed, not
+// read through its index: the master prunes too, and an index it found
+// stale would have it open and check every new file.
 func (s *Store) prune(agent string, sh *Shown) {
 	unread, err := s.UnreadNames(agent)
 	if err != nil {
@@ -216,4 +324,5 @@ func (s *Store) prune(agent string, sh *Shown) {
 	}
 	sh.Names = slices.DeleteFunc(sh.Names, read)
 	sh.Typed = slices.DeleteFunc(sh.Typed, read)
+	sh.kept = len(sh.Names)
 }

@@ -1,9 +1,12 @@
 package mailbox
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"sync"
 	"testing"
+	"time"
 )
 
 func TestShownTracksMessagesShownOutOfOrder(t *testing.T) {
@@ -24,6 +27,21 @@ func TestShownTracksMessagesShownOutOfOrder(t *testing.T) {
 	}
 	if old := decodeShown([]byte("20261124T000000.000000000Z_normal_x.json\n")); len(old.Names) != 0 || old.Whole != "" {
 		t.Errorf("a record of the older form read as %+v; want nothing shown", old)
+	}
+}
+
+// TestUnshownOfNamesOutOfOrder: names given out of order are picked as
+// well as sorted ones.
+func TestUnshownOfNamesOutOfOrder(t *testing.T) {
+	s := Shown{Names: []string{"b_urgent", "d_low"}}
+	for _, c := range []struct{ names, want []string }{
+		{[]string{"a_normal", "b_urgent", "c_normal", "d_low", "e_low"}, []string{"a_normal", "c_normal", "e_low"}},
+		{[]string{"d_low", "e_low", "a_normal", "b_urgent"}, []string{"e_low", "a_normal"}},
+		{nil, []string{}},
+	} {
+		if got := s.Unshown(c.names); !slices.Equal(got, c.want) {
+			t.Errorf("Unshown(%q) = %q; want %q", c.names, got, c.want)
+		}
 	}
 }
 
@@ -81,5 +99,224 @@ func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 	}
 	if taken, _ := store.ClaimShown("dev", names, ""); !slices.Equal(taken, []string{"4_normal"}) {
 		t.Errorf("after 4_normal was shown and 5_low given back, a claim found %q shown already; want 4_normal alone", taken)
+	}
+}
+
+// inboxOf delivers n messages to rev and settles its inbox; it returns
+// their names, sorted.
+func inboxOf(t *testing.T, n int) (*Store, []string) {
+	t.Helper()
+	s := testStore(t)
+	s.Durable = false
+	base := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
+	names := make([]string, n)
+	for i := range names {
+		m := testMessage(fmt.Sprintf("0193a7c2-0000-7000-8000-%012d", i), base.Add(time.Duration(i)*time.Millisecond), PriorityNormal)
+		if _, err := s.Deliver("rev", m); err != nil {
+			t.Fatal(err)
+		}
+		names[i] = FileName(m.DeliveredAt, m.Priority, m.ID)
+	}
+	settle(t, s, "rev")
+	return s, names
+}
+
+// TestARecordOfTheOlderFormIsReadAndWrittenAnew: a record left by an older
+// switchboard (form 2, the typed names last) tells what was shown and
+// typed; the first change writes it in the current form, the typed names
+// first, and what it told is kept.
+func TestARecordOfTheOlderFormIsReadAndWrittenAnew(t *testing.T) {
+	s, names := inboxOf(t, 3)
+	old := "switchboard-shown 2 stamp-1\n" + names[0] + "\n" + names[2] + "\n>" + names[2] + "\n"
+	if err := os.WriteFile(s.shownPath("rev"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !s.ShownWhole("rev", "stamp-1") || s.ShownWhole("rev", "stamp-2") || s.ShownWhole("rev", "") {
+		t.Errorf("the older record's stamp is not told from its first line")
+	}
+	sh := s.ReadShown("rev")
+	if !slices.Equal(sh.Names, []string{names[0], names[2]}) || !slices.Equal(sh.Typed, names[2:]) || sh.Whole != "stamp-1" {
+		t.Errorf("the older record read as %+v", sh)
+	}
+	taken, err := s.TakeTyped("rev")
+	if err != nil || !slices.Equal(taken, names[2:]) {
+		t.Errorf("TakeTyped = %q, %v; want the typed name of the older record", taken, err)
+	}
+	data, err := os.ReadFile(s.shownPath("rev"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "switchboard-shown 3 0 stamp-1\n" + names[0] + "\n" + names[2] + "\n"; string(data) != want {
+		t.Errorf("the record was written\n%s\nwant\n%s", data, want)
+	}
+	if taken, _ := s.ClaimShown("rev", names, ""); !slices.Equal(taken, []string{names[0], names[2]}) {
+		t.Errorf("after the record was written anew, a claim found %q shown; want %q", taken, []string{names[0], names[2]})
+	}
+}
+
+// TestTheRecordIsReadWhereItNeedsToBe: a prompt's hook with nothing new
+// reads the first line of the record, whatever its size: a record whose
+// names past it cannot be read still says the inbox was shown whole, and
+// that nothing typed waits, and is left as it was.
+func TestTheRecordIsReadWhereItNeedsToBe(t *testing.T) {
+	s, names := inboxOf(t, 2)
+	if _, err := s.ClaimShown("rev", names, "stamp-1"); err != nil {
+		t.Fatal(err)
+	}
+	record := "switchboard-shown 3 2 stamp-1\n" + names[0] + "\nnot\tread\x00\n"
+	if err := os.WriteFile(s.shownPath("rev"), []byte(record), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.shownPath("rev") + ".lock"); err != nil {
+		t.Fatal(err)
+	}
+	if !s.ShownWhole("rev", "stamp-1") {
+		t.Errorf("the record's first line was not read")
+	}
+	if typed, err := s.TakeTyped("rev"); err != nil || len(typed) != 0 {
+		t.Errorf("TakeTyped = %q, %v; want nothing", typed, err)
+	}
+	if data, _ := os.ReadFile(s.shownPath("rev")); string(data) != record {
+		t.Errorf("taking nothing typed rewrote the record:\n%q", data)
+	}
+	if _, err := os.Stat(s.shownPath("rev") + ".lock"); err == nil {
+		t.Errorf("taking nothing typed took the record's lock")
+	}
+}
+
+// TestReadNamesAreDroppedOnceTheRecordDoubled: names no longer unread
+// leave the record, but the inbox is listed for that only once the record
+// holds twice the names it kept after the last time, not at every change.
+func TestReadNamesAreDroppedOnceTheRecordDoubled(t *testing.T) {
+	s, names := inboxOf(t, 5*pruneAt)
+	read := func(name string) {
+		t.Helper()
+		entries, err := s.List("rev", Unread)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name == name {
+				if _, err := s.MarkRead("rev", e); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		settle(t, s, "rev")
+	}
+	first := names[:2*pruneAt]
+	if _, err := s.ClaimShown("rev", first, ""); err != nil {
+		t.Fatal(err)
+	}
+	read(first[0])
+	// The record holds more than pruneAt names, none kept before: the next
+	// change drops the read one, and keeps the others.
+	if _, err := s.ClaimShown("rev", names[len(first):len(first)+1], ""); err != nil {
+		t.Fatal(err)
+	}
+	kept := len(first)
+	if got := s.ReadShown("rev"); len(got.Names) != kept || got.Has(first[0]) {
+		t.Fatalf("after the read name was dropped the record holds %d names; want %d", len(got.Names), kept)
+	}
+	// Another read name stays while the record grows to twice that.
+	read(first[1])
+	rest := names[len(first)+1:]
+	for i := range rest {
+		if _, err := s.ClaimShown("rev", rest[i:i+1], ""); err != nil {
+			t.Fatal(err)
+		}
+		size := kept + i // the record before this claim
+		got := s.ReadShown("rev")
+		if dropped := !got.Has(first[1]); dropped != (size > 2*kept) {
+			t.Fatalf("with %d names in the record, %d kept at the last pruning, the read name was dropped: %v", size, kept, dropped)
+		}
+		if size > 2*kept {
+			return
+		}
+	}
+	t.Fatalf("the record never doubled: %d names", kept+len(rest))
+}
+
+// TestTypedAndShownGoToOneChannelEach: the master types notices (its
+// messages are kept for the prompt's hook) while hooks show the whole
+// inbox and take what was typed, in many processes at once, on a record
+// large enough to be pruned: each message is shown by one channel, and
+// each typed one handed over by one hook, exactly once.
+func TestTypedAndShownGoToOneChannelEach(t *testing.T) {
+	s, names := inboxOf(t, 4*pruneAt)
+	sum, err := s.InboxSummary("rev")
+	if err != nil || sum.Stamp == "" {
+		t.Fatalf("summary %+v, %v; want a settled inbox", sum, err)
+	}
+	var mu sync.Mutex
+	shown, handed := map[string]int{}, map[string]int{}
+	var typed []string
+	count := func(into map[string]int, claimed, taken []string) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, n := range claimed {
+			if !slices.Contains(taken, n) {
+				into[n]++
+			}
+		}
+	}
+	take := func() {
+		got, err := s.TakeTyped("rev")
+		if err != nil {
+			t.Error(err)
+		}
+		count(handed, got, nil)
+	}
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(2)
+		go func() { // the master, a notice of a few messages at a time
+			defer wg.Done()
+			for j := i; j+3 <= len(names); j += 7 {
+				claim := names[j : j+3]
+				taken, err := s.ClaimTyped("rev", claim)
+				if err != nil {
+					t.Error(err)
+				}
+				count(shown, claim, taken)
+				mu.Lock()
+				for _, n := range claim {
+					if !slices.Contains(taken, n) {
+						typed = append(typed, n)
+					}
+				}
+				mu.Unlock()
+			}
+		}()
+		go func() { // a hook, at each prompt
+			defer wg.Done()
+			for j := 0; j < 20; j++ {
+				take()
+				claim := names[(i*j)%len(names):]
+				if j%5 == 4 {
+					claim = names
+				}
+				taken, err := s.ClaimShown("rev", claim, sum.Stamp)
+				if err != nil {
+					t.Error(err)
+				}
+				count(shown, claim, taken)
+			}
+		}()
+	}
+	wg.Wait()
+	take() // the next prompt
+	for _, n := range names {
+		if shown[n] != 1 {
+			t.Errorf("%s was shown %d times; want once", n, shown[n])
+		}
+	}
+	for _, n := range typed {
+		if handed[n] != 1 {
+			t.Errorf("%s, typed, was handed over %d times; want once", n, handed[n])
+		}
+	}
+	if len(handed) != len(typed) {
+		t.Errorf("%d messages handed over; %d were typed", len(handed), len(typed))
 	}
 }
