@@ -45,8 +45,5 @@ func TestAHubStartedOnAnEarlierFolderKeepsItsBeatsInMemory(t *testing.T) {
 	if got := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Storage; got != jetstream.MemoryStorage {
 		t.Fatalf("the heartbeat bucket is kept in %v, want memory", got)
 	}
-	team, err := a.Team(ctx)
-	if err != nil || describe(team) != "alice@a" {
-		t.Fatalf("team %q (%v), want alice@a", describe(team), err)
-	}
+	teamIs(t, a, "alice@a")
 }

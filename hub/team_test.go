@@ -63,13 +63,19 @@ func TestAgentClaimedByAnotherHostIsRefused(t *testing.T) {
 	if err := b.SetAgents(ctx, []string{"bea"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	team, err := b.Team(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := describe(team); got != "alice@a ann@a bea@b" {
-		t.Fatalf("team is %q, want alice@a ann@a bea@b", got)
-	}
+	teamIs(t, b, "alice@a ann@a bea@b")
+}
+
+// teamIs waits until c sees the team as want describes it: a host hears
+// of the team's changes, its own among them, as the hub pushes them.
+func teamIs(t *testing.T, c *Conn, want string) {
+	t.Helper()
+	var got string
+	waitFor(t, 10*time.Second, "the team "+want, func() bool {
+		team, err := c.Team(ctxFor(t, 5*time.Second))
+		got = describe(team)
+		return err == nil && got == want
+	})
 }
 
 func describe(team []Member) string {
@@ -131,13 +137,8 @@ func TestPresenceShowsAStoppedHostUnreachable(t *testing.T) {
 	if err := a.Announce(ctx, []AgentState{{Agent: "bob", State: "idle"}}); !errors.Is(err, ErrBadConfig) {
 		t.Fatalf("announcing another host's agent returned %v, want ErrBadConfig", err)
 	}
-	team, err := b.Team(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := describe(team); got != "alice@a=working ann@a bob@b" {
-		t.Fatalf("team is %q, want alice@a=working ann@a bob@b", got)
-	}
+	teamIs(t, b, "alice@a=working ann@a bob@b")
+	var team []Member
 	// For several lifetimes of a heartbeat key, a stays reachable.
 	for until := time.Now().Add(time.Second); time.Now().Before(until); {
 		if team, _ = b.Team(ctx); describe(team) != "alice@a=working ann@a bob@b" {
