@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/approvals"
+	"switchboard/rules/approvals"
 )
 
 // Errors of an approval asked for: ErrDecision one neither always nor

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/mailbox"
+	"switchboard/rules/approvals"
 )
 
 // DefaultLogTail is how many of the last log records a snapshot reads: the

@@ -12,10 +12,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"switchboard/approvals"
 	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules/approvals"
 	"switchboard/workspace"
 )
 

@@ -14,11 +14,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"switchboard/approvals"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules/approvals"
 )
 
 // The permission bridge. When a client would ask the person at its pane

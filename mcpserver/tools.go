@@ -10,11 +10,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"switchboard/approvals"
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
+	"switchboard/rules/approvals"
 )
 
 // The tools' inputs and outputs. The jsonschema tags become the schemas'

@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/approvals"
 	"switchboard/internal/safetext"
+	"switchboard/rules/approvals"
 )
 
 func newApprovalsCmd(io *streams, g *globals) *cobra.Command {

@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/approvals"
 	"switchboard/mailbox"
 	"switchboard/profile"
+	"switchboard/rules/approvals"
 )
 
 // TestEveryRightIsRefusedAndGivenThroughTheCommands: each right the desk

@@ -12,13 +12,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/bulletin"
-	"switchboard/console"
 	"switchboard/desk"
 	"switchboard/internal/desktop"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/tmux"
+	"switchboard/view/console"
 )
 
 type topOptions struct {

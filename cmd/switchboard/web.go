@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/mailbox"
-	"switchboard/web"
+	"switchboard/view/web"
 )
 
 type webOptions struct {

@@ -44,7 +44,8 @@ func Shows(tab context.Context, selector, text string, within time.Duration) err
 	_, err := chromedp.Run(tab, chromedp.Poll[bool](fmt.Sprintf("document.querySelector(%q)?.textContent.includes(%q)", selector, text),
 		chromedp.WithPollingTimeout(within), chromedp.WithPollingInterval(20*time.Millisecond)))
 	if err != nil {
-		return fmt.Errorf("%q did not show in %s within %s: %w", text, selector, within, err)
+		said, _ := chromedp.Run(tab, chromedp.Evaluate[string](fmt.Sprintf("document.querySelector(%q)?.textContent ?? \"\"", selector)))
+		return fmt.Errorf("%q did not show in %s within %s (it says %q): %w", text, selector, within, said, err)
 	}
 	return nil
 }

@@ -147,7 +147,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 		t.Errorf("a refused worktree: %v", err)
 	}
 	o.team.change(func(s *desk.Snapshot) { s.Agents[0].Worktree.Refused = "" })
-	if err := shows("#rules", "tester_agent", 5*time.Second); err != nil {
+	if err := shows("#rules", "tester_agent", 20*time.Second); err != nil {
 		t.Errorf("the rules graph: %v", err)
 	}
 	// The helper asks the person: its state, the log line and the question
@@ -167,7 +167,7 @@ func TestTheWebViewInABrowser(t *testing.T) {
 	if shot, err := chromedp.Run(o.tab, chromedp.FullScreenshot(100)); err == nil {
 		os.WriteFile(filepath.Join(t.ArtifactDir(), "web-view.png"), shot, 0o644)
 	}
-	if err := browser.ClickUntil(o.tab, "#questions li button", "#said", "answered #2: allow", 5*time.Second); err != nil {
+	if err := browser.ClickUntil(o.tab, "#questions li button", "#said", "answered #2: allow", 20*time.Second); err != nil {
 		t.Fatalf("the click did not answer: %v", err)
 	}
 	if done := o.acts.actions(); len(done) != 1 || done[0] != "answer 01a2-permission allow" {
@@ -199,7 +199,7 @@ func TestTheTokenGoesToItsOwnServerAlone(t *testing.T) {
 	if err := chromedp.Do(o.tab, chromedp.Navigate(other.URL+"/app")); err != nil {
 		t.Fatalf("go to the other server: %v", err)
 	}
-	if err := browser.Shows(o.tab, "#here", "dev server", 5*time.Second); err != nil {
+	if err := browser.Shows(o.tab, "#here", "dev server", 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	seen := devServer.requests()
@@ -215,7 +215,7 @@ func TestTheTokenGoesToItsOwnServerAlone(t *testing.T) {
 	if err := chromedp.Do(o.tab, chromedp.Navigate(o.url+"/")); err != nil {
 		t.Fatal(err)
 	}
-	if err := browser.Shows(o.tab, "#agents", "reviewer_agent-1", 5*time.Second); err != nil {
+	if err := browser.Shows(o.tab, "#agents", "reviewer_agent-1", 20*time.Second); err != nil {
 		t.Errorf("the tab opened again without the token in its address: %v", err)
 	}
 	if status := evaluate[int](t, o.tab, `fetch("/api/snapshot").then((r) => r.status)`); status != http.StatusUnauthorized {
@@ -238,7 +238,7 @@ func TestTheTokenGoesToItsOwnServerAlone(t *testing.T) {
 		if err := chromedp.Do(tab, chromedp.Navigate(address)); err != nil {
 			t.Fatal(err)
 		}
-		if err := browser.Shows(tab, "#said", says, 5*time.Second); err != nil {
+		if err := browser.Shows(tab, "#said", says, 20*time.Second); err != nil {
 			t.Errorf("%s: %v", address, err)
 		}
 		if rows := evaluate[int](t, tab, `document.querySelectorAll("#agents tbody tr").length`); rows != 0 {
@@ -259,16 +259,16 @@ func TestTheDialogsSayWhatEachButtonDoes(t *testing.T) {
 	cancel, send := row+":nth-child(3)", row+":nth-child(1)"
 	opens := func(button, heading string) {
 		t.Helper()
-		if err := browser.ClickUntil(o.tab, button, "#act-heading", heading, 2*time.Second); err != nil {
+		if err := browser.ClickUntil(o.tab, button, "#act-heading", heading, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
-		if err := holds(o.tab, `document.querySelector("#act").open`, 2*time.Second); err != nil {
+		if err := holds(o.tab, `document.querySelector("#act").open`, 10*time.Second); err != nil {
 			t.Fatalf("the dialog %q: %v", heading, err)
 		}
 	}
 	closed := func() {
 		t.Helper()
-		if err := holds(o.tab, `!document.querySelector("#act").open`, 2*time.Second); err != nil {
+		if err := holds(o.tab, `!document.querySelector("#act").open`, 10*time.Second); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -291,8 +291,10 @@ func TestTheDialogsSayWhatEachButtonDoes(t *testing.T) {
 	if err := chromedp.Do(o.tab, chromedp.SendKeys("#act-fields input", "wrong branch"), chromedp.Click("#act-do")); err != nil {
 		t.Fatal(err)
 	}
-	if err := browser.Shows(o.tab, "#said", "cancelled reviewer_agent-1", 5*time.Second); err != nil {
-		t.Fatal(err)
+	if err := browser.Shows(o.tab, "#said", "cancelled reviewer_agent-1", 20*time.Second); err != nil {
+		dialog := evaluate[string](t, o.tab, `JSON.stringify({open: document.querySelector("#act").open, returned: document.querySelector("#act").returnValue,
+			fields: [...document.querySelectorAll("#act-fields input")].map((i) => i.value)})`)
+		t.Fatalf("%v; the dialog: %s", err, dialog)
 	}
 
 	opens(send, "Send to reviewer_agent-1")
@@ -300,7 +302,7 @@ func TestTheDialogsSayWhatEachButtonDoes(t *testing.T) {
 		chromedp.SendKeys("#act-fields textarea", "client.go, line 80"), chromedp.Click("#act-do")); err != nil {
 		t.Fatal(err)
 	}
-	if err := browser.Shows(o.tab, "#said", "sent to reviewer_agent-1", 5*time.Second); err != nil {
+	if err := browser.Shows(o.tab, "#said", "sent to reviewer_agent-1", 20*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"cancel reviewer_agent-1: wrong branch", "send reviewer_agent-1: Look at the retry loop / client.go, line 80"}
@@ -336,7 +338,7 @@ func TestThePageKeepsToA1400PixelWindow(t *testing.T) {
 	if err := chromedp.Do(o.tab, chromedp.EmulateViewport(1400, 900)); err != nil {
 		t.Fatal(err)
 	}
-	if err := browser.Shows(o.tab, "#log", "#2 2026-11-26 14:05:09 tester_agent → developer_agent: Bug from testing", 5*time.Second); err != nil {
+	if err := browser.Shows(o.tab, "#log", "#2 2026-11-26 14:05:09 tester_agent → developer_agent: Bug from testing", 20*time.Second); err != nil {
 		t.Errorf("a log line, one number and a 24-hour clock: %v", err)
 	}
 	if marker := evaluate[string](t, o.tab, `getComputedStyle(document.querySelector("#log li")).listStyleType`); marker != "none" {
@@ -360,7 +362,7 @@ func TestThePageTellsAnAgeUntilAMinuteThenTheTime(t *testing.T) {
 	sent := now.Add(-58 * time.Second)
 	snap.Agents[0].LastIn = &desk.MessageLine{Seq: 1, Who: "operator", Title: "Rebase on main", Time: sent}
 	o := open(t, snap)
-	if err := browser.Shows(o.tab, "#agents", "s Rebase on main", 5*time.Second); err != nil {
+	if err := browser.Shows(o.tab, "#agents", "s Rebase on main", 20*time.Second); err != nil {
 		t.Fatalf("the message's age: %v", err)
 	}
 	if err := browser.Shows(o.tab, "#agents", sent.Format("15:04")+" Rebase on main", 10*time.Second); err != nil {
