@@ -82,6 +82,12 @@ type Master struct {
 
 	watched   map[string]bool      // agents whose outbox is known
 	unsettled map[string]unsettled // outbox files that are not yet valid JSON, by path
+	// quiet are the outboxes last found with nothing to route, by agent,
+	// under the folder's stamp then: the reconcile scan lists none of
+	// them again while its stamp stays. The loop's alone.
+	quiet map[string]string
+	// temporariesSwept is when temporaries were last swept. The loop's alone.
+	temporariesSwept time.Time
 
 	work  workQueue
 	panes *panes.Panes
@@ -122,6 +128,7 @@ func New(root string, opts Options) *Master {
 		now:           time.Now,
 		watched:       make(map[string]bool),
 		unsettled:     make(map[string]unsettled),
+		quiet:         make(map[string]string),
 		work:          newWorkQueue(),
 		retryWait:     make(map[string]time.Duration),
 		known:         make(map[uint64]fileID),
@@ -237,7 +244,11 @@ func (m *Master) loop(ctx context.Context) error {
 			// chunk each tick.
 			m.startSweep(false)
 			swept = true
-			m.sweepTemporaries()
+			if m.now().Sub(m.temporariesSwept) >= temporariesEvery {
+				m.sweepTemporaries()
+				m.temporariesSwept = m.now()
+			}
+			m.sweepAnswers()
 		case <-settle.C:
 			settled = true
 		case <-retry.C:

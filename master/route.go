@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -49,11 +51,19 @@ type routing struct {
 // error only when the audit log cannot be written, which pauses routing:
 // routing without a log would break the exactly-once guarantee.
 func (m *Master) scanOutbox(agent string) error {
+	stamp, trusted := m.outboxStamp(agent)
+	if trusted && m.quiet[agent] == stamp {
+		return nil // as it was when it held nothing to route
+	}
+	delete(m.quiet, agent)
 	m.noteFull(m.unlink(agent))
 	paths, errands, err := m.store.Outbox(agent)
 	if err != nil {
 		m.logf("cannot read the outbox of %s: %v", agent, err)
 		return nil
+	}
+	if len(paths) == 0 && len(errands) == 0 && trusted {
+		m.quiet[agent] = stamp
 	}
 	m.takeErrands(agent, errands)
 	seen := make(map[string]bool)
@@ -385,8 +395,25 @@ func (m *Master) nextSettleCheck() (time.Time, bool) {
 	return next, !next.IsZero()
 }
 
+// outboxStamp is the stamp of an agent's outbox folder (the folder itself,
+// not what a link there leads to), and whether it tells the next change:
+// a file put in or taken out changes it, unless that happens within the
+// clock's tick of the last change (watch.Racy).
+func (m *Master) outboxStamp(agent string) (stamp string, trusted bool) {
+	info, err := os.Lstat(m.store.OutboxDir(agent))
+	if err != nil {
+		return "", false
+	}
+	return watch.Stamp(info), !watch.Racy(info)
+}
+
+// temporariesEvery is how often the reconcile scan sweeps temporaries, which
+// it removes an hour old: a sweep each scan would list every agent's
+// folders every 30 s for files that are almost never there.
+const temporariesEvery = 10 * time.Minute
+
 // sweepTemporaries removes temporaries that writers left behind when they
-// died between writing and publishing, and the errands' answers read.
+// died between writing and publishing.
 func (m *Master) sweepTemporaries() {
 	cutoff := m.now().Add(-time.Hour)
 	for agent := range m.watched {
@@ -395,7 +422,6 @@ func (m *Master) sweepTemporaries() {
 		}
 	}
 	m.store.SweepStage(cutoff)
-	m.sweepAnswers()
 }
 
 // The first wait before an outbox whose delivery failed is tried again, and
