@@ -120,10 +120,10 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 		kv.Replicas = replicas
 		wg.Go(func() {
 			_, err := js.CreateOrUpdateKeyValue(ctx, kv)
-			if err != nil && kv.Bucket == n.heartbeat() {
+			if err != nil && kv.Bucket == n.heartbeat() && storedOtherwise(ctx, js, kv) {
 				// Made on disk by an earlier version, which a bucket
 				// cannot change: the beats are made again within one.
-				if js.DeleteKeyValue(ctx, kv.Bucket) == nil {
+				if err = js.DeleteKeyValue(ctx, kv.Bucket); err == nil {
 					_, err = js.CreateKeyValue(ctx, kv)
 				}
 			}
@@ -134,4 +134,19 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// storedOtherwise reports whether the bucket kv names exists with another
+// storage than kv's.
+func storedOtherwise(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValueConfig) bool {
+	bucket, err := js.KeyValue(ctx, kv.Bucket)
+	if err != nil {
+		return false
+	}
+	status, err := bucket.Status(ctx)
+	if err != nil {
+		return false
+	}
+	info, ok := status.(*jetstream.KeyValueBucketStatus)
+	return ok && info.StreamInfo().Config.Storage != kv.Storage
 }
