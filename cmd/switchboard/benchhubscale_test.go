@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os/exec"
 	"strings"
 	"testing"
@@ -20,19 +19,8 @@ func TestBenchMeasuresATeamOfManyHostsThroughItsHub(t *testing.T) {
 		t.Skip("starts a hub and two masters; skipped with -short")
 	}
 	t.Parallel()
-	cmd := exec.Command("switchboard", "bench", "--only", "hub-scale", "--scale-hosts", "2", "--scale-agents", "3",
-		"--scale-rest", "1s", "--scale-steady", "1s", "--scale-burst", "20", "--scale-volume", "40", "--scale-hubs", "one", "--json")
-	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bench: %v\n%s", err, stderr.String())
-	}
-	var res bench.Result
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("bench --json printed %q: %v", out, err)
-	}
+	res := benchJSON(t, "--only", "hub-scale", "--scale-hosts", "2", "--scale-agents", "3",
+		"--scale-rest", "1s", "--scale-steady", "1s", "--scale-burst", "20", "--scale-volume", "40", "--scale-hubs", "one")
 	if len(res.HubScale) != 1 {
 		t.Fatalf("want the run through one hub, got %d runs", len(res.HubScale))
 	}

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"os/exec"
 	"testing"
 
 	"switchboard/internal/bench"
@@ -23,18 +20,7 @@ func TestBenchSumsEveryProcessOfATeamAtRest(t *testing.T) {
 		t.Skip("starts teams in tmux; skipped with -short")
 	}
 	t.Parallel() // its teams have sockets and folders of their own
-	cmd := exec.Command("switchboard", "bench", "--only", "rest", "--team-agents", "2", "--team-idle", "1s", "--json")
-	cmd.Dir = t.TempDir()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("bench: %v\n%s", err, stderr.String())
-	}
-	var res bench.Result
-	if err := json.Unmarshal(out, &res); err != nil {
-		t.Fatalf("bench --json printed %q: %v", out, err)
-	}
+	res := benchJSON(t, "--only", "rest", "--team-agents", "2", "--team-idle", "1s")
 	rest := res.Rest
 	if rest == nil || rest.Agents != 2 || rest.MCP.Servers != bench.DefaultRestMCPs {
 		t.Fatalf("rest figures: %+v", rest)
