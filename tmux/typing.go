@@ -175,11 +175,13 @@ func tailOf(s string, n int) string {
 // may reach, with the hints and status lines below it.
 const inputRows = 12
 
-// Resubmit finishes a line SendLine typed into a program that gave no sign
-// of taking it: when the line still shows near the bottom of the screen (in
-// an input box the cursor is not on), Enter again; when it does not, the
-// paste was lost (a program not yet reading its input), so it is typed
-// again.
+// Resubmit finishes a line SendLine typed into a program that gave no other
+// sign of taking it: when the line still shows near the bottom of the
+// screen (in an input box the cursor is not on, or after a newline an Enter
+// read too soon put there), Enter again; when it does not, the paste was
+// lost (a program not yet reading its input), so it is typed again, unless
+// it was seen on the input line: then it reached the program, and is never
+// typed twice.
 func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts TypeOptions) (Typed, error) {
 	opts = opts.withDefaults()
 	screen, err := c.command(ctx, "capture-pane", "-p", "-J", "-t", pane)
@@ -195,6 +197,9 @@ func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts Ty
 		_, err := c.command(ctx, "send-keys", "-t", pane, "Enter")
 		typed.Enters++
 		return typed, err
+	}
+	if typed.Verified {
+		return typed, nil
 	}
 	again, err := c.SendLine(ctx, pane, typed.Text, opts)
 	again.Enters += typed.Enters

@@ -47,7 +47,8 @@ type Panes struct {
 	started   time.Time // the master's start: a team brought up after it is told of the mail waiting
 	tick      time.Duration
 	typer     tmux.TypeOptions
-	byProcess bool // each tmux command in a process of its own, no control connection
+	hookWait  time.Duration // how long a prompt hook gets to confirm a typed line
+	byProcess bool          // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
 	session  *agents.Session
@@ -129,6 +130,10 @@ type Config struct {
 	Tick time.Duration
 	// Typing tunes how notices are typed.
 	Typing tmux.TypeOptions
+	// HookConfirm is how long an agent's prompt hook gets to say that a
+	// typed line reached the agent before Enter is pressed again
+	// (DefaultHookConfirm when 0).
+	HookConfirm time.Duration
 	// Polled: the master hears of no change from events, so the panes are
 	// looked at every tick, and no output is followed.
 	Polled bool
@@ -143,9 +148,13 @@ func New(cfg Config) *Panes {
 	if tick <= 0 {
 		tick = DefaultPaneTick
 	}
+	hookWait := cfg.HookConfirm
+	if hookWait <= 0 {
+		hookWait = DefaultHookConfirm
+	}
 	return &Panes{
 		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
-		tick: tick, typer: cfg.Typing, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
+		tick: tick, typer: cfg.Typing, hookWait: hookWait, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1),
 		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 	}

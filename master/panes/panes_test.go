@@ -24,6 +24,9 @@ type fakeTmux struct {
 	mu     sync.Mutex
 	panes  map[string]*fakePane
 	labels map[string]string // "%0 @sb_title" → value
+	// prompted runs as a prompt hook would when a pane with hooked set
+	// takes a line.
+	prompted func(agent string)
 }
 
 type fakePane struct {
@@ -32,6 +35,10 @@ type fakePane struct {
 	input     string // what was pasted and not yet submitted
 	submitted []string
 	displayed []string
+	hooked    bool // its program runs a prompt hook on each line it takes
+	// early is how many Enter presses are read as a newline, as Codex CLI
+	// reads an Enter that comes while it still takes in a paste.
+	early int
 }
 
 func newFakeTmux(panes map[string]*fakePane) *fakeTmux {
@@ -80,11 +87,20 @@ func (f *fakeTmux) do(cmd []string, stdin string, out *strings.Builder) error {
 		f.labels["buffer"] = stdin
 	case cmd[0] == "paste-buffer":
 		p.input += f.labels["buffer"]
+	case cmd[0] == "send-keys" && cmd[len(cmd)-1] == "Enter" && p.early > 0:
+		p.early--
+		p.input += "\n"
 	case cmd[0] == "send-keys" && cmd[len(cmd)-1] == "Enter":
-		p.submitted = append(p.submitted, p.input)
+		if strings.TrimSpace(p.input) == "" {
+			break // an empty prompt is not taken
+		}
+		p.submitted = append(p.submitted, strings.TrimSpace(p.input))
 		p.input = ""
+		if p.hooked && f.prompted != nil {
+			f.prompted(p.agent)
+		}
 	case cmd[0] == "display-message" && strings.Contains(strings.Join(cmd, " "), "#{cursor_y}"):
-		fmt.Fprintf(out, "%d 0\n", strings.Count(p.screen, "\n"))
+		fmt.Fprintf(out, "%d 0\n", strings.Count(p.screen+p.input, "\n"))
 	case cmd[0] == "display-message" && strings.Contains(strings.Join(cmd, " "), "#{pane_id}"):
 		fmt.Fprintf(out, "\x1fswitchboard-end %s\n", target(cmd))
 	case cmd[0] == "display-message" && cmd[1] == "-d":
@@ -123,7 +139,7 @@ func newPaneRig(t *testing.T) *paneRig {
 	}
 	r := &paneRig{t: t, ws: ws, clock: time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC)}
 	r.tmux = newFakeTmux(map[string]*fakePane{
-		"%0": {agent: "developer_agent", screen: "Claude Code\n> "},
+		"%0": {agent: "developer_agent", screen: "Claude Code\n> ", hooked: true},
 		"%1": {agent: "tester_agent", screen: "$ "},
 	})
 	session := &agents.Session{Socket: "fake", Name: "switchboard", Started: r.clock, Agents: map[string]*agents.Seat{
@@ -135,10 +151,17 @@ func newPaneRig(t *testing.T) *paneRig {
 	}
 	r.panes = New(Config{
 		Workspace: ws, Now: func() time.Time { return r.clock }, Logf: func(string, ...any) {},
-		Started: r.clock.Add(-time.Hour), // a master older than the session: no catching up
-		Typing:  tmux.TypeOptions{Pause: time.Millisecond, Check: 20 * time.Millisecond},
+		Started:     r.clock.Add(-time.Hour), // a master older than the session: no catching up
+		Typing:      tmux.TypeOptions{Pause: time.Millisecond, Check: 20 * time.Millisecond},
+		HookConfirm: 200 * time.Millisecond,
 	})
 	r.panes.newTmux = func(socket string) *tmux.Client { return tmux.NewClient(socket, r.tmux) }
+	r.tmux.prompted = func(agent string) {
+		st := mailbox.AgentState{State: mailbox.StateBusy, Since: time.Now(), Source: mailbox.SourceHook, Detail: "prompt"}
+		if err := ws.Store.WriteState(agent, st); err != nil {
+			t.Error(err)
+		}
+	}
 	return r
 }
 
@@ -196,11 +219,33 @@ func TestNoticeWaitsForAReadyIdlePaneAndIsTypedOnce(t *testing.T) {
 	if got := r.tmux.pane("%0").submitted; len(got) != 1 {
 		t.Errorf("typed again on the next look: %q", got)
 	}
-	if border := r.tmux.labels["%0 @sb_title"]; border != "Developer Agent · idle · 1 new" {
+	// Its prompt hook said it took the line: it works on it.
+	if border := r.tmux.labels["%0 @sb_title"]; border != "Developer Agent · busy · 1 new" {
 		t.Errorf("border = %q", border)
 	}
 	if status := r.tmux.labels[" @sb_status"]; !strings.HasPrefix(status, "2 agents · ") {
 		t.Errorf("status line = %q", status)
+	}
+}
+
+// An Enter the client reads as a newline (Codex CLI still taking in the
+// paste, on a busy machine) moves the cursor off the typed line as a
+// submit does: only the prompt hook says the line was taken, and until it
+// does Enter is pressed again; the line is never typed twice.
+func TestALineWhoseEnterWasReadAsANewlineIsSubmittedOnce(t *testing.T) {
+	r := newPaneRig(t)
+	r.tmux.panes["%0"].early = 1
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look() // the screen not seen standing still yet
+	r.look()
+	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
+	pane := r.tmux.pane("%0")
+	if len(pane.submitted) != 1 || pane.submitted[0] != want {
+		t.Fatalf("the agent took %q, with %q left in its input box; want %q once", pane.submitted, pane.input, want)
+	}
+	if pane.input != "" {
+		t.Errorf("%q left in the input box", pane.input)
 	}
 }
 

@@ -167,7 +167,7 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 	began := p.now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
-	if err == nil && (!typed.Verified || cursorAway[seat.Kind]) && hookedKinds[seat.Kind] {
+	if err == nil && hookedKinds[seat.Kind] {
 		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
 	}
 	if err != nil && len(claimed) > 0 {
@@ -180,39 +180,41 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 	switch {
 	case err != nil:
 		p.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
-	case typed.Verified:
-		p.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
 	case confirmed:
 		p.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
+	case typed.Verified:
+		p.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
 	default:
 		p.logf("%s %s typed to %s; Enter sent, not verifiable (the program does not echo)", strings.Join(seqs, " "), what, agent)
 	}
 }
 
-// hookConfirm is how long a hooked agent's hook gets to say that a typed
-// prompt reached the agent, before the line is submitted again.
-const hookConfirm = 3 * time.Second
-
-// cursorAway are the kinds of agent whose input box is not where the
-// cursor is (Gemini CLI): a line seen to leave the cursor's row may still
-// sit in the box, so only the prompt hook says it was taken.
-var cursorAway = map[string]bool{profile.KindGemini: true}
+// DefaultHookConfirm is how long a hooked agent's prompt hook gets to say
+// that a typed line reached the agent, before the line is submitted again.
+const DefaultHookConfirm = 3 * time.Second
 
 // hookedKinds are the kinds of agent whose prompt hook runs when a typed
 // line is submitted, so that their hook can confirm it.
 var hookedKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true, profile.KindGemini: true}
 
-// confirmByHook checks a line typed into a program that draws its own input
-// box, where the cursor is not (Gemini CLI): the screen cannot say whether
-// it was taken, but the agent's prompt hook can, by writing its state. When
-// no hook speaks in time the line is submitted again, twice at most: a
-// client that ran its start-up hook may not read its input yet.
+// confirmByHook checks a line typed into an agent client with a prompt
+// hook. Its screen cannot say whether the line was taken: Gemini CLI's
+// input box is not where the cursor is, and an Enter read as a newline
+// (Codex CLI reading a paste late, on a busy machine) moves the cursor off
+// the line just as a submit does. The prompt hook can, by writing the
+// agent's state. When no hook speaks in time the line is submitted again
+// (see Resubmit), twice at most: a client that ran its start-up hook may
+// not read its input yet. A line the screen saw leave and no hook
+// confirmed is reported as the screen saw it.
 func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
 	for try := 0; ; try++ {
 		if p.heardSince(ctx, agent, since) {
 			return true, typed, nil
 		}
 		if try == 2 {
+			if typed.Verified {
+				return false, typed, nil // the screen's word stands: the line left
+			}
 			return false, typed, fmt.Errorf("no hook of %s ran after %d Enter presses: %w", agent, typed.Enters, tmux.ErrNotSubmitted)
 		}
 		var err error
@@ -222,12 +224,12 @@ func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 	}
 }
 
-// heardSince waits up to hookConfirm for the agent's prompt hook to say,
+// heardSince waits up to hookWait for the agent's prompt hook to say,
 // after since, that a prompt was taken: it marks the agent busy. Another
 // hook that ran meanwhile (a start-up hook running late marks it idle)
 // says nothing of the line.
 func (p *Panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
-	return watch.Until(ctx, 50*time.Millisecond, hookConfirm, func() bool {
+	return watch.Until(ctx, 50*time.Millisecond, p.hookWait, func() bool {
 		st, ok, _ := p.store.ReadState(agent)
 		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State == mailbox.StateBusy
 	})
