@@ -177,8 +177,8 @@ const inputRows = 12
 
 // Resubmit finishes a line SendLine typed into a program that gave no other
 // sign of taking it: when the line still shows near the bottom of the
-// screen (in an input box the cursor is not on, or after a newline an Enter
-// read too soon put there), Enter again; when it does not, the paste was
+// screen (in an input box the cursor is not on, or above the newline an Enter
+// read as one put there), Enter again; when it does not, the paste was
 // lost (a program not yet reading its input), so it is typed again, unless
 // it was seen on the input line: then it reached the program, and is never
 // typed twice.

@@ -228,8 +228,8 @@ func TestNoticeWaitsForAReadyIdlePaneAndIsTypedOnce(t *testing.T) {
 	}
 }
 
-// An Enter the client reads as a newline (Codex CLI still taking in the
-// paste, on a busy machine) moves the cursor off the typed line as a
+// An Enter the client reads as a newline (Codex CLI was seen to, on a busy
+// machine: its input box held the line and an empty one) moves the cursor off the typed line as a
 // submit does: only the prompt hook says the line was taken, and until it
 // does Enter is pressed again; the line is never typed twice.
 func TestALineWhoseEnterWasReadAsANewlineIsSubmittedOnce(t *testing.T) {

@@ -200,8 +200,8 @@ var hookedKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: t
 // confirmByHook checks a line typed into an agent client with a prompt
 // hook. Its screen cannot say whether the line was taken: Gemini CLI's
 // input box is not where the cursor is, and an Enter read as a newline
-// (Codex CLI reading a paste late, on a busy machine) moves the cursor off
-// the line just as a submit does. The prompt hook can, by writing the
+// (Codex CLI was seen to, on a busy machine) moves the cursor off the line
+// just as a submit does. The prompt hook can, by writing the
 // agent's state. When no hook speaks in time the line is submitted again
 // (see Resubmit), twice at most: a client that ran its start-up hook may
 // not read its input yet. A line the screen saw leave and no hook
