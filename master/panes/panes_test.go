@@ -37,7 +37,7 @@ type fakePane struct {
 	displayed []string
 	hooked    bool // its program runs a prompt hook on each line it takes
 	// early is how many Enter presses are read as a newline, as Codex CLI
-	// reads an Enter that comes while it still takes in a paste.
+	// was seen to read one on a busy machine.
 	early int
 }
 
