@@ -180,8 +180,10 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 	switch {
 	case err != nil:
 		p.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
-	case confirmed:
+	case confirmed && typed.Enters > 1:
 		p.logf("%s %s typed to %s and submitted (its hook confirmed, after %d Enter presses)", strings.Join(seqs, " "), what, agent, typed.Enters)
+	case confirmed:
+		p.logf("%s %s typed to %s and submitted (its hook confirmed)", strings.Join(seqs, " "), what, agent)
 	case typed.Verified:
 		p.logf("%s %s typed to %s and submitted (verified)", strings.Join(seqs, " "), what, agent)
 	default:
