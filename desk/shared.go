@@ -107,6 +107,10 @@ func (d *Desk) SetState(key string, value json.RawMessage) error {
 	if strings.TrimSpace(key) == "" {
 		return fmt.Errorf("the key: %w", ErrBlank)
 	}
+	// A key is shown, and crosses the hub, as a name: a line.
+	if !mailbox.FitsLine(key) {
+		return fmt.Errorf("a key of the shared state is one line of at most %d characters (this one has %d): keep what is long in the value", mailbox.MaxTitleLength, utf8.RuneCountInString(key))
+	}
 	if !json.Valid(value) {
 		return fmt.Errorf("the value of %s is not JSON", key)
 	}

@@ -108,7 +108,7 @@ func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, 
 	}
 	entries := make([]jetstream.KeyValueEntry, 0, len(keys))
 	for _, k := range keys {
-		e, err := leaderGet(ctx, b.nc, b.n.claims(), k)
+		e, err := leaderGet(ctx, b.nc, b.n, b.n.claims(), k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue
 		}

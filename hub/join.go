@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -45,9 +46,8 @@ type JoinConfig struct {
 	// carries no password.
 	Credentials []byte
 
-	// beat is the heartbeat interval and ackWait the redelivery delay of an
-	// unacknowledged copy; tests shorten them.
-	beat, ackWait time.Duration
+	// beat is the heartbeat interval; tests shorten it.
+	beat time.Duration
 }
 
 // Heartbeat is how often a host refreshes its presence; a host silent for
@@ -64,12 +64,14 @@ const (
 // Conn is one host's membership of a team on a hub. Its methods are safe for
 // concurrent use.
 type Conn struct {
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	names   names
-	host    string
-	beat    time.Duration
-	ackWait time.Duration
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	names names
+	host  string
+	beat  time.Duration
+	// ackWait is the redelivery delay of an unacknowledged copy, as this
+	// host's consumer last said.
+	ackWait atomic.Int64
 	trouble func(error)
 	// stalled is set while this host cannot take its mail; its heartbeat
 	// lapses meanwhile.
@@ -81,8 +83,10 @@ type Conn struct {
 	mu     sync.Mutex
 	agents []string
 
+	idKey   []byte // of this host's copies' ids on the hub (dedupID)
 	senders claimCache
-	view    *view // the team as this host last heard of it
+	view    *view      // the team as this host last heard of it
+	feed    *feedQueue // the hub's news of the team, not yet in view
 
 	// arrived counts the copies taken from the hub; backlog is what the
 	// hub last said of those unacknowledged, when arrived was as it says.
@@ -96,6 +100,13 @@ type Conn struct {
 	linkMu     sync.Mutex
 	link       context.Context
 	linkCancel context.CancelCauseFunc
+
+	// lost is closed when the connection closed for good, not by Close:
+	// the server refused it, or answered a request with an error that
+	// ends a connection. lostErr says why.
+	lost     chan struct{}
+	lostOnce sync.Once
+	lostErr  error
 
 	// closed ends when Close is called.
 	closed context.Context
@@ -134,13 +145,16 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 		names:   names{cfg.Team},
 		host:    cfg.Host,
 		beat:    cfg.beat,
-		ackWait: cfg.ackWait,
 		trouble: cfg.Trouble,
 		agents:  slices.Clone(cfg.Agents),
 	}
+	c.ackWait.Store(int64(ackWait))
+	c.idKey = idKey(rawURL, cfg.Credentials)
 	c.closed, c.close = context.WithCancel(context.Background())
+	c.lost = make(chan struct{})
 	c.senders.ttl = time.Second
 	c.view = newView()
+	c.feed = newFeedQueue()
 	c.link, c.linkCancel = context.WithCancelCause(context.Background())
 	opts := []nats.Option{
 		nats.Name("switchboard " + cfg.Host),
@@ -154,7 +168,17 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 		nats.MaxPingsOutstanding(3),
 		nats.NoCallbacksAfterClientClose(),
 		nats.DisconnectErrHandler(func(*nats.Conn, error) { c.cutLink(errLinkDown, false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { c.cutLink(nil, true) }),
+		nats.ReconnectHandler(func(*nats.Conn) {
+			c.cutLink(nil, true)
+			c.feed.missed() // news told while away is lost
+		}),
+		nats.ClosedHandler(func(nc *nats.Conn) {
+			// Not called after Close (NoCallbacksAfterClientClose).
+			c.lostOnce.Do(func() {
+				c.lostErr = cmp.Or(nc.LastError(), errLinkDown)
+				close(c.lost)
+			})
+		}),
 		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
 			if errors.Is(err, nats.ErrPermissionViolation) {
 				c.cutLink(fmt.Errorf("%w: %w", ErrDenied, err), true)
@@ -178,7 +202,9 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect as host %s: %w; check that the hub runs and that this URL is the one it gave for this host", ErrUnreachable, cfg.Host, err)
 	}
-	c.js, err = jetstream.New(c.nc)
+	// The team's API is reached under a prefix of the host's own account
+	// (names.api), which the hub carries to the team's.
+	c.js, err = jetstream.NewWithAPIPrefix(c.nc, c.names.api())
 	if err != nil {
 		c.nc.Close()
 		return nil, fmt.Errorf("jetstream: %w", err)
@@ -221,9 +247,6 @@ func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
 	if cfg.beat <= 0 {
 		cfg.beat = Heartbeat
 	}
-	if cfg.ackWait <= 0 {
-		cfg.ackWait = ackWait
-	}
 	return cfg, nil
 }
 
@@ -247,16 +270,12 @@ func reconnectDelay(attempts int) time.Duration {
 }
 
 // setUp opens the stream and buckets, checks the rules, claims the agents
-// and makes the host's consumer.
+// and has the hub make the host's consumer.
 func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
-	_, err := c.js.Stream(ctx, c.names.stream())
-	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		err = errNotPrepared
-	}
-	if err != nil {
-		return c.explain(ctx, err, "open the mail stream")
+	if err := c.checkStreams(ctx, []jetstream.StreamConfig{c.names.mailStreamConfig()}); err != nil {
+		return err
 	}
 	if err := c.openBuckets(ctx, c.names.buckets()); err != nil {
 		return err
@@ -278,18 +297,47 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 		}
 	}
 	if err := c.makeConsumer(ctx); err != nil {
-		return c.explain(ctx, err, "make the mail consumer")
+		return c.explain(ctx, err, "have the hub make this host's mail consumer")
 	}
 	return nil
 }
 
-// openBuckets opens the named buckets of the team.
+// checkStreams refuses to join a hub whose streams are not as the hub
+// makes them (checkStream): one host could wipe another's keys there.
+func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) error {
+	for _, w := range want {
+		st, err := c.js.Stream(ctx, w.Name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			err = errNotPrepared
+		}
+		if err != nil {
+			return c.explain(ctx, err, "open "+w.Name)
+		}
+		if err := checkStream(st.CachedInfo().Config, w); err != nil {
+			return fmt.Errorf("%w; %s", err, unsafeHint)
+		}
+	}
+	return nil
+}
+
+// unsafeHint says what makes a hub's streams right.
+const unsafeHint = "a hub of this version makes them right when it starts; on a NATS server of your own, run switchboard hub prepare again"
+
+// openBuckets opens the named buckets of the team, once their streams
+// are as the hub makes them.
 func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 	kvs := map[string]*jetstream.KeyValue{
 		c.names.presence(): &c.presence, c.names.heartbeat(): &c.heartbeat, c.names.claims(): &c.claims,
 		c.names.rules(): &c.rules, c.names.locks(): &c.locks, c.names.shared(): &c.shared,
 	}
+	want := make(map[string]jetstream.StreamConfig)
+	for _, cfg := range c.names.bucketStreams(c.beat) {
+		want[cfg.Name] = cfg
+	}
 	for _, bucket := range buckets {
+		if err := c.checkStreams(ctx, []jetstream.StreamConfig{want[kvStream(bucket)]}); err != nil {
+			return err
+		}
 		kv, err := c.js.KeyValue(ctx, bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			err = errNotPrepared
@@ -351,6 +399,22 @@ func (c *Conn) explain(ctx context.Context, err error, doing string) error {
 	return fmt.Errorf("%s: %w", doing, err)
 }
 
+// Lost is closed when the connection to the hub closed for good, other
+// than by Close: the server ended it (a request it answered with an error
+// that ends a connection, credentials it no longer takes). This Conn can
+// do nothing more; its owner closes it, and joins again. LostErr says why.
+func (c *Conn) Lost() <-chan struct{} { return c.lost }
+
+// LostErr is why the connection closed for good, once Lost is closed.
+func (c *Conn) LostErr() error {
+	select {
+	case <-c.lost:
+		return c.lostErr
+	default:
+		return nil
+	}
+}
+
 // Host is the name this Conn joined as.
 func (c *Conn) Host() string { return c.host }
 
@@ -374,6 +438,9 @@ var (
 	ErrUnreachable = errors.New("hub: unreachable")
 	// ErrDenied is a request the hub refused for want of permission.
 	ErrDenied = errors.New("hub: permission denied")
+	// ErrUnsafeHub is a hub whose streams would let one host undo
+	// another's keys or mail.
+	ErrUnsafeHub = errors.New("hub: unsafe stream settings")
 	// ErrClosed is a Conn used after Close.
 	ErrClosed = errors.New("hub: connection closed")
 )

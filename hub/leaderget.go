@@ -21,16 +21,30 @@ import (
 // leaderGet returns the newest entry of key in bucket as the leader of the
 // bucket's stream holds it; jetstream.ErrKeyNotFound when there is none or
 // it was deleted.
-func leaderGet(ctx context.Context, nc *nats.Conn, bucket, key string) (jetstream.KeyValueEntry, error) {
+func leaderGet(ctx context.Context, nc *nats.Conn, n names, bucket, key string) (jetstream.KeyValueEntry, error) {
+	e, err := leaderLast(ctx, nc, n, bucket, key)
+	if err != nil {
+		return nil, err
+	}
+	if e.op != jetstream.KeyValuePut {
+		return nil, jetstream.ErrKeyNotFound
+	}
+	return e, nil
+}
+
+// leaderLast returns the newest message of key in bucket as the leader of
+// the bucket's stream holds it, a deletion among them;
+// jetstream.ErrKeyNotFound when the key has none.
+func leaderLast(ctx context.Context, nc *nats.Conn, n names, bucket, key string) (storedEntry, error) {
 	req, err := json.Marshal(struct {
 		LastFor string `json:"last_by_subj"`
 	}{kvSubject(bucket, key)})
 	if err != nil {
-		return nil, err
+		return storedEntry{}, err
 	}
-	msg, err := nc.RequestWithContext(ctx, "$JS.API.STREAM.MSG.GET."+kvStream(bucket), req)
+	msg, err := nc.RequestWithContext(ctx, n.apiLocal(jsAPI+"STREAM.MSG.GET."+kvStream(bucket)), req)
 	if err != nil {
-		return nil, err
+		return storedEntry{}, err
 	}
 	var resp struct {
 		Message *struct {
@@ -45,47 +59,49 @@ func leaderGet(ctx context.Context, nc *nats.Conn, bucket, key string) (jetstrea
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return nil, fmt.Errorf("read %s of bucket %s: %w", key, bucket, err)
+		return storedEntry{}, fmt.Errorf("read %s of bucket %s: %w", key, bucket, err)
 	}
 	switch {
 	case resp.Error != nil && resp.Error.Code == 404:
-		return nil, jetstream.ErrKeyNotFound
+		return storedEntry{}, jetstream.ErrKeyNotFound
 	case resp.Error != nil:
-		return nil, fmt.Errorf("read %s of bucket %s: %s", key, bucket, resp.Error.Description)
+		return storedEntry{}, fmt.Errorf("read %s of bucket %s: %s", key, bucket, resp.Error.Description)
 	case resp.Message == nil:
-		return nil, fmt.Errorf("read %s of bucket %s: an answer without a message", key, bucket)
+		return storedEntry{}, fmt.Errorf("read %s of bucket %s: an answer without a message", key, bucket)
 	}
-	op := jetstream.KeyValuePut
+	var h nats.Header
 	if len(resp.Message.Hdrs) > 0 {
-		h, err := nats.DecodeHeadersMsg(resp.Message.Hdrs)
-		if err != nil {
-			return nil, fmt.Errorf("read %s of bucket %s: %w", key, bucket, err)
-		}
-		switch strings.ToUpper(h.Get("KV-Operation")) {
-		case "DEL":
-			op = jetstream.KeyValueDelete
-		case "PURGE":
-			op = jetstream.KeyValuePurge
+		if h, err = nats.DecodeHeadersMsg(resp.Message.Hdrs); err != nil {
+			return storedEntry{}, fmt.Errorf("read %s of bucket %s: %w", key, bucket, err)
 		}
 	}
-	if op != jetstream.KeyValuePut {
-		return nil, jetstream.ErrKeyNotFound
-	}
-	return leaderEntry{bucket: bucket, key: key, value: resp.Message.Data, rev: resp.Message.Seq, created: resp.Message.Time}, nil
+	return storedEntry{bucket: bucket, key: key, value: resp.Message.Data, rev: resp.Message.Seq, created: resp.Message.Time, op: operation(h)}, nil
 }
 
-// leaderEntry is an entry of a bucket read from its leader.
-type leaderEntry struct {
+// operation is what a bucket's message does to its key, by its headers.
+func operation(h nats.Header) jetstream.KeyValueOp {
+	switch strings.ToUpper(h.Get("KV-Operation")) {
+	case "DEL":
+		return jetstream.KeyValueDelete
+	case "PURGE":
+		return jetstream.KeyValuePurge
+	}
+	return jetstream.KeyValuePut
+}
+
+// storedEntry is a message of a bucket as the hub stored it.
+type storedEntry struct {
 	bucket, key string
 	value       []byte
 	rev         uint64
 	created     time.Time
+	op          jetstream.KeyValueOp
 }
 
-func (e leaderEntry) Bucket() string                  { return e.bucket }
-func (e leaderEntry) Key() string                     { return e.key }
-func (e leaderEntry) Value() []byte                   { return e.value }
-func (e leaderEntry) Revision() uint64                { return e.rev }
-func (e leaderEntry) Created() time.Time              { return e.created }
-func (e leaderEntry) Delta() uint64                   { return 0 }
-func (e leaderEntry) Operation() jetstream.KeyValueOp { return jetstream.KeyValuePut }
+func (e storedEntry) Bucket() string                  { return e.bucket }
+func (e storedEntry) Key() string                     { return e.key }
+func (e storedEntry) Value() []byte                   { return e.value }
+func (e storedEntry) Revision() uint64                { return e.rev }
+func (e storedEntry) Created() time.Time              { return e.created }
+func (e storedEntry) Delta() uint64                   { return 0 }
+func (e storedEntry) Operation() jetstream.KeyValueOp { return e.op }

@@ -51,6 +51,9 @@ var ErrLockLost = errors.New("hub: lock no longer held")
 // *LockHeld when the lock is taken. Names are key names: letters, digits,
 // and - _ = / . (a dot separates tokens).
 func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
+	if err := checkKey("lock name", name); err != nil {
+		return Lock{}, err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	v, err := json.Marshal(lockValue{Owner: owner, Host: c.host})
@@ -81,6 +84,9 @@ func (c *Conn) Lock(ctx context.Context, name, owner string) (Lock, error) {
 // ReadLock returns the lock name as it is held now, with the revision that
 // releases it; ok is false when it is free.
 func (c *Conn) ReadLock(ctx context.Context, name string) (l Lock, ok bool, err error) {
+	if err := checkKey("lock name", name); err != nil {
+		return Lock{}, false, err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	l, err = c.readLock(ctx, name)
@@ -141,6 +147,9 @@ func (c *Conn) ForceUnlock(ctx context.Context, name string) error {
 // lock left alone. (The holder of a lock of this host, say, must have
 // exited: only its host can tell.)
 func (c *Conn) ForceUnlockIf(ctx context.Context, name string, may func(Lock) error) error {
+	if err := checkKey("lock name", name); err != nil {
+		return err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	held, err := c.readLock(ctx, name)

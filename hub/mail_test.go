@@ -142,10 +142,10 @@ func TestFailedHandlerGetsTheCopyAgain(t *testing.T) {
 }
 
 func TestCopyHandledButNotAckedComesBackAfterACrash(t *testing.T) {
-	s := startHub(t, t.TempDir())
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir()}, TeamService{ackWait: time.Second})
 	a := join(t, s, "a", "alice")
 	rules := []byte("rules v1\n")
-	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules, ackWait: time.Second})
+	b, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +173,7 @@ func TestCopyHandledButNotAckedComesBackAfterACrash(t *testing.T) {
 		t.Fatalf("Receive on a closed connection returned %v, want ErrClosed", err)
 	}
 
-	again, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules, ackWait: time.Second})
+	again, err := joinWith(s, "b", JoinConfig{Agents: []string{"bob"}, RulesText: rules})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -15,6 +16,20 @@ func validName(name string) bool { return mailbox.WellFormedName(name) }
 func checkName(kind, name string) error {
 	if !validName(name) {
 		return fmt.Errorf("%w: %s name %q: use 1-63 lowercase letters, digits, _ or -, starting with a letter or digit", ErrBadName, kind, name)
+	}
+	return nil
+}
+
+// maxKey bounds a key of the team's buckets, in bytes. A key is a token of
+// a subject, and a subject past the server's control line (4 KiB) is
+// answered with an error and the connection closed: a name an agent chose
+// must never cut its host off the team.
+const maxKey = 2 << 10
+
+// checkKey refuses a key over maxKey.
+func checkKey(what, key string) error {
+	if len(key) > maxKey {
+		return fmt.Errorf("%w: %s of %d bytes, over the hub's bound of %d: use a shorter one", ErrBadName, what, len(key), maxKey)
 	}
 	return nil
 }
@@ -68,6 +83,38 @@ func (n names) buckets() []string {
 // kvStream is the stream behind a bucket; kvSubject the subject of its key.
 func kvStream(bucket string) string       { return "KV_" + bucket }
 func kvSubject(bucket, key string) string { return "$KV." + bucket + "." + key }
+
+// api is the prefix under which a host reaches the team's JetStream API,
+// in its own account: the server carries each request to the team's
+// account ($JS.API), and only the requests the host's grant names.
+func (n names) api() string { return "sb." + n.team + ".js" }
+
+// APIPrefix is the prefix under which a host reaches the JetStream API of
+// team ("" for the hub's default) on the hub: jetstream.NewWithAPIPrefix
+// takes it, for a host's own connection.
+func APIPrefix(team string) string { return names{cmp.Or(team, "main")}.api() }
+
+// apiLocal is the subject, in a host's account, of the team's API subject
+// subject ($JS.API.X or any other of the team's account, as $KV.B.K).
+func (n names) apiLocal(subject string) string {
+	if rest, ok := strings.CutPrefix(subject, jsAPI); ok {
+		return n.api() + "." + rest
+	}
+	return n.api() + "." + subject
+}
+
+// jsAPI is the prefix of JetStream's API in the team's account.
+const jsAPI = "$JS.API."
+
+// feed is where the hub tells of each change to bucket, once it is stored
+// (the bucket's stream republishes it): no host may publish there, so
+// what a host hears on it is what the hub holds. feedAll is every
+// bucket's.
+func (n names) feed(bucket string) string { return "sb." + n.team + ".feed." + bucket }
+func (n names) feedAll() string           { return "sb." + n.team + ".feed.>" }
+
+// consumerRequest is where host asks the hub to make its mail consumer.
+func (n names) consumerRequest(host string) string { return "sb." + n.team + ".hub.consumer." + host }
 
 // inboxPrefix is where a host's replies arrive. Each host may subscribe only
 // under its own prefix, so no host can read another's pulled mail or replies.

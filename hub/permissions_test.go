@@ -40,7 +40,7 @@ func dialRaw(t *testing.T, rawURL, host string) *rawConn {
 	}
 	t.Cleanup(nc.Close)
 	r.nc = nc
-	r.js, _ = jetstream.New(nc)
+	r.js, _ = jetstream.NewWithAPIPrefix(nc, names{"main"}.api())
 	return r
 }
 

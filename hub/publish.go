@@ -2,8 +2,14 @@ package hub
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -31,8 +37,8 @@ type Copy struct {
 }
 
 // Publish stores one copy on the hub and waits until the hub has it. The
-// message id "<ID>/<To>" makes a re-publish within the duplicate window a
-// no-op that still succeeds, so a copy whose outcome is unknown can simply be
+// copy's id on the hub (dedupID) makes a re-publish within the duplicate
+// window a no-op that still succeeds, so a copy whose outcome is unknown can simply be
 // published again. Publish fails, without waiting for a reconnect, when the
 // hub is unreachable: the caller keeps the copy and retries in order.
 func (c *Conn) Publish(ctx context.Context, cp Copy) error {
@@ -142,6 +148,43 @@ func (c *Conn) message(cp Copy) (*nats.Msg, error) {
 	msg := &nats.Msg{Subject: c.names.mail(cp.ToHost, c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
 	msg.Header.Set(headerID, cp.ID)
 	msg.Header.Set(headerFrom, cp.From)
-	msg.Header.Set(nats.MsgIdHdr, cp.ID+"/"+cp.To)
+	msg.Header.Set(nats.MsgIdHdr, c.dedupID(cp))
 	return msg, nil
+}
+
+// dedupID is the id under which the hub drops a re-publish of cp: a digest
+// of "<ID>/<To>" under this host's own key. The hub's duplicate window is
+// the stream's, every host's copies in one: an id another host could
+// foresee (having been sent the same message, say) would let it publish
+// first under that id, and the hub would drop this host's copy as a
+// duplicate.
+func (c *Conn) dedupID(cp Copy) string {
+	mac := hmac.New(sha256.New, c.idKey)
+	mac.Write([]byte(cp.ID + "/" + cp.To))
+	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// idKey is this host's key of its copies' ids on the hub: what it joins
+// with (its password, or the credentials of a server of its operator's),
+// which no other host knows, so that the ids are the same after a restart;
+// a random key for a host that joins with nothing secret.
+func idKey(rawURL string, credentials []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte("switchboard copy id\x00"))
+	secret := len(credentials) > 0
+	h.Write(credentials)
+	for _, one := range strings.Split(rawURL, ",") {
+		if u, err := url.Parse(strings.TrimSpace(one)); err == nil {
+			if p, ok := u.User.Password(); ok {
+				h.Write([]byte(p))
+				secret = true
+			}
+		}
+	}
+	if !secret {
+		random := make([]byte, 32)
+		_, _ = rand.Read(random) // never fails (crypto/rand)
+		h.Write(random)
+	}
+	return h.Sum(nil)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/internal/watch"
@@ -56,8 +57,9 @@ const (
 )
 
 // consumerConfig is the durable consumer of host: the copies addressed to
-// it. Its filter is in the subject of the request that makes it, so the
-// server lets a host make only its own (TeamService.Permissions).
+// it. The hub makes it (TeamService.Serve, or hub prepare on a stock
+// server): a host may not make a consumer, whose request could name where
+// the server delivers what it takes.
 func (n names) consumerConfig(host string, ackWait time.Duration) jetstream.ConsumerConfig {
 	return jetstream.ConsumerConfig{
 		Durable:       host,
@@ -69,11 +71,31 @@ func (n names) consumerConfig(host string, ackWait time.Duration) jetstream.Cons
 	}
 }
 
-// makeConsumer makes this host's consumer, or leaves it as it is.
+// makeConsumer makes sure this host's consumer is on the hub: made by hub
+// prepare, on a stock server, or else by the hub, asked.
 func (c *Conn) makeConsumer(ctx context.Context) error {
-	_, err := c.js.CreateOrUpdateConsumer(ctx, c.names.stream(), c.names.consumerConfig(c.host, c.ackWait))
-	return err
+	_, err := c.js.Consumer(ctx, c.names.stream(), c.host)
+	if !errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return err
+	}
+	ask, cancel := context.WithTimeout(ctx, consumerAskWait)
+	defer cancel()
+	msg, err := c.nc.RequestWithContext(ask, c.names.consumerRequest(c.host), nil)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders) || (err != nil && ctx.Err() == nil && ask.Err() != nil):
+		// A stock server answers nobody there.
+		return fmt.Errorf("%w: no mail consumer for host %s on the hub, and no hub that makes one: on a NATS server of your own, run switchboard hub prepare again with --host %s among its hosts", ErrBadConfig, c.host, c.host)
+	case err != nil:
+		return err
+	}
+	if answer := string(msg.Data); answer != "ok" {
+		return fmt.Errorf("the hub did not make this host's mail consumer: %s", answer)
+	}
+	return nil
 }
+
+// consumerAskWait bounds the wait for the hub to make a consumer.
+const consumerAskWait = 15 * time.Second
 
 // SetAgents changes the agents this host runs: new ones are claimed (and
 // refused, *AgentClaimed, at the first that another host holds), dropped
@@ -202,6 +224,9 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []D
 		return false, err
 	}
 	cancel()
+	if w := cons.CachedInfo().Config.AckWait; w > 0 {
+		c.ackWait.Store(int64(w))
+	}
 	// A short heartbeat: a consumer the hub lost is noticed in seconds.
 	it, err := cons.Messages(jetstream.PullMaxMessages(pullBatch), jetstream.PullExpiry(pullExpiry), jetstream.PullHeartbeat(pullExpiry/4))
 	if err != nil {
@@ -227,6 +252,10 @@ func (c *Conn) receiveOnce(ctx context.Context, handle func(context.Context, []D
 		c.process(ctx, msgs, handle)
 	}
 }
+
+// ackWaitNow is how long the hub waits for an ack of a copy, as this
+// host's consumer last said.
+func (c *Conn) ackWaitNow() time.Duration { return time.Duration(c.ackWait.Load()) }
 
 // errNotHandled stands for the outcome of a copy that a handler did not
 // report: it is tried again.
@@ -282,7 +311,7 @@ func (c *Conn) process(ctx context.Context, msgs []jetstream.Msg, handle func(co
 // the copies are still being handled, so a slow disk does not cause a
 // second delivery.
 func (c *Conn) handleInProgress(ctx context.Context, msgs []jetstream.Msg, ds []Delivered, handle func(context.Context, []Delivered) []error) []error {
-	t := time.NewTicker(c.ackWait / 2)
+	t := time.NewTicker(c.ackWaitNow() / 2)
 	defer t.Stop()
 	done := make(chan []error, 1)
 	go func() { done <- handle(ctx, ds) }()
@@ -318,7 +347,7 @@ func (c *Conn) term(ctx context.Context, msg jetstream.Msg, reason string) {
 // settle runs an ack of some kind, retrying a while when the hub is away.
 func (c *Conn) settle(ctx context.Context, ack func(context.Context) error) {
 	for attempt := 0; attempt < ackAttempts && ctx.Err() == nil; attempt++ {
-		actx, cancel := context.WithTimeout(ctx, c.ackWait/2)
+		actx, cancel := context.WithTimeout(ctx, c.ackWaitNow()/2)
 		actx, cancelLink := c.linked(actx)
 		err := ack(actx)
 		cancelLink()

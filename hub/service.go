@@ -4,24 +4,30 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/hub/grant"
 )
 
 // TeamService is the hub's side of one team, for a server that hosts join
-// (an embedded hub serves it): what each host may do there, and the stream
-// and buckets made before any host joins.
+// (an embedded hub serves it): what each host may do there, the stream and
+// buckets made before any host joins, and the making of each host's mail
+// consumer, which no host may make itself.
 type TeamService struct {
 	// Team is the team's name; "main" when empty.
 	Team string
 	// Replicas is how many nodes of a cluster of hubs keep the team's
 	// stream and buckets; 1 when 0.
 	Replicas int
-	// beat is the hosts' heartbeat; tests shorten it.
-	beat time.Duration
+	// beat is the hosts' heartbeat, and ackWait how long the hub waits for
+	// a host's ack of a copy before it delivers it again; tests shorten
+	// them.
+	beat, ackWait time.Duration
 }
 
 func (s TeamService) withDefaults() (TeamService, error) {
@@ -31,68 +37,72 @@ func (s TeamService) withDefaults() (TeamService, error) {
 	if s.beat <= 0 {
 		s.beat = Heartbeat
 	}
+	if s.ackWait <= 0 {
+		s.ackWait = ackWait
+	}
 	return s, checkName("team", s.Team)
 }
 
-// Permissions are the subjects host may publish to and subscribe to; doc.go
-// says what each line lets it do.
-func (s TeamService) Permissions(host string) (publish, subscribe []string) {
+// Grant is what host may do on the hub, each host in an account of its
+// own (package grant); doc.go says what each line lets it do, and what it
+// does not.
+func (s TeamService) Grant(host string) grant.Grant {
 	s, _ = s.withDefaults()
 	n := names{s.Team}
 	mail := n.stream()
-	pub := []string{
-		// Mail, to any host, only under the host's own name.
-		"sb." + n.team + ".mail.*." + host + ".>",
-		// Presence, claims and heartbeat, only under the host's own keys.
-		kvSubject(n.presence(), host+".>"),
+	var g grant.Grant
+	same := func(subjects ...string) {
+		for _, sub := range subjects {
+			g.Imports = append(g.Imports, grant.Import{Local: sub, Team: sub})
+		}
+	}
+	api := func(subjects ...string) {
+		for _, sub := range subjects {
+			g.Imports = append(g.Imports, grant.Import{Local: n.apiLocal(sub), Team: sub})
+		}
+	}
+	// Mail, to any host, only under the host's own name.
+	same("sb." + n.team + ".mail.*." + host + ".>")
+	// Presence, claims and heartbeat only under the host's own keys; the
+	// rules, locks and shared values are the team's. A bucket's keys are
+	// written under the API's prefix, as the jetstream package does for
+	// a bucket reached through one.
+	api(kvSubject(n.presence(), host+".>"),
 		kvSubject(n.claims(), kindHeld+".*."+host),
 		kvSubject(n.claims(), kindLeft+".*."+host),
 		kvSubject(n.heartbeat(), host),
-		// Rules, locks and shared values are the team's.
 		kvSubject(n.rules(), ">"),
 		kvSubject(n.locks(), ">"),
-		kvSubject(n.shared(), ">"),
-		// The host's own durable consumer: make it, with the filter of the
-		// copies addressed to it and no other (the server checks that the
-		// filter in the request is the one in its subject), inspect it,
-		// pull, acknowledge.
-		"$JS.API.CONSUMER.CREATE." + mail + "." + host + "." + n.mailFor(host),
-		"$JS.API.CONSUMER.INFO." + mail + "." + host,
-		"$JS.API.CONSUMER.MSG.NEXT." + mail + "." + host,
-		"$JS.ACK." + mail + "." + host + ".>",
-		"$JS.ACK.*.*." + mail + "." + host + ".>",
-	}
-	streams := []string{mail}
+		kvSubject(n.shared(), ">"))
+	// The host's own mail consumer, which the hub makes when asked: look
+	// at it, pull from it, acknowledge what it delivered.
+	same(n.consumerRequest(host))
+	api(jsAPI + "CONSUMER.INFO." + mail + "." + host)
+	next := jsAPI + "CONSUMER.MSG.NEXT." + mail + "." + host
+	g.Imports = append(g.Imports, grant.Import{Local: n.apiLocal(next), Team: next, Streamed: true})
+	same("$JS.ACK."+mail+"."+host+".>", "$JS.ACK.*.*."+mail+"."+host+".>")
+	// The configuration and state of the team's streams, and any key of
+	// its buckets; those the view follows from their streams' leaders
+	// (leaderget.go).
+	api(jsAPI + "STREAM.INFO." + mail)
 	for _, b := range n.buckets() {
-		streams = append(streams, kvStream(b))
+		api(jsAPI+"STREAM.INFO."+kvStream(b), jsAPI+"DIRECT.GET."+kvStream(b), jsAPI+"DIRECT.GET."+kvStream(b)+".>")
 	}
-	for _, st := range streams {
-		// Reading a stream's configuration and state; never making,
-		// changing or purging one.
-		pub = append(pub, "$JS.API.STREAM.INFO."+st)
+	for _, b := range n.fedBuckets() {
+		api(jsAPI + "STREAM.MSG.GET." + kvStream(b))
 	}
-	for _, b := range []string{n.claims(), n.presence(), n.shared()} {
-		// Watching the claims, states and shared values (ordered consumers of their own,
-		// which take nothing from anyone: a bucket is no work queue).
-		pub = append(pub,
-			"$JS.API.CONSUMER.CREATE."+kvStream(b),
-			"$JS.API.CONSUMER.CREATE."+kvStream(b)+".>",
-			"$JS.API.CONSUMER.INFO."+kvStream(b)+".>",
-			"$JS.API.CONSUMER.DELETE."+kvStream(b)+".>",
-			"$JS.FC."+kvStream(b)+".>")
-	}
-	for _, b := range n.buckets() {
-		// Reading any key of the team's buckets.
-		pub = append(pub,
-			"$JS.API.DIRECT.GET."+kvStream(b),
-			"$JS.API.DIRECT.GET."+kvStream(b)+".>",
-			"$JS.API.STREAM.MSG.GET."+kvStream(b))
-	}
-	return pub, []string{inboxPrefix(host) + ".>"}
+	// What changed in the claims, states and shared values, as the hub
+	// stored it.
+	g.Feeds = []string{n.feedAll()}
+	g.Replies = inboxPrefix(host) + ".>"
+	return g
 }
 
-// Prepare makes the team's mail stream and buckets, or checks that those of
-// an earlier start are still there.
+// Exports is what the team's account offers the hosts' accounts.
+func (s TeamService) Exports() grant.Exports { return grant.ExportsOf(s.Grant("*")) }
+
+// Prepare makes the team's mail stream and buckets, or makes those of an
+// earlier start what they must be now.
 func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -107,28 +117,22 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	// add up to most of a minute before a host may join.
 	n := names{s.Team}
 	replicas := max(s.Replicas, 1)
+	streams := append([]jetstream.StreamConfig{n.mailStreamConfig()}, n.bucketStreams(s.beat)...)
 	var wg sync.WaitGroup
-	errs := make([]error, 1+len(n.buckets()))
-	wg.Go(func() {
-		stream := n.mailStreamConfig()
-		stream.Replicas = replicas
-		if _, err := js.CreateOrUpdateStream(ctx, stream); err != nil {
-			errs[0] = fmt.Errorf("make the mail stream: %w", err)
-		}
-	})
-	for i, kv := range n.bucketConfigs(s.beat) {
-		kv.Replicas = replicas
+	errs := make([]error, len(streams))
+	for i, cfg := range streams {
+		cfg.Replicas = replicas
 		wg.Go(func() {
-			_, err := js.CreateOrUpdateKeyValue(ctx, kv)
-			if err != nil && kv.Bucket == n.heartbeat() && storedOtherwise(ctx, js, kv) {
-				// Made on disk by an earlier version, which a bucket
+			_, err := js.CreateOrUpdateStream(ctx, cfg)
+			if err != nil && cfg.Name == kvStream(n.heartbeat()) && storedOtherwise(ctx, js, cfg) {
+				// Made on disk by an earlier version, which a stream
 				// cannot change: the beats are made again within one.
-				if err = js.DeleteKeyValue(ctx, kv.Bucket); err == nil {
-					_, err = js.CreateKeyValue(ctx, kv)
+				if err = js.DeleteStream(ctx, cfg.Name); err == nil {
+					_, err = js.CreateStream(ctx, cfg)
 				}
 			}
 			if err != nil {
-				errs[1+i] = fmt.Errorf("make bucket %s: %w", kv.Bucket, err)
+				errs[i] = fmt.Errorf("make %s: %w", cfg.Name, err)
 			}
 		})
 	}
@@ -136,17 +140,74 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	return errors.Join(errs...)
 }
 
-// storedOtherwise reports whether the bucket kv names exists with another
-// storage than kv's.
-func storedOtherwise(ctx context.Context, js jetstream.JetStream, kv jetstream.KeyValueConfig) bool {
-	bucket, err := js.KeyValue(ctx, kv.Bucket)
+// storedOtherwise reports whether the stream cfg names exists with another
+// storage than cfg's.
+func storedOtherwise(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) bool {
+	st, err := js.Stream(ctx, cfg.Name)
 	if err != nil {
 		return false
 	}
-	status, err := bucket.Status(ctx)
-	if err != nil {
-		return false
-	}
-	info, ok := status.(*jetstream.KeyValueBucketStatus)
-	return ok && info.StreamInfo().Config.Storage != kv.Storage
+	return st.CachedInfo().Config.Storage != cfg.Storage
 }
+
+// PrepareHosts makes the mail consumer of each host, on a server where no
+// hub answers a host that asks for its own (a stock nats-server).
+func (s TeamService) PrepareHosts(ctx context.Context, nc *nats.Conn, hosts []string) error {
+	s, err := s.withDefaults()
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	n := names{s.Team}
+	for _, h := range hosts {
+		if err := checkName("host", h); err != nil {
+			return err
+		}
+		if _, err := js.CreateOrUpdateConsumer(ctx, n.stream(), n.consumerConfig(h, s.ackWait)); err != nil {
+			return fmt.Errorf("make the mail consumer of host %s: %w", h, err)
+		}
+	}
+	return nil
+}
+
+// Serve answers each host that asks for its mail consumer, making it as
+// consumerConfig says; the host is the last token of the subject, which
+// only that host may publish to. Its subscription lives as long as nc.
+func (s TeamService) Serve(nc *nats.Conn) error {
+	s, err := s.withDefaults()
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return fmt.Errorf("jetstream: %w", err)
+	}
+	n := names{s.Team}
+	prefix := strings.TrimSuffix(n.consumerRequest("*"), "*")
+	_, err = nc.QueueSubscribe(n.consumerRequest("*"), "switchboard-hub", func(m *nats.Msg) {
+		host := strings.TrimPrefix(m.Subject, prefix)
+		answer := "ok"
+		if err := checkName("host", host); err != nil {
+			answer = err.Error()
+		} else {
+			ctx, cancel := context.WithTimeout(context.Background(), consumerMakeWait)
+			_, err := js.CreateOrUpdateConsumer(ctx, n.stream(), n.consumerConfig(host, s.ackWait))
+			cancel()
+			if err != nil {
+				answer = "make the mail consumer of host " + host + ": " + err.Error()
+			}
+		}
+		_ = m.Respond([]byte(answer))
+	})
+	if err != nil {
+		return fmt.Errorf("answer the hosts' requests for their consumers: %w", err)
+	}
+	return nil
+}
+
+// consumerMakeWait bounds the making of one host's consumer: in a cluster
+// whose stream has no leader yet, the host asks again.
+const consumerMakeWait = 10 * time.Second

@@ -21,6 +21,9 @@ var (
 
 // Put sets a shared value of the team and returns its revision.
 func (c *Conn) Put(ctx context.Context, key string, value []byte) (uint64, error) {
+	if err := checkKey("key", key); err != nil {
+		return 0, err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	rev, err := c.shared.Put(ctx, key, value)
@@ -29,6 +32,9 @@ func (c *Conn) Put(ctx context.Context, key string, value []byte) (uint64, error
 
 // Get returns a shared value and its revision, or ErrNotFound.
 func (c *Conn) Get(ctx context.Context, key string) ([]byte, uint64, error) {
+	if err := checkKey("key", key); err != nil {
+		return nil, 0, err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	e, err := c.shared.Get(ctx, key)
@@ -42,6 +48,9 @@ func (c *Conn) Get(ctx context.Context, key string) ([]byte, uint64, error) {
 // a key that must not exist yet), and returns the new revision; it fails
 // with ErrRevisionChanged when someone wrote in between.
 func (c *Conn) Update(ctx context.Context, key string, value []byte, revision uint64) (uint64, error) {
+	if err := checkKey("key", key); err != nil {
+		return 0, err
+	}
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
 	var rev uint64

@@ -5,13 +5,13 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // view is the team's claims, presence and shared values as this host last
-// heard of them. Watchers keep it, the hub pushing each change as it is made, so that
+// heard of them. The hub's feed keeps it (feed.go), telling each change
+// once it is stored, so that
 // listing the team, and checking the sender of each copy, read nothing: a
 // team of a thousand agents at rest costs its hosts nothing but their
 // heartbeats.
@@ -20,7 +20,7 @@ type view struct {
 	claims   map[string]jetstream.KeyValueEntry // by key of the claims bucket
 	presence map[string]string                  // state, by "<host>.<agent>"
 	shared   map[string][]byte                  // the team's shared values, by key
-	synced   map[string]bool                    // buckets whose watcher gave its initial values
+	synced   map[string]bool                    // buckets read whole since the feed was last missed
 	changed  chan struct{}                      // woken on each change
 
 	parsed map[string][]Claim // the claims, as claimsOfEntries makes them; nil when the claims changed since
@@ -34,60 +34,6 @@ type view struct {
 func newView() *view {
 	return &view{claims: make(map[string]jetstream.KeyValueEntry), presence: make(map[string]string),
 		shared: make(map[string][]byte), synced: make(map[string]bool), changed: make(chan struct{}, 1)}
-}
-
-// watchTeam keeps the view until the Conn closes.
-func (c *Conn) watchTeam() {
-	for _, kv := range []jetstream.KeyValue{c.claims, c.presence, c.shared} {
-		c.wg.Go(func() { c.watchBucket(kv) })
-	}
-}
-
-// watchBucket keeps the view of one bucket, watching again when a watch
-// ends (the hub away, say).
-func (c *Conn) watchBucket(kv jetstream.KeyValue) {
-	for c.closed.Err() == nil {
-		w, err := kv.WatchAll(c.closed)
-		if err == nil {
-			c.follow(kv.Bucket(), w)
-			_ = w.Stop()
-		}
-		select {
-		case <-c.closed.Done():
-			return
-		case <-time.After(retryWatch):
-		}
-	}
-}
-
-// retryWatch is how long a watch that ended waits before it starts again.
-const retryWatch = time.Second
-
-// follow applies the updates of one watch to the view; the first values it
-// gives replace what the view held of the bucket.
-func (c *Conn) follow(bucket string, w jetstream.KeyWatcher) {
-	fresh := make(map[string]jetstream.KeyValueEntry)
-	initial := true
-	for e := range w.Updates() {
-		c.view.mu.Lock()
-		switch {
-		case e == nil: // the initial values are all in
-			initial = false
-			c.view.replace(bucket, c.names, fresh)
-			c.view.synced[bucket] = true
-		case initial:
-			fresh[e.Key()] = e
-		default:
-			c.view.apply(bucket, c.names, e)
-		}
-		c.view.mu.Unlock()
-		if !initial {
-			c.view.wake()
-		}
-	}
-	c.view.mu.Lock()
-	c.view.synced[bucket] = false
-	c.view.mu.Unlock()
 }
 
 // replace sets what the view holds of bucket to entries. The caller holds
@@ -144,7 +90,7 @@ func (v *view) wake() {
 }
 
 // allClaims returns the view's claims, by agent, and whether the view is
-// whole, both watchers having given their initial values. They are made
+// whole, both buckets having been read since the feed was last missed. They are made
 // once a change: a team at rest, listed each beat and checking the sender
 // of each copy, parses nothing again. The caller does not change them.
 func (v *view) allClaims(n names) (map[string][]Claim, bool) {
@@ -180,8 +126,7 @@ func (v *view) teamOf(n names, live map[string]bool) ([]Member, bool) {
 	return v.team, true
 }
 
-// values returns the view's shared values, and whether its watcher gave
-// them all.
+// values returns the view's shared values, and whether they were all read.
 func (v *view) values(n names) (map[string][]byte, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -104,8 +104,8 @@ func (e *Errand) Validate() error {
 	case ErrandLock, ErrandUnlock, ErrandForceUnlock:
 		return line("the resource", e.Resource)
 	case ErrandSetState:
-		if strings.TrimSpace(e.Key) == "" {
-			return errors.New("the key is missing")
+		if err := line("the key", e.Key); err != nil {
+			return err
 		}
 		if len(e.Value) == 0 {
 			return fmt.Errorf("the value of %s is missing", e.Key)

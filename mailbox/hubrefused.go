@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"switchboard/internal/atomicfile"
+	"switchboard/internal/safetext"
 )
 
 // HubRefused keeps a note of each copy from another host that this host's
@@ -40,7 +41,8 @@ type RefusedCopy struct {
 	Reason    string    `json:"reason"`
 	Published time.Time `json:"published,omitzero"` // by the hub's clock
 	Refused   time.Time `json:"refused"`
-	// Body is the copy as it came, cut to RefusedBodyMax bytes (Clipped).
+	// Body is the copy as it came, shown as printable text and cut to
+	// RefusedBodyMax bytes (Clipped).
 	Body    string `json:"body,omitempty"`
 	Clipped bool   `json:"clipped,omitempty"`
 }
@@ -52,11 +54,17 @@ type RefusedCount struct {
 	LastReason string    `json:"last_reason"`
 }
 
-// Bounds of what is kept of refused copies: a host that floods cannot fill
-// this host's disk.
+// Bounds of what is kept of refused copies: a host that floods, or sends
+// names of megabytes, cannot fill this host's disk. A note keeps each name
+// (id, hosts, agents) to refusedNameMax characters and its reason to
+// refusedReasonMax, each shown once as printable text: a note is a few
+// KiB at most, RefusedNoteMax.
 const (
-	RefusedKept    = 1000
-	RefusedBodyMax = 64 << 10
+	RefusedKept      = 1000
+	RefusedBodyMax   = 2 << 10
+	RefusedNoteMax   = 8 << 10
+	refusedNameMax   = 128
+	refusedReasonMax = 512
 )
 
 // HubRefused is the store's note of refused copies; a dot name is never an
@@ -79,13 +87,8 @@ func (r *HubRefused) Keep(c RefusedCopy, body []byte) (bool, error) {
 	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return false, fmt.Errorf("refused copies: %w", err)
 	}
-	if len(body) > RefusedBodyMax {
-		body, c.Clipped = body[:RefusedBodyMax], true
-		for len(body) > 0 && !utf8.Valid(body) {
-			body = body[:len(body)-1] // whole characters only
-		}
-	}
-	c.Body = strings.ToValidUTF8(string(body), "\uFFFD")
+	name := refusedName(c) // of the copy's own names, before they are cut
+	c.bound(body)
 	data, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return false, err
@@ -94,7 +97,7 @@ func (r *HubRefused) Keep(c RefusedCopy, body []byte) (bool, error) {
 	if r.stage != "" {
 		opts.TmpDir = r.stage
 	}
-	err = atomicfile.Publish(filepath.Join(r.dir, refusedName(c)), append(data, '\n'), opts)
+	err = atomicfile.Publish(filepath.Join(r.dir, name), append(data, '\n'), opts)
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}
@@ -121,6 +124,24 @@ func (r *HubRefused) Keep(c RefusedCopy, body []byte) (bool, error) {
 		r.prune()
 	}
 	return true, nil
+}
+
+// bound cuts the note's names, reason and body to their bounds, each
+// shown once as printable text.
+func (c *RefusedCopy) bound(body []byte) {
+	for _, name := range []*string{&c.ID, &c.Host, &c.From, &c.To} {
+		*name = safetext.Short(*name, refusedNameMax)
+	}
+	c.Reason = safetext.Short(c.Reason, refusedReasonMax)
+	text := safetext.Text(strings.ToValidUTF8(string(body), "\uFFFD"))
+	if len(text) > RefusedBodyMax {
+		cut := RefusedBodyMax
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut-- // whole characters only
+		}
+		text, c.Clipped = text[:cut], true
+	}
+	c.Body = text
 }
 
 // refusedName names a note by what it is about, so that the same copy

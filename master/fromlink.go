@@ -233,6 +233,10 @@ func (m *Master) checkFromLink(c link.Copy) (*mailbox.Message, error) {
 // the hub keeps the copy, to be refused again later.
 func (m *Master) refuseFromLink(c link.Copy, reason string) error {
 	now := m.now().UTC()
+	// The names and the reason come from the other host, which may have
+	// made them megabytes long: the notice shows them cut, escaped once.
+	id, from := safetext.Short(c.ID, noticeNameMax), safetext.Short(c.From, noticeNameMax)
+	shown := safetext.Short(reason, noticeReasonMax)
 	note := mailbox.RefusedCopy{ID: c.ID, Host: c.Host, From: c.From, To: c.To, Reason: reason, Published: c.Published, Refused: now}
 	fresh, err := m.refusedCopies.Keep(note, c.Body)
 	if err != nil {
@@ -249,8 +253,14 @@ func (m *Master) refuseFromLink(c link.Copy, reason string) error {
 					"It is not delivered, and the hub drops it. Every copy refused is noted, with its reason, in %s; "+
 					"`switchboard doctor` counts them by host. You hear of host %s again in an hour at the soonest.\n"+
 					"A host whose copies are refused may be running code that is not its own.\n",
-				c.Host, safetext.Line(c.ID), safetext.Line(c.From), c.To, safetext.Line(reason), m.refusedCopies.Dir(), c.Host),
+				c.Host, id, from, c.To, shown, m.refusedCopies.Dir(), c.Host),
 		})
 	}
-	return link.Refuse(reason)
+	return link.Refuse(shown)
 }
+
+// Bounds of what a notice of a refused copy shows of its names and reason.
+const (
+	noticeNameMax   = 128
+	noticeReasonMax = 512
+)

@@ -15,6 +15,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/desk"
 	"switchboard/hooks"
+	"switchboard/hub"
 	"switchboard/hub/embedded"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -39,7 +40,7 @@ func newRogue(t *testing.T, srv *embedded.Server, host string) *rogue {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
+	js, err := jetstream.NewWithAPIPrefix(nc, hub.APIPrefix(""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,6 +30,11 @@ type HubSettings struct {
 	Credentials string `json:"credentials,omitempty"`
 }
 
+// HubPasswordEnv is the environment variable in which a host may be given
+// its password, with a hub URL that has none: a command line is seen by
+// every process of the machine, the environment only by the user's.
+const HubPasswordEnv = "SWITCHBOARD_HUB_PASSWORD"
+
 // hubSettingsDir is the folder of every workspace's hub settings, in the
 // user's config folder: the URL holds this host's password, so it is kept
 // where no agent is given a view (a contained agent sees none of the
@@ -66,39 +71,23 @@ func (w *Workspace) settingsName() string {
 	return strings.TrimLeft(base, ".") + "-" + hex.EncodeToString(sum[:4])
 }
 
-// oldHubFile is where versions before this one kept the settings, inside
-// mailboxes/: every agent given the mailboxes could read the password.
-func (w *Workspace) oldHubFile() string { return filepath.Join(w.Store.Dir, "hub.json") }
+// StrayHubFile is where versions before the settings moved to the user's
+// config folder kept them, inside mailboxes/: a workspace that came with
+// one (a cloned repository, an archive) would join a stranger's hub, as
+// that file says, if it were read. It never is; doctor points at it.
+func (w *Workspace) StrayHubFile() string { return filepath.Join(w.Store.Dir, "hub.json") }
 
-// Hub reads the settings; ok is false when the workspace joins no hub.
-// Settings an earlier version kept in mailboxes/ are moved to HubFile the
-// first time they are read (written there first, then removed).
+// Hub reads the settings, kept in HubFile by the person's own up or master
+// with --hub; ok is false when the workspace joins no hub. Nothing inside
+// the workspace is taken for them.
 func (w *Workspace) Hub() (s HubSettings, ok bool, err error) {
-	path, pathErr := w.HubFile()
-	found := false
-	if pathErr == nil {
-		if found, err = readJSONFile(path, "the hub settings", &s); err != nil {
-			return HubSettings{}, false, err
-		}
+	path, err := w.HubFile()
+	if err != nil {
+		// A user without a config folder joins no hub.
+		return HubSettings{}, false, nil
 	}
-	old := w.oldHubFile()
-	if !found {
-		foundOld, err := readJSONFile(old, "the hub settings", &s)
-		switch {
-		case err != nil:
-			return HubSettings{}, false, err
-		case !foundOld:
-			// A user without a config folder joins no hub.
-			return HubSettings{}, false, nil
-		}
-		if err := w.SetHub(s); err != nil {
-			return HubSettings{}, false, fmt.Errorf("move the hub settings out of %s: %w", old, err)
-		}
-	}
-	// An old copy beside the kept one (a move cut short) still holds the
-	// password where agents read.
-	if err := os.Remove(old); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return HubSettings{}, false, fmt.Errorf("remove %s, which holds this host's password, now kept in %s: %w", old, path, err)
+	if _, err := readJSONFile(path, "the hub settings", &s); err != nil {
+		return HubSettings{}, false, err
 	}
 	return s, s.URL != "", nil
 }

@@ -95,43 +95,27 @@ func TestTwoWorkspacesOfOneNameKeepTheirOwnSettings(t *testing.T) {
 	}
 }
 
-// TestOldSettingsMoveOutOfTheMailboxes: settings an earlier version kept
-// in mailboxes/hub.json are moved to the config folder the first time they
-// are read, whole; and stay where they are while they cannot be moved.
-func TestOldSettingsMoveOutOfTheMailboxes(t *testing.T) {
-	config := configHome(t)
+// TestSettingsThatCameWithTheWorkspaceAreNeverTaken: a hub.json in
+// mailboxes/ (an earlier version kept the settings there, so a cloned
+// repository or an archive may bring one) would join a stranger's hub and
+// claim the team's agents there; the workspace joins no hub for it, and
+// the file stays for doctor to point at.
+func TestSettingsThatCameWithTheWorkspaceAreNeverTaken(t *testing.T) {
+	configHome(t)
 	ws := newTeam(t)
-	old := filepath.Join(ws.Store.Dir, "hub.json")
-	want := HubSettings{URL: secretURL, Host: "laptop", Team: "blue", CA: "/etc/hub-ca.pem"}
-	if err := writeJSONFile(old, "old settings", want, false); err != nil {
+	planted := HubSettings{URL: "nats://laptop:stranger@hub.example.com:4222", Host: "laptop"}
+	if err := writeJSONFile(ws.StrayHubFile(), "planted settings", planted, false); err != nil {
 		t.Fatal(err)
 	}
-
-	// The config folder cannot be made (a file stands in its place):
-	// the old settings are read by no one, and lost by no one.
-	if err := os.WriteFile(filepath.Join(config, "switchboard"), nil, 0o600); err != nil {
-		t.Fatal(err)
+	if got, ok, err := ws.Hub(); err != nil || ok || got.URL != "" {
+		t.Fatalf("Hub() = %+v, %v, %v; want no hub joined", got, ok, err)
 	}
-	if _, _, err := ws.Hub(); err == nil {
-		t.Error("settings that could not be moved were read without an error")
-	}
-	if _, err := os.Stat(old); err != nil {
-		t.Fatalf("the old settings went, though they could not be moved: %v", err)
-	}
-	os.Remove(filepath.Join(config, "switchboard"))
-
-	for range 2 { // the second read finds them moved
-		got, ok, err := ws.Hub()
-		if err != nil || !ok || got != want {
-			t.Fatalf("Hub() = %+v, %v, %v; want %+v", got, ok, err, want)
-		}
-		if _, err := os.Stat(old); !os.IsNotExist(err) {
-			t.Fatalf("the old settings are still in the mailboxes: %v", err)
-		}
+	if _, err := os.Stat(ws.StrayHubFile()); err != nil {
+		t.Fatalf("the planted file went: %v; doctor points at it, the person removes it", err)
 	}
 	path, _ := ws.HubFile()
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
-		t.Errorf("the moved settings: %v; want a private file at %s", err, path)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("settings were written in the config folder from the planted file: %v", err)
 	}
 }
 

@@ -218,8 +218,15 @@ func (b *lockedBuffer) String() string {
 
 func startMaster(t *testing.T, root string, more ...string) *masterProcess {
 	t.Helper()
+	return startMasterWith(t, root, nil, more...)
+}
+
+// startMasterWith is startMaster with more of the environment (a hub
+// password, say).
+func startMasterWith(t *testing.T, root string, env []string, more ...string) *masterProcess {
+	t.Helper()
 	cmd := exec.Command("switchboard", append([]string{"master", "--root", root}, more...)...)
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
+	cmd.Env = append(append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT="), env...)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

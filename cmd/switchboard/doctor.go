@@ -1,9 +1,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -242,9 +244,16 @@ func relativeTo(root, path string) string {
 // credentials, and which agents of the team it shows unreachable.
 func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	s, joined, err := ws.Hub()
+	stray := ""
+	if _, serr := os.Lstat(ws.StrayHubFile()); serr == nil {
+		stray = fmt.Sprintf("%s holds settings for a hub that this workspace does not join: they came with the folder, or from an earlier version, and are never used (a workspace joins a hub only by your own up --hub); remove it: rm %s",
+			relativeTo(ws.Root, ws.StrayHubFile()), safetext.ShellWord(ws.StrayHubFile()))
+	}
 	switch {
 	case err != nil:
 		return finding{Check: "hub", Level: levelFix, Detail: err.Error()}
+	case !joined && stray != "":
+		return finding{Check: "hub", Level: levelNote, Detail: "this workspace joins no hub; " + stray}
 	case !joined:
 		return finding{}
 	}
@@ -265,10 +274,13 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 		path, _ := ws.HubFile()
 		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: %s (its settings: %s)", s.Host, why, path)}
 	}
-	detail := fmt.Sprintf("host %s reaches the hub", s.Host)
+	detail := fmt.Sprintf("host %s of team %s reaches the hub at %s", s.Host, cmp.Or(s.Team, "main"), withoutPassword(s.URL))
 	level := levelOK
 	if team, ok, _ := ws.ReadHubTeam(); ok {
 		var fixes, notes []string
+		if stray != "" {
+			notes = append(notes, stray)
+		}
 		if team.Trouble != "" {
 			fixes = append(fixes, "its master cannot take its mail: "+safetext.Line(team.Trouble))
 		}
@@ -276,7 +288,8 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 			fixes = append(fixes, fmt.Sprintf("degraded: %d copies from the hub wait unacknowledged, of the %d it allows before it hands this host no more (the master's window says why)", team.Backlog, team.BacklogLimit))
 		}
 		if team.Stale(time.Now()) {
-			fixes = append(fixes, fmt.Sprintf("the master last heard from the hub at %s: is it running, and can it reach the hub? (its window says why)", team.At.Local().Format("15:04:05")))
+			fixes = append(fixes, fmt.Sprintf("the master last heard from the hub at %s, %s ago: is it running, and can it reach the hub? (its window says why)",
+				team.At.Local().Format("15:04:05"), time.Since(team.At).Round(time.Second)))
 		}
 		var away []string
 		for _, m := range team.Members {

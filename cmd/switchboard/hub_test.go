@@ -8,13 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"switchboard/internal/bench"
+	"switchboard/internal/joinline"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -26,8 +26,6 @@ type hubProcess struct {
 	done chan error
 	urls map[string]string
 }
-
-var hubLine = regexp.MustCompile(`--hub '?([^' ]+)'? --host (\S+)`)
 
 // startHub runs the hub on addr with its files in dir, and reads the URLs
 // it prints for the hosts.
@@ -61,8 +59,8 @@ func startHubNode(t *testing.T, more []string, hosts ...string) *hubProcess {
 		if first == "" {
 			first = lines.Text()
 		}
-		if m := hubLine.FindStringSubmatch(lines.Text()); m != nil {
-			h.urls[m[2]] = m[1]
+		if l, ok := joinline.Parse(lines.Text()); ok {
+			h.urls[l.Host] = l.URLWithPassword()
 		}
 	}
 	go func() { h.done <- cmd.Wait() }()
@@ -234,7 +232,7 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 		}
 	})
 	x.check()
-	if out, _ := exec.Command("switchboard", "doctor", "--root", x.roots["laptop"]).CombinedOutput(); !strings.Contains(string(out), "host laptop reaches the hub") {
+	if out, _ := exec.Command("switchboard", "doctor", "--root", x.roots["laptop"]).CombinedOutput(); !strings.Contains(string(out), "host laptop of team main reaches the hub at nats://"+addr) {
 		t.Errorf("doctor does not say the hub takes laptop:\n%s", out)
 	}
 	x.stop()

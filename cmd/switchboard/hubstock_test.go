@@ -11,16 +11,32 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/joinline"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
-var (
-	prepareLine = regexp.MustCompile(`switchboard hub prepare --nats '?([^'\s]+)'?`)
-	joinLine    = regexp.MustCompile(`on (\S+), in its workspace: switchboard up --hub '?([^'\s]+)'? --host `)
-	// joinArgs is a join line's flags, --host and after left out.
-	joinArgs = regexp.MustCompile(`(?m)^on (\S+), in its workspace: switchboard up (.*?) --host `)
-)
+// prepareLine is the line of hub config that makes the team's stream,
+// buckets and consumers: its words after "switchboard".
+var prepareLine = regexp.MustCompile(`(?m)^\s*switchboard (hub prepare .*)$`)
+
+// linesOf reads what hub config printed: the prepare line's arguments, and
+// each host's join line.
+func linesOf(said string) (prepare []string, joins map[string]joinline.Line) {
+	joins = make(map[string]joinline.Line)
+	for _, line := range strings.Split(said, "\n") {
+		if l, ok := joinline.Parse(line); ok {
+			joins[l.Host] = l
+		}
+	}
+	if m := prepareLine.FindStringSubmatch(said); m != nil {
+		for _, w := range strings.Fields(m[1]) {
+			prepare = append(prepare, strings.Trim(w, "'"))
+		}
+	}
+	return prepare, joins
+}
 
 // TestATeamRunsOnAStockNATSServer writes the configuration of a stock
 // nats-server with switchboard hub config, runs Debian's nats-server (2.9)
@@ -55,15 +71,14 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 	if code != 0 {
 		t.Fatalf("hub config: exit %d\n%s", code, said)
 	}
-	joins := make(map[string][]string) // the flags each host joins with
-	for _, m := range joinArgs.FindAllStringSubmatch(said, -1) {
-		for _, arg := range strings.Fields(m[2]) {
-			joins[m[1]] = append(joins[m[1]], strings.Trim(arg, "'"))
-		}
-	}
-	prepare := prepareLine.FindStringSubmatch(said)
+	prepare, joins := linesOf(said)
 	if prepare == nil || len(joins) != 2 {
 		t.Fatalf("hub config printed no prepare line or no join lines:\n%s", said)
+	}
+	for _, l := range joins {
+		if strings.Contains(said, l.URLWithPassword()) && l.Password != "" {
+			t.Fatalf("hub config printed a URL with host %s's password in it:\n%s", l.Host, said)
+		}
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	nats := exec.CommandContext(ctx, server, "-c", conf)
@@ -76,7 +91,7 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 	if !watch.Until(t.Context(), 50*time.Millisecond, 20*time.Second, func() bool { return strings.Contains(out.String(), "Server is ready") }) {
 		t.Fatalf("nats-server did not start:\n%s", out)
 	}
-	if said, code := switchboardAt(t, dir, "operator", "hub", "prepare", "--nats", prepare[1]); code != 0 {
+	if said, code := switchboardAt(t, dir, "operator", prepare...); code != 0 {
 		t.Fatalf("hub prepare: exit %d\n%s", code, said)
 	}
 
@@ -85,12 +100,12 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 	if nkeys {
 		// gpu's seed under laptop's name: the server knows the key as
 		// gpu's, with gpu's permissions, and laptop's master is refused.
-		if !strings.Contains(strings.Join(joins["gpu"], " "), "--hub-creds") || strings.Contains(strings.Join(joins["gpu"], " "), "@") {
-			t.Fatalf("gpu joins with %q; want a URL without a password, and its seed", joins["gpu"])
+		if !slices.Contains(joins["gpu"].More, "--hub-creds") || joins["gpu"].Password != "" || strings.Contains(joins["gpu"].URL, "@") {
+			t.Fatalf("gpu joins with %+v; want a URL without a password, and its seed", joins["gpu"])
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		master := exec.CommandContext(ctx, "switchboard", append([]string{"master", "--root", laptop, "--host", "laptop"}, joins["gpu"]...)...)
+		master := exec.CommandContext(ctx, "switchboard", append([]string{"master", "--root", laptop, "--hub", joins["gpu"].URL, "--host", "laptop"}, joins["gpu"].More...)...)
 		master.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
 		if said, err := master.CombinedOutput(); err == nil || ctx.Err() != nil || !strings.Contains(string(said), "join the hub as host laptop: ") || !strings.Contains(string(said), "permission denied") {
 			t.Fatalf("laptop's master with gpu's seed: %v; want it refused at once, saying why:\n%s", err, said)
@@ -100,7 +115,9 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 		}
 	}
 	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
-		m := startMaster(t, root, append(slices.Clone(joins[host]), "--host", host)...)
+		l := joins[host]
+		// As the line says: the password in the environment.
+		m := startMasterWith(t, root, []string{workspace.HubPasswordEnv + "=" + l.Password}, append([]string{"--hub", l.URL, "--host", host}, l.More...)...)
 		t.Cleanup(func() { m.stop(t) })
 		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
 			t.Fatalf("the master of %s did not join the stock server:\n%s\nthe server:\n%s", host, m.out, out)

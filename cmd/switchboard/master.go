@@ -1,20 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
-	"switchboard/mailbox"
 	"switchboard/master"
-	"switchboard/workspace"
 )
 
 type masterOptions struct {
@@ -47,7 +41,7 @@ is refused, and says how.`,
 		Example: `  switchboard master
   switchboard master --poll 1s        # on NFS or other filesystems without inotify
   SWITCHBOARD_TMUX_COMMANDS=process switchboard master   # a tmux process per command, no control connection
-  switchboard master --hub 'nats://gpu:2f9c...@10.0.0.5:4222' --host gpu`,
+  SWITCHBOARD_HUB_PASSWORD=2f9c... switchboard master --hub nats://10.0.0.5:4222 --host gpu`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ws, err := findWorkspace(g)
@@ -60,7 +54,10 @@ is refused, and says how.`,
 			opts.root = ws.Root
 			opts.Log = io.errOut
 			opts.CommandsByProcess = os.Getenv(master.CommandsByProcessEnv) == "process"
-			settings, err := hubSettings(ws, opts.hub)
+			// A password given in the URL leaves the process list at once:
+			// the master of a team across machines takes switchboard-link's
+			// place, whose arguments hold no URL.
+			settings, _, err := hubSettings(ws, opts.hub)
 			if err != nil {
 				return err
 			}
@@ -97,79 +94,4 @@ func runMasterOnHub(opts *masterOptions) error {
 	}
 	env := append(os.Environ(), masterOptionsEnv+"="+string(data))
 	return syscall.Exec(program, []string{program, "master", "--root", opts.root}, env)
-}
-
-// hubGiven are the flags that join a team across machines, as given.
-type hubGiven struct {
-	workspace.HubSettings
-	credentials string // a file of the credentials a NATS server gave this host
-}
-
-// hubFlags are the flags that join a team across machines.
-func hubFlags(f *pflag.FlagSet, given *hubGiven) {
-	s := &given.HubSettings
-	f.StringVar(&s.URL, "hub", "", "join a team across machines through the hub at this URL (kept for later starts)")
-	f.StringVar(&s.Host, "host", "", "this host's name in the team across machines (with --hub)")
-	f.StringVar(&s.Team, "team", "", "the team's name on the hub (with --hub; default: main)")
-	f.StringVar(&s.CA, "hub-ca", "", "a PEM file of the authority of the hub's TLS certificate, when the system does not trust it (with --hub)")
-	f.StringVar(&given.credentials, "hub-creds", "", "a NATS credentials file, or a user's nkey seed, that a NATS server of your own gave this host, when the URL has no password (with --hub; kept for later starts)")
-}
-
-// hubSettings keeps the hub settings given, or reads those kept before.
-func hubSettings(ws *workspace.Workspace, flags hubGiven) (workspace.HubSettings, error) {
-	given := flags.HubSettings
-	if given.URL == "" {
-		if given.Host != "" || given.Team != "" || given.CA != "" || flags.credentials != "" {
-			return given, usageError("--host, --team, --hub-ca and --hub-creds go with --hub URL: the hub to join")
-		}
-		kept, _, err := ws.Hub()
-		return kept, err
-	}
-	if given.Host == "" {
-		return given, usageError("--hub needs --host NAME: this host's name in the team, as the hub's line for it says")
-	}
-	if err := mailbox.ValidateAgentName(given.Host); err != nil {
-		return given, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
-	}
-	if kept, ok, _ := ws.Hub(); ok && kept.Host == given.Host {
-		// The same host joining again keeps the authority and the
-		// credentials it was given.
-		given.CA = cmp.Or(given.CA, kept.CA)
-		if flags.credentials == "" {
-			given.Credentials = kept.Credentials
-		}
-	}
-	if given.CA != "" {
-		abs, err := filepath.Abs(given.CA)
-		if err != nil {
-			return given, err
-		}
-		if _, err := os.Stat(abs); err != nil {
-			return given, usageError("--hub-ca %s: %v", given.CA, err)
-		}
-		given.CA = abs
-	}
-	if flags.credentials != "" {
-		data, err := os.ReadFile(flags.credentials)
-		if err != nil {
-			return given, usageError("--hub-creds %s: %v", flags.credentials, err)
-		}
-		if !hasUserSeed(data) {
-			return given, usageError("--hub-creds %s is neither a NATS credentials file nor a user's nkey seed: give the file the server's operator (or switchboard hub config --nkeys) made for host %s", flags.credentials, given.Host)
-		}
-		given.Credentials = string(data)
-	}
-	return given, ws.SetHub(given)
-}
-
-// hasUserSeed tells whether data hold a line that is a user's nkey seed,
-// as a credentials file and a seed file do. (The hub's program checks the
-// rest when the master joins: this one links no NATS.)
-func hasUserSeed(data []byte) bool {
-	for line := range strings.Lines(string(data)) {
-		if strings.HasPrefix(strings.TrimSpace(line), "SU") {
-			return true
-		}
-	}
-	return false
 }

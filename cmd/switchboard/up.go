@@ -145,9 +145,15 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if !opts.noConsole {
 		windows = append(windows, agents.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
-	settings, err := hubSettings(ws.folder, opts.hub)
+	settings, onCommandLine, err := hubSettings(ws.folder, opts.hub)
 	if err != nil {
 		return err
+	}
+	if onCommandLine {
+		// up stays on, attached, for as long as the team runs: its
+		// arguments must not hold the password, now kept.
+		lock.Release()
+		return dropHubPassword(opts.hub.URL)
 	}
 	names, err := hostedNames(ws, settings)
 	if err != nil {

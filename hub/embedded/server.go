@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,18 +16,25 @@ import (
 	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"switchboard/hub/grant"
 	"switchboard/mailbox"
 )
 
 // Service is what a hub serves: what each host may do, and what the hub
-// makes before any host connects, with the hub's own connection (nc may do
-// anything).
+// makes before any host connects, and answers while it runs, with the
+// hub's own connection (nc may do anything). The hub's own account, which
+// holds the team's streams, is the server's global one; each host is in an
+// account of its own, which reaches the hub's through its grant's imports.
 type Service interface {
-	// Permissions are the subjects host may publish to and subscribe to.
-	Permissions(host string) (publish, subscribe []string)
+	// Grant is what host may do.
+	Grant(host string) grant.Grant
+	// Exports are what the hub's account offers the hosts' accounts.
+	Exports() grant.Exports
 	// Prepare is done before Start returns: what must be there when the
 	// first host joins.
 	Prepare(ctx context.Context, nc *nats.Conn) error
+	// Serve subscribes what the hub answers while it runs.
+	Serve(nc *nats.Conn) error
 }
 
 // Config describes an embedded hub.
@@ -49,6 +57,13 @@ type Config struct {
 	// Name tells this node from the others of its cluster; the host and
 	// port it listens on when empty.
 	Name string
+	// With TLSCert, the nodes of a cluster speak TLS to each other too,
+	// each checking the other's certificate against TLSCA (TLSCert itself
+	// when empty: one certificate on every node). ClearRoutes lets them
+	// talk in clear text instead (a private network of their own); the
+	// hub then warns.
+	TLSCA       string
+	ClearRoutes bool
 }
 
 // Server is an embedded NATS server with JetStream.
@@ -56,7 +71,7 @@ type Server struct {
 	ns       *natsserver.Server
 	addr     string
 	others   []string // the client addresses of the other nodes of its cluster
-	secret   []byte
+	secret   Secret
 	scheme   string
 	warnings []string
 
@@ -97,7 +112,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("make hub folder: %w", err)
 	}
-	secret, err := loadSecret(cfg.Dir)
+	secret, err := LoadSecret(filepath.Join(cfg.Dir, SecretFile))
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +121,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{secret: secret, scheme: "nats"}
+	auth := &hostAuth{secret: secret, service: cfg.Service, admin: adminPassword, accounts: make(map[string]*natsserver.Account)}
 	if port == 0 {
 		port = natsserver.RANDOM_PORT // the server reads 0 as its default port
 	}
@@ -117,11 +133,14 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		StoreDir:                   filepath.Join(cfg.Dir, "jetstream"),
 		NoLog:                      true,
 		NoSigs:                     true,
-		CustomClientAuthentication: &hostAuth{secret: secret, service: cfg.Service, admin: adminPassword},
+		CustomClientAuthentication: auth,
 		// A message the hub took is on its disk, as one a master delivered
 		// is: a power cut loses neither.
 		SyncAlways: true,
 		MaxPayload: maxPayload,
+	}
+	if cfg.ClearRoutes && (cfg.Cluster == "" || cfg.TLSCert == "") {
+		return nil, fmt.Errorf("%w: clear routes are for the nodes of a cluster whose hosts speak TLS", ErrBadConfig)
 	}
 	switch {
 	case cfg.TLSCert != "" && cfg.TLSKey != "":
@@ -149,6 +168,10 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("configure hub: %w", err)
 	}
 	s.ns = ns
+	auth.server = ns
+	if err := export(ns.GlobalAccount(), cfg.Service.Exports()); err != nil {
+		return nil, err
+	}
 	ns.Start()
 	wait := readyTimeout
 	if d, ok := ctx.Deadline(); ok {
@@ -188,9 +211,22 @@ func (s *Server) cluster(opts *natsserver.Options, cfg Config) error {
 	if name == "" {
 		name = fmt.Sprintf("hub-%s-%d", opts.Host, opts.Port)
 	}
-	secret := password(s.secret, "\x00route")
+	secret := s.secret.RoutePassword()
 	opts.ServerName = name
 	opts.Cluster = natsserver.ClusterOpts{Name: "switchboard", Host: host, Port: port, Username: routeUser, Password: secret}
+	switch {
+	case cfg.TLSCert != "" && !cfg.ClearRoutes:
+		// The route password and every host's mail cross between nodes:
+		// as private as between a host and its node.
+		tc, err := natsserver.GenTLSConfig(&natsserver.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey, CaFile: cmp.Or(cfg.TLSCA, cfg.TLSCert)})
+		if err != nil {
+			return fmt.Errorf("%w: TLS between the nodes of the cluster: %w", ErrBadConfig, err)
+		}
+		opts.Cluster.TLSConfig = tc
+		opts.Cluster.TLSTimeout = 2
+	case cfg.TLSCert != "":
+		s.warnings = append(s.warnings, "the nodes of this cluster talk in clear text (clear routes): the route password and every host's mail cross between them readable")
+	}
 	for _, peer := range cfg.Peers {
 		u, err := url.Parse(peer)
 		if err != nil || u.Host == "" {
@@ -215,6 +251,9 @@ func (s *Server) serve(ctx context.Context, cfg Config, password string) error {
 		return fmt.Errorf("connect the hub to itself: %w", err)
 	}
 	s.admin = nc
+	if err := cfg.Service.Serve(nc); err != nil {
+		return err
+	}
 	if cfg.Cluster == "" {
 		return cfg.Service.Prepare(ctx, nc)
 	}
@@ -282,7 +321,7 @@ func (s *Server) URL(host string) string {
 			continue
 		}
 		seen[addr] = true
-		u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, password(s.secret, host)), Host: addr}
+		u := url.URL{Scheme: s.scheme, User: url.UserPassword(host, s.secret.HostPassword(host)), Host: addr}
 		urls = append(urls, u.String())
 	}
 	return strings.Join(urls, ",")

@@ -6,10 +6,11 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
+
+	"switchboard/internal/joinline"
 )
 
 // hubProcess is a hub the bench runs as the person would, `switchboard hub`
@@ -20,8 +21,6 @@ type hubProcess struct {
 	done chan struct{}
 	urls map[string]string
 }
-
-var hubJoinLine = regexp.MustCompile(`^on (\S+), in its workspace: switchboard up --hub '?([^' ]+)'? --host `)
 
 // startHub runs a hub with its files in dir, on a free loopback port, and
 // reads the URL of each host from what it prints.
@@ -70,8 +69,8 @@ func startHubNode(bin string, more []string, hosts ...string) (*hubProcess, erro
 				_ = cmd.Wait()
 				return nil, fmt.Errorf("the hub ended before it said each host's URL: %s", strings.TrimSpace(errOut.String()))
 			}
-			if m := hubJoinLine.FindStringSubmatch(line); m != nil {
-				h.urls[m[1]] = m[2]
+			if l, ok := joinline.Parse(line); ok {
+				h.urls[l.Host] = l.URLWithPassword()
 			}
 		case <-deadline:
 			h.stop()

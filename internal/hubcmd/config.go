@@ -1,19 +1,15 @@
 package hubcmd
 
 import (
-	"crypto/rand"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/nats-io/nkeys"
@@ -21,27 +17,36 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"switchboard/hub"
+	"switchboard/hub/embedded"
+	"switchboard/hub/grant"
+	"switchboard/internal/joinline"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
 
 // configUsage is the help of switchboard hub config.
-const configUsage = `Usage: switchboard hub config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--cluster ADDR --peer URL... --name N] [--nkeys] [--out FILE]
+const configUsage = `Usage: switchboard hub config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--secret FILE] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... --name N [--clear-routes]] [--nkeys] [--out FILE]
 
 Write the configuration of a stock nats-server (2.9 or newer) that serves a
-team, for those who run NATS themselves: a user for each host, with the
-permissions an embedded hub gives it, a user for switchboard's own work,
-JetStream, and, with --cluster, this node's place in a cluster. Passwords
-are kept in the file as bcrypt hashes and printed once, in the lines that
-follow: the one that makes the team's stream and buckets on the server
-(switchboard hub prepare, once the server runs), and the one each host
-joins with. With --nkeys each host is a user by its nkey instead of a
-password: its seed is written beside the file (HOST.nk, mode 0600), to be
-copied to that host, which joins with --hub-creds HOST.nk.
+team, for those who run NATS themselves: an account for the team's stream and
+buckets with a user for switchboard's own work, and an account for each host
+that reaches the team's only through the subjects that are that host's, as an
+embedded hub does; JetStream; TLS; and, with --cluster, this node's place in a
+cluster, its routes authenticated (and over TLS with --tls-cert).
+
+Every password derives from a secret (--secret, made the first time, 0600):
+run hub config with the same secret, and the same --host list, for every node
+of a cluster, and copy the secret to them as you would a password. The file
+keeps bcrypt hashes; the lines printed after it make the team's stream,
+buckets and mail consumers on the server (switchboard hub prepare, once the
+server runs), and join each host, its password in the environment, never on a
+command line. With --nkeys each host is a user by its nkey instead: its seed is
+written beside the file (HOST.nk, mode 0600), to be copied to that host, which
+joins with --hub-creds HOST.nk.
 
 Examples:
   switchboard hub config --host laptop --host gpu --advertise nats.example.com --out /etc/nats/switchboard.conf
-  switchboard hub config --host laptop --host gpu --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222 --name n1
+  switchboard hub config --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222 --name n1
   switchboard hub config --host laptop --host gpu --nkeys --out /etc/nats/switchboard.conf
 
 Flags:
@@ -50,12 +55,24 @@ Flags:
 type configOptions struct {
 	hosts, peers                                       []string
 	listen, advertise, store, team, cluster, name, out string
-	nkeys                                              bool
+	secret, tlsCert, tlsKey, tlsCA                     string
+	nkeys, clearRoutes                                 bool
 }
 
-// adminName is the user of switchboard's own work on a stock server: it
-// makes the team's stream and buckets.
-const adminName = "switchboard-admin"
+// Account and user names of the configuration.
+const (
+	// adminName is the user of switchboard's own work on a stock server:
+	// it makes the team's stream, buckets and consumers.
+	adminName = "switchboard-admin"
+	// teamAccount holds the team's stream and buckets.
+	teamAccount = "switchboard"
+	// routeUser is the name the nodes of a cluster know each other by, as
+	// an embedded hub's nodes do.
+	routeUser = "_route"
+)
+
+// hostAccount is the account of host.
+func hostAccount(host string) string { return "host-" + host }
 
 func runConfig(args []string, stdout, stderr io.Writer) int {
 	opts := &configOptions{}
@@ -70,9 +87,14 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&opts.advertise, "advertise", "", "the name hosts reach the server by (default: this machine's)")
 	f.StringVar(&opts.store, "store", "/var/lib/nats/switchboard", "the server's JetStream folder")
 	f.StringVar(&opts.team, "team", "", "the team's name (default: main)")
+	f.StringVar(&opts.secret, "secret", "", "the file of the secret every password derives from, made when missing (default: hub.secret beside --out)")
+	f.StringVar(&opts.tlsCert, "tls-cert", "", "a PEM certificate: the server speaks TLS to hosts, and to the other nodes of its cluster")
+	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
+	f.StringVar(&opts.tlsCA, "tls-ca", "", "a PEM file of the authority the nodes of a cluster check each other's certificates with (default: --tls-cert itself, for one certificate on every node)")
 	f.StringVar(&opts.cluster, "cluster", "", "the address this node listens on for the other nodes of a cluster")
 	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://n2:6222 (repeatable, with --cluster)")
 	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (with --cluster)")
+	f.BoolVar(&opts.clearRoutes, "clear-routes", false, "let the nodes of a cluster talk in clear text although hosts speak TLS (a private network of their own)")
 	f.StringVar(&opts.out, "out", "nats-server.conf", "the file to write; an existing one is not replaced")
 	f.BoolVar(&opts.nkeys, "nkeys", false, "make each host a user by an nkey, its seed written beside the file, instead of a password")
 	if err := f.Parse(args); err != nil {
@@ -82,7 +104,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard hub config: %v; switchboard hub config --help says how\n", err)
 		return exitUsage
 	}
-	if err := writeConfig(stdout, opts); err != nil {
+	if err := writeConfig(stdout, stderr, opts); err != nil {
 		fmt.Fprintf(stderr, "switchboard hub config: %v\n", err)
 		var usage usageError
 		if errors.As(err, &usage) {
@@ -93,124 +115,250 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-func writeConfig(stdout io.Writer, opts *configOptions) error {
-	if len(opts.hosts) == 0 {
+func (o *configOptions) check() error {
+	if len(o.hosts) == 0 {
 		return usageError("give the team's hosts, each with --host NAME")
 	}
-	for _, h := range opts.hosts {
+	for _, h := range o.hosts {
 		if err := mailbox.ValidateAgentName(h); err != nil {
 			return usageError(fmt.Sprintf("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", h, err))
 		}
 	}
-	if (opts.cluster == "") != (len(opts.peers) == 0) || (opts.cluster == "") != (opts.name == "") {
+	if (o.cluster == "") != (len(o.peers) == 0) || (o.cluster == "") != (o.name == "") {
 		return usageError("--cluster, --peer and --name go together: a node of a cluster listens, knows its peers and has a name")
 	}
-	_, port, err := net.SplitHostPort(opts.listen)
-	if err != nil {
-		return usageError(fmt.Sprintf("--listen %q: %v", opts.listen, err))
+	if (o.tlsCert == "") != (o.tlsKey == "") {
+		return usageError("--tls-cert and --tls-key go together: give both, or neither")
 	}
-	server := opts.advertise
-	if server == "" {
-		server = thisHost()
+	if o.tlsCA != "" && o.tlsCert == "" {
+		return usageError("--tls-ca is the authority of the nodes' certificates: it goes with --tls-cert")
 	}
-	svc := hub.TeamService{Team: opts.team}
-	var c strings.Builder
-	fmt.Fprintf(&c, "# nats-server configuration for the switchboard team %q, written by switchboard hub config.\n", cmpOr(opts.team, "main"))
-	fmt.Fprintf(&c, "# Start the server with it, then make the team's stream and buckets once with switchboard hub prepare.\n")
-	fmt.Fprintf(&c, "listen: %s\n", quote(opts.listen))
-	fmt.Fprintf(&c, "max_payload: %d\n", 4<<20)
-	fmt.Fprintf(&c, "jetstream {\n  store_dir: %s\n}\n", quote(opts.store))
-	if opts.cluster != "" {
-		fmt.Fprintf(&c, "server_name: %s\n", quote(opts.name))
-		fmt.Fprintf(&c, "cluster {\n  name: \"switchboard\"\n  listen: %s\n  routes: [%s]\n}\n", quote(opts.cluster), quoteAll(opts.peers))
+	if o.clearRoutes && (o.cluster == "" || o.tlsCert == "") {
+		return usageError("--clear-routes lets a cluster's nodes talk in clear text beside hosts that speak TLS: it goes with --cluster and --tls-cert")
 	}
-	lines := make(map[string]string)
-	fmt.Fprintf(&c, "authorization {\n  users: [\n")
-	adminPassword, err := newPassword()
+	if _, _, err := net.SplitHostPort(o.listen); err != nil {
+		return usageError(fmt.Sprintf("--listen %q: %v", o.listen, err))
+	}
+	for _, p := range o.peers {
+		if u, err := url.Parse(p); err != nil || u.Host == "" || u.User != nil {
+			return usageError(fmt.Sprintf("--peer %q is not a URL like nats://n2:6222 (without credentials: the nodes' password derives from the secret)", p))
+		}
+	}
+	return nil
+}
+
+func writeConfig(stdout, stderr io.Writer, o *configOptions) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	var err error
+	for _, path := range []*string{&o.tlsCert, &o.tlsKey, &o.tlsCA, &o.out} {
+		if *path != "" {
+			if *path, err = filepath.Abs(*path); err != nil {
+				return err
+			}
+		}
+	}
+	if o.secret == "" {
+		o.secret = filepath.Join(filepath.Dir(o.out), embedded.SecretFile)
+	}
+	if _, err := os.Lstat(o.out); err == nil {
+		return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it", o.out))
+	}
+	secret, err := embedded.LoadSecret(o.secret)
 	if err != nil {
 		return err
 	}
-	if err := user(&c, adminName, adminPassword, nil, nil); err != nil {
+	svc := hub.TeamService{Team: o.team}
+	c := &confWriter{}
+	c.line("# nats-server configuration for the switchboard team %q, written by switchboard hub config.", cmpOr(o.team, "main"))
+	c.line("# Start the server with it, then make the team's stream, buckets and consumers once with switchboard hub prepare.")
+	c.line("listen: %s", quote(o.listen))
+	c.line("max_payload: %d", 4<<20)
+	c.line("jetstream {\n  store_dir: %s\n}", quote(o.store))
+	if o.tlsCert != "" {
+		c.line("tls {\n  cert_file: %s\n  key_file: %s\n}", quote(o.tlsCert), quote(o.tlsKey))
+	}
+	if o.cluster != "" {
+		o.writeCluster(c, secret)
+	}
+	c.line("accounts {")
+	if err := writeTeamAccount(c, svc.Exports(), secret); err != nil {
 		return err
 	}
 	seeds := make(map[string][]byte) // by the file each goes to, with --nkeys
-	for _, h := range opts.hosts {
-		pub, sub := svc.Permissions(h)
-		if opts.nkeys {
-			key, seed, err := newUserKey()
-			if err != nil {
-				return err
-			}
-			nkeyUser(&c, key, pub, sub)
-			path := filepath.Join(filepath.Dir(opts.out), h+".nk")
-			seeds[path] = seed
-			lines[h] = safetext.ShellWord((&url.URL{Scheme: "nats", Host: net.JoinHostPort(server, port)}).String()) + " --hub-creds " + safetext.ShellWord(path)
-			continue
-		}
-		pw, err := newPassword()
+	for _, h := range o.hosts {
+		path, seed, err := writeHostAccount(c, svc.Grant(h), h, secret, o)
 		if err != nil {
 			return err
 		}
-		if err := user(&c, h, pw, pub, sub); err != nil {
-			return err
-		}
-		lines[h] = safetext.ShellWord(serverURL(h, pw, server, port))
-	}
-	fmt.Fprintf(&c, "  ]\n}\n")
-	for _, path := range append([]string{opts.out}, slices.Sorted(maps.Keys(seeds))...) {
-		if _, err := os.Lstat(path); err == nil {
-			return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it (passwords and seeds are made once, and not printed again)", path))
+		if path != "" {
+			seeds[path] = seed
 		}
 	}
-	if err := writeNew(opts.out, []byte(c.String()), "its passwords are not printed again"); err != nil {
+	c.line("}")
+	if err := writeNew(o.out, []byte(c.String()), "give --out another file, or remove it"); err != nil {
 		return err
 	}
-	for _, path := range slices.Sorted(maps.Keys(seeds)) {
-		if err := writeNew(path, seeds[path], "a seed is made once"); err != nil {
+	for path, seed := range seeds {
+		if err := writeSeed(path, seed); err != nil {
 			return err
 		}
 	}
-	team := ""
-	if opts.team != "" {
-		team = " --team " + safetext.ShellWord(opts.team)
-	}
-	replicas := ""
-	if opts.cluster != "" {
-		replicas = " --replicas 3"
-	}
-	fmt.Fprintf(stdout, "wrote %s (mode 0600: it holds the password hashes); start nats-server -c %s, then, once:\n", opts.out, safetext.ShellWord(opts.out))
-	if opts.nkeys {
-		defer fmt.Fprintf(stdout, "each host's nkey seed is in %s: copy it to that host only (it is the host's password), where the line above reads it\n",
-			filepath.Join(filepath.Dir(opts.out), "HOST.nk"))
-	}
-	fmt.Fprintf(stdout, "  switchboard hub prepare --nats %s%s%s\n", safetext.ShellWord(serverURL(adminName, adminPassword, server, port)), team, replicas)
-	for _, h := range opts.hosts {
-		fmt.Fprintf(stdout, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, lines[h], h, team)
-	}
+	o.printLines(stdout, stderr)
 	return nil
 }
 
-// user writes one user of the configuration, its password hashed, and its
-// permissions (none: every permission).
-func user(w io.Writer, name, password string, pub, sub []string) error {
-	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+// writeCluster writes this node's place in its cluster: routes that
+// present, and ask for, the password the secret derives for them, over
+// TLS when hosts speak it.
+func (o *configOptions) writeCluster(c *confWriter, secret embedded.Secret) {
+	routes := make([]string, len(o.peers))
+	for i, p := range o.peers {
+		u, _ := url.Parse(p) // checked
+		u.User = url.UserPassword(routeUser, secret.RoutePassword())
+		routes[i] = u.String()
+	}
+	c.line("server_name: %s", quote(o.name))
+	c.line("cluster {\n  name: \"switchboard\"\n  listen: %s\n  authorization {\n    user: %s\n    password: %s\n  }\n  routes: [%s]",
+		quote(o.cluster), quote(routeUser), quote(secret.RoutePassword()), quoteAll(routes))
+	if o.tlsCert != "" && !o.clearRoutes {
+		c.line("  tls {\n    cert_file: %s\n    key_file: %s\n    ca_file: %s\n  }", quote(o.tlsCert), quote(o.tlsKey), quote(cmpOr(o.tlsCA, o.tlsCert)))
+	}
+	c.line("}")
+}
+
+// writeTeamAccount writes the team's account: JetStream, switchboard's
+// own user, and what it offers the hosts' accounts.
+func writeTeamAccount(c *confWriter, e grant.Exports, secret embedded.Secret) error {
+	hash, err := bcrypt.GenerateFromPassword([]byte(secret.AdminPassword()), bcrypt.DefaultCost)
 	if err != nil {
-		return fmt.Errorf("hash the password of %s: %w", name, err)
+		return fmt.Errorf("hash the password of %s: %w", adminName, err)
 	}
-	fmt.Fprintf(w, "    {user: %s, password: %s", quote(name), quote(string(hash)))
-	if pub != nil {
-		fmt.Fprintf(w, ", permissions: {publish: {allow: [%s]}, subscribe: {allow: [%s]}}", quoteAll(pub), quoteAll(sub))
+	c.line("  %s: {\n    jetstream: enabled", quote(teamAccount))
+	c.line("    users: [{user: %s, password: %s}]", quote(adminName), quote(string(hash)))
+	c.line("    exports: [")
+	for _, sub := range e.Services {
+		response := ""
+		for _, st := range e.Streamed {
+			if st == sub {
+				response = ", response: \"stream\""
+			}
+		}
+		c.line("      {service: %s%s}", quote(sub), response)
 	}
-	fmt.Fprintf(w, "}\n")
+	for _, sub := range e.Streams {
+		c.line("      {stream: %s}", quote(sub))
+	}
+	c.line("    ]\n  }")
 	return nil
+}
+
+// writeHostAccount writes host's account: its user, by password or by
+// nkey (whose seed it returns, with the file it goes to), allowed only the
+// subjects of its grant, and the imports that carry them to the team's
+// account.
+func writeHostAccount(c *confWriter, g grant.Grant, host string, secret embedded.Secret, o *configOptions) (seedPath string, seed []byte, err error) {
+	perms := fmt.Sprintf("permissions: {publish: {allow: [%s]}, subscribe: {allow: [%s]}}", quoteAll(g.Publish()), quoteAll(g.Subscribe()))
+	c.line("  %s: {", quote(hostAccount(host)))
+	if o.nkeys {
+		kp, err := nkeys.FromRawSeed(nkeys.PrefixByteUser, secret.HostSeed(host))
+		if err != nil {
+			return "", nil, fmt.Errorf("make the nkey of host %s: %w", host, err)
+		}
+		key, err := kp.PublicKey()
+		if err != nil {
+			return "", nil, err
+		}
+		if seed, err = kp.Seed(); err != nil {
+			return "", nil, err
+		}
+		c.line("    users: [{nkey: %s, %s}]", quote(key), perms)
+		seedPath = filepath.Join(filepath.Dir(o.out), host+".nk")
+	} else {
+		hash, err := bcrypt.GenerateFromPassword([]byte(secret.HostPassword(host)), bcrypt.DefaultCost)
+		if err != nil {
+			return "", nil, fmt.Errorf("hash the password of %s: %w", host, err)
+		}
+		c.line("    users: [{user: %s, password: %s, %s}]", quote(host), quote(string(hash)), perms)
+	}
+	c.line("    imports: [")
+	for _, im := range g.Imports {
+		c.line("      {service: {account: %s, subject: %s}, to: %s}", quote(teamAccount), quote(im.Team), quote(im.Local))
+	}
+	for _, f := range g.Feeds {
+		c.line("      {stream: {account: %s, subject: %s}}", quote(teamAccount), quote(f))
+	}
+	c.line("    ]\n  }")
+	return seedPath, seed, nil
+}
+
+// printLines prints what to run next: the server, hub prepare once, and
+// each host's join line, its password in the environment.
+func (o *configOptions) printLines(stdout, stderr io.Writer) {
+	secret, _ := embedded.LoadSecret(o.secret) // read a moment ago
+	server := cmpOr(o.advertise, thisHost())
+	_, port, _ := net.SplitHostPort(o.listen)
+	scheme, ca := "nats", ""
+	if o.tlsCert != "" {
+		scheme, ca = "tls", cmpOr(o.tlsCA, o.tlsCert)
+	}
+	hubURL := (&url.URL{Scheme: scheme, Host: net.JoinHostPort(server, port)}).String()
+	team, replicas := "", ""
+	if o.team != "" {
+		team = " --team " + safetext.ShellWord(o.team)
+	}
+	if o.cluster != "" {
+		replicas = " --replicas 3"
+	}
+	hosts := ""
+	for _, h := range o.hosts {
+		hosts += " --host " + h
+	}
+	fmt.Fprintf(stdout, "wrote %s (mode 0600: it holds the password hashes); start nats-server -c %s, then, once:\n", o.out, safetext.ShellWord(o.out))
+	caFlag := ""
+	if ca != "" {
+		caFlag = " --hub-ca " + safetext.ShellWord(ca)
+	}
+	fmt.Fprintf(stdout, "  switchboard hub prepare --nats %s --secret %s%s%s%s%s\n", safetext.ShellWord(hubURL), safetext.ShellWord(o.secret), hosts, team, replicas, caFlag)
+	for _, h := range o.hosts {
+		l := joinline.Line{Host: h, URL: hubURL}
+		if o.team != "" {
+			l.More = append(l.More, "--team", o.team)
+		}
+		if ca != "" {
+			l.More = append(l.More, "--hub-ca", ca)
+		}
+		if o.nkeys {
+			l.More = append(l.More, "--hub-creds", filepath.Join(filepath.Dir(o.out), h+".nk"))
+		} else {
+			l.Password = secret.HostPassword(h)
+		}
+		fmt.Fprintln(stdout, l)
+	}
+	if o.nkeys {
+		fmt.Fprintf(stdout, "each host's nkey seed is in %s: copy it to that host only (it is the host's password), where the line above reads it\n",
+			filepath.Join(filepath.Dir(o.out), "HOST.nk"))
+	}
+	fmt.Fprintf(stderr, "note: every password derives from %s: keep it as you would a password; a node of the same cluster, configured with it and the same hosts, hands out the same ones\n", o.secret)
+	if o.clearRoutes {
+		fmt.Fprintf(stderr, "warning: the nodes of this cluster talk in clear text (--clear-routes): every host's mail crosses between them readable\n")
+	}
+}
+
+// confWriter builds the configuration's text.
+type confWriter struct{ strings.Builder }
+
+func (c *confWriter) line(format string, args ...any) {
+	fmt.Fprintf(c, format+"\n", args...)
 }
 
 // writeNew writes a file that must not exist, readable by its owner alone;
-// an existing one is a usage error that says why it is kept.
-func writeNew(path string, data []byte, why string) error {
+// an existing one is a usage error that says what to do.
+func writeNew(path string, data []byte, hint string) error {
 	file, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if errors.Is(err, fs.ErrExist) {
-		return usageError(fmt.Sprintf("%s exists: give --out another file, or remove it (%s)", path, why))
+		return usageError(fmt.Sprintf("%s exists: %s", path, hint))
 	}
 	if err != nil {
 		return err
@@ -222,41 +370,13 @@ func writeNew(path string, data []byte, why string) error {
 	return file.Close()
 }
 
-// newUserKey is a user's nkey: its public key, for the configuration, and
-// its seed, for the host.
-func newUserKey() (key string, seed []byte, err error) {
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		return "", nil, fmt.Errorf("make an nkey: %w", err)
+// writeSeed writes a host's nkey seed, unless the file holds it already:
+// the seed derives from the secret, so a second run writes the same.
+func writeSeed(path string, seed []byte) error {
+	if old, err := os.ReadFile(path); err == nil && strings.TrimSpace(string(old)) == string(seed) {
+		return nil
 	}
-	if key, err = kp.PublicKey(); err != nil {
-		return "", nil, err
-	}
-	if seed, err = kp.Seed(); err != nil {
-		return "", nil, err
-	}
-	return key, append(seed, '\n'), nil
-}
-
-// nkeyUser writes one user of the configuration by its nkey, with its
-// permissions.
-func nkeyUser(w io.Writer, key string, pub, sub []string) {
-	fmt.Fprintf(w, "    {nkey: %s, permissions: {publish: {allow: [%s]}, subscribe: {allow: [%s]}}}\n", quote(key), quoteAll(pub), quoteAll(sub))
-}
-
-// newPassword is a random password for a user of the server.
-func newPassword() (string, error) {
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("make a password: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
-}
-
-// serverURL is the URL user joins the server with.
-func serverURL(user, password, server, port string) string {
-	u := url.URL{Scheme: "nats", User: url.UserPassword(user, password), Host: net.JoinHostPort(server, port)}
-	return u.String()
+	return writeNew(path, append(seed, '\n'), "it holds another seed: remove it, or give --out another folder")
 }
 
 // quote writes s as a string of the configuration's syntax, whose double

@@ -18,21 +18,24 @@ import (
 
 	"switchboard/hub"
 	"switchboard/hub/embedded"
-	"switchboard/internal/safetext"
+	"switchboard/internal/joinline"
 	"switchboard/mailbox"
 )
 
 // Usage is the help of switchboard-hub, which `switchboard hub --help`
 // prints too.
-const Usage = `Usage: switchboard hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T] [--tls-cert F --tls-key F]
+const Usage = `Usage: switchboard hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... [--clear-routes]]
 
 Run an embedded NATS server with JetStream, in the foreground, that the
-masters of one team join from every host (switchboard master --hub URL --host
+masters of one team join from every host (switchboard up --hub URL --host
 NAME). Its first line of output is the URL the first --host joins with, its
-credentials in it; the next lines are the command each host runs. Every host
-has credentials of its own, derived from a secret kept in DIR, so the URLs
-stay valid when the hub starts again on the same DIR, and a host may send
-only as the agents it runs.
+credentials in it; the next lines are the command each host runs, its
+password in the environment rather than on the command line, where every
+process of the machine could read it. Every host has credentials of its own,
+derived from a secret kept in DIR, so the URLs stay valid when the hub starts
+again on the same DIR, and a host may send only as the agents it runs: each
+host is in an account of its own on the hub, which reaches the team's stream
+and buckets only through the subjects that are that host's.
 
 Mail for an agent of another host waits on the hub (on disk, in DIR) until
 that host takes it. With the hub away, each host's own mail goes on, and mail
@@ -40,7 +43,10 @@ for other hosts waits on its host's disk, in order, until the hub is back.
 
 The hub listens on loopback unless --listen says otherwise. On another
 address, without --tls-cert and --tls-key, mail and passwords cross the
-network in clear text, and the hub says so.
+network in clear text, and the hub says so. The nodes of a cluster (--cluster)
+know each other by a password derived from the secret (copy hub.secret to
+every node before it first starts), and with --tls-cert speak TLS to each
+other too, unless --clear-routes.
 
 The hub is the program switchboard-hub, which go install ./cmd/... puts
 beside switchboard; switchboard hub runs it with the same arguments.
@@ -48,14 +54,16 @@ beside switchboard; switchboard hub runs it with the same arguments.
 Examples:
   switchboard hub --host laptop --host gpu
   switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key
+  switchboard hub --listen 0.0.0.0:4222 --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222
 
 Flags:
 `
 
 type options struct {
-	listen, dir, team, tlsCrt, tlsKey, cluster, name string
-	hosts, peers                                     []string
-	replicas                                         int
+	listen, dir, team, tlsCrt, tlsKey, tlsCA, cluster, name string
+	hosts, peers                                            []string
+	replicas                                                int
+	clearRoutes                                             bool
 }
 
 // Exit codes, as switchboard's: 2 for a usage error.
@@ -91,6 +99,8 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&opts.team, "team", "", "the team's name on the hub (default: main)")
 	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only")
 	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
+	f.StringVar(&opts.tlsCA, "tls-ca", "", "a PEM file of the authority the nodes of a cluster check each other's certificates with (default: --tls-cert itself)")
+	f.BoolVar(&opts.clearRoutes, "clear-routes", false, "let the nodes of a cluster talk in clear text although hosts speak TLS (a private network of their own)")
 	f.StringVar(&opts.cluster, "cluster", "", "the address this node listens on for the other nodes of a cluster of hubs")
 	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://h2:6222 (repeatable, with --cluster)")
 	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (default: from its address)")
@@ -152,8 +162,11 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 	if replicas == 0 && opts.cluster != "" {
 		replicas = 3
 	}
-	srv, err := embedded.Start(ctx, embedded.Config{Listen: opts.listen, Dir: dir, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey,
-		Cluster: opts.cluster, Peers: opts.peers, Name: opts.name,
+	if opts.clearRoutes && (opts.cluster == "" || opts.tlsCrt == "") {
+		return usageError("--clear-routes lets a cluster's nodes talk in clear text beside hosts that speak TLS: it goes with --cluster and --tls-cert")
+	}
+	srv, err := embedded.Start(ctx, embedded.Config{Listen: opts.listen, Dir: dir, TLSCert: opts.tlsCrt, TLSKey: opts.tlsKey, TLSCA: opts.tlsCA,
+		Cluster: opts.cluster, Peers: opts.peers, Name: opts.name, ClearRoutes: opts.clearRoutes,
 		Service: hub.TeamService{Team: opts.team, Replicas: replicas}})
 	if err != nil {
 		return fmt.Errorf("start the hub: %w", err)
@@ -161,15 +174,16 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 	defer srv.Close()
 	fmt.Fprintln(stdout, reachable(srv.URL(hosts[0])))
 	for _, h := range hosts {
-		team := ""
+		var more []string
 		if opts.team != "" {
-			team = " --team " + safetext.ShellWord(opts.team)
+			more = append(more, "--team", opts.team)
 		}
 		if opts.tlsCrt != "" {
 			// A certificate of the hub's own: each host needs a copy of it.
-			team += " --hub-ca " + safetext.ShellWord(opts.tlsCrt)
+			more = append(more, "--hub-ca", opts.tlsCrt)
 		}
-		fmt.Fprintf(stdout, "on %s, in its workspace: switchboard up --hub %s --host %s%s\n", h, safetext.ShellWord(reachable(srv.URL(h))), h, team)
+		hubURL, password := splitPassword(reachable(srv.URL(h)))
+		fmt.Fprintln(stdout, joinline.Line{Host: h, URL: hubURL, Password: password, More: more})
 	}
 	for _, w := range srv.Warnings() {
 		fmt.Fprintf(stderr, "warning: %s\n", w)
@@ -183,6 +197,24 @@ func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 	fmt.Fprintf(stderr, "hub running on %s with its files in %s; stop it with Ctrl-C\n", srv.Addr(), dir)
 	<-ctx.Done()
 	return nil
+}
+
+// splitPassword parts a hub URL (or a cluster's list of them) from the
+// password in it.
+func splitPassword(hubURLs string) (withoutPassword, password string) {
+	urls := strings.Split(hubURLs, ",")
+	for i, raw := range urls {
+		u, err := url.Parse(raw)
+		if err != nil {
+			continue
+		}
+		if p, ok := u.User.Password(); ok {
+			password = p
+		}
+		u.User = nil
+		urls[i] = u.String()
+	}
+	return strings.Join(urls, ","), password
 }
 
 // dataDir is where a user's programs keep their data.

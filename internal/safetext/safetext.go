@@ -4,10 +4,22 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Line is s as one printable line: newlines are shown as \n too.
 func Line(s string) string { return escape(s, false) }
+
+// Short is s as one printable line (Line) of at most n characters, cut
+// with an ellipsis: a name or a reason from someone who may have made it
+// long on purpose.
+func Short(s string, n int) string {
+	s = Line(s)
+	if n <= 0 || len(s) <= n || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
 
 // Text is s as printable text that keeps its lines and tabs.
 func Text(s string) string { return escape(s, true) }

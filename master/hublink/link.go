@@ -271,35 +271,73 @@ func (l *Link) Start(ctx context.Context, env link.Env) (stop func(), err error)
 
 // run keeps the link up until ctx is done: it joins (again and again while
 // the hub is away, or while it refuses this host), then forwards, receives
-// and keeps this host's presence current.
+// and keeps this host's presence current; when the hub ends the connection
+// for good, it joins again, and mail for other hosts waits on disk
+// meanwhile.
 func (l *Link) run(ctx context.Context) {
-	for l.conn.Load() == nil {
+	var awaySince time.Time
+	for {
+		conn := l.conn.Load()
+		if conn == nil {
+			if conn = l.joinUntilJoined(ctx); conn == nil {
+				return
+			}
+		}
+		if awaySince.IsZero() {
+			l.logf("joined the hub as host %s, running %s", l.settings.Host, strings.Join(l.agents(), ", "))
+		} else {
+			l.logf("joined the hub again as host %s, after %s away", l.settings.Host, time.Since(awaySince).Round(time.Second))
+		}
+		lost := l.serve(ctx, conn)
+		conn.Close()
+		l.conn.Store(nil)
+		if !lost {
+			return
+		}
+		awaySince = time.Now()
+		l.logf("the hub closed this host's connection (%v): joining again; mail for other hosts waits in %s meanwhile", conn.LostErr(), l.outbox.Dir())
+	}
+}
+
+// joinUntilJoined joins the hub, trying again, each time a little later,
+// while it is away or refuses this host; nil when ctx ends first.
+func (l *Link) joinUntilJoined(ctx context.Context) *hub.Conn {
+	for attempt := 0; ; attempt++ {
 		err := l.join(ctx, joinTimeout)
 		if err == nil {
-			break
+			return l.conn.Load()
 		}
 		l.logf("cannot join the hub: %v; mail for other hosts waits in %s; trying again", err, l.outbox.Dir())
-		wait := retry * 5
+		wait := min(retry<<min(attempt, 5), 30*time.Second)
 		if refused(err) {
 			wait = 30 * time.Second
 		}
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-time.After(wait):
 		}
 	}
-	conn := l.conn.Load()
-	defer func() {
-		conn.Close()
-		l.conn.Store(nil)
+}
+
+// serve forwards, receives and keeps presence on conn until ctx is done
+// or the hub ends the connection for good (lost).
+func (l *Link) serve(ctx context.Context, conn *hub.Conn) (lost bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-conn.Lost():
+			cancel()
+		case <-ctx.Done():
+		}
 	}()
-	l.logf("joined the hub as host %s, running %s", l.settings.Host, strings.Join(l.agents(), ", "))
 	var wg sync.WaitGroup
 	for _, part := range []func(context.Context, *hub.Conn){l.forward, l.receive, l.present} {
 		wg.Go(func() { part(ctx, conn) })
 	}
 	wg.Wait()
+	return conn.LostErr() != nil
 }
 
 // note asks the master to tell the overseers; the master tells each key
