@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -94,7 +95,7 @@ const (
 type claimBook struct {
 	nc *nats.Conn
 	js jetstream.JetStream
-	kv jetstream.KeyValue
+	kv *bucket
 	n  names
 }
 
@@ -220,8 +221,10 @@ const Person = "operator"
 
 // senderOf checks that d.Host held d.From when the hub stored the copy, and
 // returns the holding claim (none for Person). A cached answer older than
-// fresh is read again before a copy is refused.
-func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time) (Claim, error) {
+// fresh is read again before a copy is refused; the view of the team is
+// asked only when current says it holds every claim the hub stored before
+// the copy (claimsCurrent), else the hub is.
+func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time, current bool) (Claim, error) {
 	if d.From == Person {
 		return Claim{Agent: Person, Host: d.Host}, nil
 	}
@@ -229,6 +232,9 @@ func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time) (Clai
 		return Claim{}, fmt.Errorf("%w: %q is not a name any host may send as", ErrForged, d.From)
 	}
 	claims, err := c.claimsOf(ctx, d.From)
+	if !current {
+		claims, err = c.claimsRead(ctx, d.From, fresh)
+	}
 	if err != nil {
 		return Claim{}, err
 	}
@@ -250,6 +256,25 @@ func (c *Conn) senderOf(ctx context.Context, d Delivered, fresh time.Time) (Clai
 	default:
 		return Claim{}, fmt.Errorf("%w: host %s sent this as from %s, which host %s ran then", ErrForged, d.Host, d.From, holder.Host)
 	}
+}
+
+// claimsCurrent reports whether the view of the team holds every claim the
+// hub stored until now: the copies taken a moment ago were stored after
+// any claim that could make them another's, and a claim reaches the view
+// on the hub's feed, in order but not at once. The claims' stream is
+// asked how far it goes, and the feed is given a moment to get there.
+func (c *Conn) claimsCurrent(ctx context.Context) bool {
+	if _, whole := c.view.allClaims(c.names); !whole {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, feedLag)
+	defer cancel()
+	st, err := c.js.Stream(ctx, kvStream(c.names.claims()))
+	if err != nil {
+		return false
+	}
+	last := st.CachedInfo().State.LastSeq
+	return watch.Until(ctx, time.Millisecond, feedLag, func() bool { return c.view.claimsApplied.Load() >= last })
 }
 
 // claimsOf returns the claims of agent: from the view of the team, once it

@@ -174,6 +174,9 @@ func (f *follower) read() bool {
 			}
 		}
 		f.revs[bucket][""] = last
+		if bucket == c.names.claims() {
+			c.view.claimsApplied.Store(last)
+		}
 		c.view.mu.Lock()
 		c.view.replace(bucket, c.names, fresh)
 		c.view.synced[bucket] = true
@@ -252,8 +255,9 @@ func (f *follower) apply() bool {
 		if rev != revs[""]+1 {
 			return false
 		}
-		revs[""] = rev
 		if rev <= revs[key] {
+			revs[""] = rev
+			f.applied(bucket, rev)
 			continue // read newer already
 		}
 		e := storedEntry{bucket: bucket, key: key, value: m.Data, rev: rev, op: operation(m.Header)}
@@ -268,13 +272,21 @@ func (f *follower) apply() bool {
 			}
 			e = read
 		}
-		revs[key] = e.rev
+		revs[key], revs[""] = e.rev, rev
 		c.view.mu.Lock()
 		c.view.apply(bucket, c.names, e)
 		c.view.mu.Unlock()
+		f.applied(bucket, rev)
 		changed = true
 	}
 	return true
+}
+
+// applied records that the view holds bucket up to rev.
+func (f *follower) applied(bucket string, rev uint64) {
+	if bucket == f.c.names.claims() {
+		f.c.view.claimsApplied.Store(rev)
+	}
 }
 
 // complete reports whether the feed told of every revision the buckets

@@ -77,13 +77,12 @@ type Conn struct {
 	// lapses meanwhile.
 	stalled atomic.Bool
 
-	presence, heartbeat, claims, rules, locks, shared jetstream.KeyValue
+	presence, heartbeat, claims, rules, locks, shared *bucket
 
 	setMu  sync.Mutex // one SetAgents at a time: a claim is made once
 	mu     sync.Mutex
 	agents []string
 
-	idKey   []byte // of this host's copies' ids on the hub (dedupID)
 	senders claimCache
 	view    *view      // the team as this host last heard of it
 	feed    *feedQueue // the hub's news of the team, not yet in view
@@ -149,7 +148,6 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 		agents:  slices.Clone(cfg.Agents),
 	}
 	c.ackWait.Store(int64(ackWait))
-	c.idKey = idKey(rawURL, cfg.Credentials)
 	c.closed, c.close = context.WithCancel(context.Background())
 	c.lost = make(chan struct{})
 	c.senders.ttl = time.Second
@@ -326,7 +324,7 @@ const unsafeHint = "a hub of this version makes them right when it starts; on a 
 // openBuckets opens the named buckets of the team, once their streams
 // are as the hub makes them.
 func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
-	kvs := map[string]*jetstream.KeyValue{
+	kvs := map[string]**bucket{
 		c.names.presence(): &c.presence, c.names.heartbeat(): &c.heartbeat, c.names.claims(): &c.claims,
 		c.names.rules(): &c.rules, c.names.locks(): &c.locks, c.names.shared(): &c.shared,
 	}
@@ -334,18 +332,18 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 	for _, cfg := range c.names.bucketStreams(c.beat) {
 		want[cfg.Name] = cfg
 	}
-	for _, bucket := range buckets {
-		if err := c.checkStreams(ctx, []jetstream.StreamConfig{want[kvStream(bucket)]}); err != nil {
+	for _, name := range buckets {
+		if err := c.checkStreams(ctx, []jetstream.StreamConfig{want[kvStream(name)]}); err != nil {
 			return err
 		}
-		kv, err := c.js.KeyValue(ctx, bucket)
+		kv, err := c.js.KeyValue(ctx, name)
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			err = errNotPrepared
 		}
 		if err != nil {
-			return c.explain(ctx, err, "open bucket "+bucket)
+			return c.explain(ctx, err, "open bucket "+name)
 		}
-		*kvs[bucket] = kv
+		*kvs[name] = &bucket{c: c, kv: kv, name: name}
 	}
 	return nil
 }

@@ -152,14 +152,20 @@ func stockServer(t *testing.T, nkeys bool, hosts []string) *kindOfHub {
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
 	waitFor(t, 20*time.Second, "nats-server ready", func() bool { return strings.Contains(log.String(), "Server is ready") })
-	prepare := []string{"prepare", "--nats", "nats://" + addr, "--secret", secretFile}
-	for _, h := range hosts {
-		prepare = append(prepare, "--host", h)
-	}
-	out.Reset()
-	if code := hubcmd.Main(prepare, &out, &errOut); code != 0 {
-		t.Fatalf("hub prepare: exit %d\n%s%s\nthe server:\n%s", code, out.String(), errOut.String(), log)
-	}
+	// The team's side beside the server, as hub config says to run it.
+	serve := &lockedBuffer{}
+	sctx, stop := context.WithCancel(context.Background())
+	served := make(chan int, 1)
+	go func() {
+		served <- hubcmd.Run(sctx, []string{"serve", "--nats", "nats://" + addr, "--secret", secretFile}, serve, serve)
+	}()
+	t.Cleanup(func() { stop(); <-served })
+	waitFor(t, 20*time.Second, "hub serve ready", func() bool {
+		if strings.Contains(serve.String(), "switchboard hub serve:") {
+			t.Fatalf("hub serve: %s\nthe server:\n%s", serve, log)
+		}
+		return strings.Contains(serve.String(), "serving the team")
+	})
 	secret, err := embedded.LoadSecret(secretFile)
 	if err != nil {
 		t.Fatal(err)

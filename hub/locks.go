@@ -119,7 +119,7 @@ func freed(err error) bool {
 func (c *Conn) Unlock(ctx context.Context, l Lock) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
-	err := c.locks.Delete(ctx, l.Name, jetstream.LastRevision(l.Revision))
+	err := c.locks.Delete(ctx, l.Name, l.Revision)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		return fmt.Errorf("%w: %s was released by force or taken again", ErrLockLost, l.Name)
 	}
@@ -174,7 +174,7 @@ func (c *Conn) ForceUnlockIf(ctx context.Context, name string, may func(Lock) er
 	if forceRead != nil {
 		forceRead(name)
 	}
-	err = c.locks.Delete(ctx, name, jetstream.LastRevision(held.Revision))
+	err = c.locks.Delete(ctx, name, held.Revision)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
 		if _, err := c.readLock(ctx, name); freed(err) {
 			return nil // released by its holder meanwhile

@@ -113,6 +113,9 @@ const jsAPI = "$JS.API."
 func (n names) feed(bucket string) string { return "sb." + n.team + ".feed." + bucket }
 func (n names) feedAll() string           { return "sb." + n.team + ".feed.>" }
 
+// writeRequest is where host asks the hub to write (writes.go).
+func (n names) writeRequest(host string) string { return "sb." + n.team + ".hub.write." + host }
+
 // consumerRequest is where host asks the hub to make its mail consumer.
 func (n names) consumerRequest(host string) string { return "sb." + n.team + ".hub.consumer." + host }
 

@@ -2,18 +2,13 @@ package hub
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Headers of a copy on the hub; the recipient is in the subject.
@@ -36,11 +31,13 @@ type Copy struct {
 	Body []byte
 }
 
-// Publish stores one copy on the hub and waits until the hub has it. The
-// copy's id on the hub (dedupID) makes a re-publish within the duplicate
-// window a no-op that still succeeds, so a copy whose outcome is unknown can simply be
-// published again. Publish fails, without waiting for a reconnect, when the
-// hub is unreachable: the caller keeps the copy and retries in order.
+// Publish stores one copy on the hub and waits until the hub has it: the
+// hub publishes it on this host's behalf (writes.go). The copy's id on the
+// hub, "<host>/<ID>/<To>", makes a re-publish within the duplicate window
+// a no-op that still succeeds, so a copy whose outcome is unknown can
+// simply be published again; the host's name in it keeps every host's ids
+// apart. Publish fails, without waiting for a reconnect, when the hub is
+// unreachable: the caller keeps the copy and retries in order.
 func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
@@ -54,7 +51,11 @@ func (c *Conn) Publish(ctx context.Context, cp Copy) error {
 	if c.closed.Err() != nil {
 		return ErrClosed
 	}
-	if _, err := c.js.PublishMsg(ctx, msg); err != nil {
+	answer, err := c.nc.RequestMsgWithContext(ctx, msg)
+	if err == nil {
+		err = writeErr(answer)
+	}
+	if err != nil {
 		return c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
 	}
 	return nil
@@ -69,7 +70,7 @@ const publishAllWait = 30 * time.Second
 // the first copies the hub has, in order, and the error of the first one it
 // may not have: the caller publishes again from there (a copy stored after
 // it is then dropped as a re-publish). The hub stores the copies of one
-// connection in the order sent.
+// host in the order sent.
 func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err error) {
 	ctx, cancel := c.linked(ctx)
 	defer cancel()
@@ -78,9 +79,18 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	if c.closed.Err() != nil {
 		return 0, ErrClosed
 	}
-	futures := make([]jetstream.PubAckFuture, 0, len(copies))
+	// One reply subject for the batch, a token a copy: the answers come
+	// as the hub has each.
+	replies := c.nc.NewRespInbox()
+	answers := make(chan *nats.Msg, len(copies))
+	sub, err := c.nc.ChanSubscribe(replies+".*", answers)
+	if err != nil {
+		return 0, c.explain(ctx, err, "publish")
+	}
+	defer sub.Unsubscribe()
 	var sendErr error
-	for _, cp := range copies {
+	sent := 0
+	for i, cp := range copies {
 		if sendErr = c.address(ctx, &cp); sendErr != nil {
 			break
 		}
@@ -88,23 +98,38 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 		if msg, sendErr = c.message(cp); sendErr != nil {
 			break
 		}
-		f, err := c.js.PublishMsgAsync(msg)
-		if err != nil {
+		msg.Reply = replies + "." + strconv.Itoa(i)
+		if err := c.nc.PublishMsg(msg); err != nil {
 			sendErr = c.explain(ctx, err, "publish "+cp.ID+" to "+cp.To)
 			break
 		}
-		futures = append(futures, f)
+		sent++
 	}
-	for i, f := range futures {
+	results := make([]error, sent)
+	answered := make([]bool, sent)
+	for got := 0; got < sent; {
 		select {
-		case <-f.Ok():
-		case err := <-f.Err():
-			return i, c.explain(ctx, err, "publish "+copies[i].ID+" to "+copies[i].To)
+		case a := <-answers:
+			i, err := strconv.Atoi(a.Subject[strings.LastIndexByte(a.Subject, '.')+1:])
+			if err != nil || i < 0 || i >= sent || answered[i] {
+				continue
+			}
+			answered[i], results[i] = true, writeErr(a)
+			got++
 		case <-ctx.Done():
-			return i, c.explain(ctx, ctx.Err(), "publish "+copies[i].ID+" to "+copies[i].To)
+			for i := range sent {
+				if !answered[i] {
+					return i, c.explain(ctx, ctx.Err(), "publish "+copies[i].ID+" to "+copies[i].To)
+				}
+			}
 		}
 	}
-	return len(futures), sendErr
+	for i, err := range results {
+		if err != nil {
+			return i, c.explain(ctx, err, "publish "+copies[i].ID+" to "+copies[i].To)
+		}
+	}
+	return sent, sendErr
 }
 
 // ErrNoHolder is a copy for an agent no host holds: its host never joined,
@@ -128,10 +153,9 @@ func (c *Conn) address(ctx context.Context, cp *Copy) error {
 	return nil
 }
 
-// message is a copy as the hub stores it: on the subject of its recipient's
-// host, this host and its recipient, its id twice (for the recipient, and
-// for the duplicate window with the recipient, as each recipient's copy is
-// a message of its own).
+// message is the request that has the hub store a copy: for the host
+// that holds its recipient, from this host (the hub knows which from the
+// request's subject), with its id and sender.
 func (c *Conn) message(cp Copy) (*nats.Msg, error) {
 	if cp.ID == "" {
 		return nil, fmt.Errorf("%w: a copy needs an id", ErrBadConfig)
@@ -145,46 +169,11 @@ func (c *Conn) message(cp Copy) (*nats.Msg, error) {
 	if err := checkName("recipient's host", cp.ToHost); err != nil {
 		return nil, err
 	}
-	msg := &nats.Msg{Subject: c.names.mail(cp.ToHost, c.host, cp.To), Header: nats.Header{}, Data: cp.Body}
+	msg := &nats.Msg{Subject: c.names.writeRequest(c.host), Header: nats.Header{}, Data: cp.Body}
+	msg.Header.Set(writeOp, writeMail)
+	msg.Header.Set(writeToHost, cp.ToHost)
+	msg.Header.Set(writeTo, cp.To)
 	msg.Header.Set(headerID, cp.ID)
 	msg.Header.Set(headerFrom, cp.From)
-	msg.Header.Set(nats.MsgIdHdr, c.dedupID(cp))
 	return msg, nil
-}
-
-// dedupID is the id under which the hub drops a re-publish of cp: a digest
-// of "<ID>/<To>" under this host's own key. The hub's duplicate window is
-// the stream's, every host's copies in one: an id another host could
-// foresee (having been sent the same message, say) would let it publish
-// first under that id, and the hub would drop this host's copy as a
-// duplicate.
-func (c *Conn) dedupID(cp Copy) string {
-	mac := hmac.New(sha256.New, c.idKey)
-	mac.Write([]byte(cp.ID + "/" + cp.To))
-	return base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// idKey is this host's key of its copies' ids on the hub: what it joins
-// with (its password, or the credentials of a server of its operator's),
-// which no other host knows, so that the ids are the same after a restart;
-// a random key for a host that joins with nothing secret.
-func idKey(rawURL string, credentials []byte) []byte {
-	h := sha256.New()
-	h.Write([]byte("switchboard copy id\x00"))
-	secret := len(credentials) > 0
-	h.Write(credentials)
-	for _, one := range strings.Split(rawURL, ",") {
-		if u, err := url.Parse(strings.TrimSpace(one)); err == nil {
-			if p, ok := u.User.Password(); ok {
-				h.Write([]byte(p))
-				secret = true
-			}
-		}
-	}
-	if !secret {
-		random := make([]byte, 32)
-		_, _ = rand.Read(random) // never fails (crypto/rand)
-		h.Write(random)
-	}
-	return h.Sum(nil)
 }

@@ -265,12 +265,13 @@ var errNotHandled = errors.New("hub: the handler gave no outcome for the copy")
 // with the hub.
 func (c *Conn) process(ctx context.Context, msgs []jetstream.Msg, handle func(context.Context, []Delivered) []error) {
 	fresh := time.Now()
+	current := c.claimsCurrent(ctx)
 	ds := make([]Delivered, 0, len(msgs))
 	kept := make([]jetstream.Msg, 0, len(msgs))
 	for _, msg := range msgs {
 		d, err := c.parse(msg)
 		if err == nil {
-			d.Sender, err = c.senderOf(ctx, d, fresh)
+			d.Sender, err = c.senderOf(ctx, d, fresh, current)
 			if err != nil && !errors.Is(err, ErrForged) {
 				// The claims could not be read: try the copy again later.
 				_ = msg.NakWithDelay(retryDelay(msg))

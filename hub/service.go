@@ -61,19 +61,11 @@ func (s TeamService) Grant(host string) grant.Grant {
 			g.Imports = append(g.Imports, grant.Import{Local: n.apiLocal(sub), Team: sub})
 		}
 	}
-	// Mail, to any host, only under the host's own name.
-	same("sb." + n.team + ".mail.*." + host + ".>")
-	// Presence, claims and heartbeat only under the host's own keys; the
-	// rules, locks and shared values are the team's. A bucket's keys are
-	// written under the API's prefix, as the jetstream package does for
-	// a bucket reached through one.
-	api(kvSubject(n.presence(), host+".>"),
-		kvSubject(n.claims(), kindHeld+".*."+host),
-		kvSubject(n.claims(), kindLeft+".*."+host),
-		kvSubject(n.heartbeat(), host),
-		kvSubject(n.rules(), ">"),
-		kvSubject(n.locks(), ">"),
-		kvSubject(n.shared(), ">"))
+	// Every write, the hub's to make on the host's behalf (writes.go):
+	// mail to any host, under the host's own name; presence, claims and
+	// heartbeat under its own keys; any key of the rules, locks and
+	// shared values.
+	same(n.writeRequest(host))
 	// The host's own mail consumer, which the hub makes when asked: look
 	// at it, pull from it, acknowledge what it delivered.
 	same(n.consumerRequest(host))
@@ -173,9 +165,11 @@ func (s TeamService) PrepareHosts(ctx context.Context, nc *nats.Conn, hosts []st
 	return nil
 }
 
-// Serve answers each host that asks for its mail consumer, making it as
-// consumerConfig says; the host is the last token of the subject, which
-// only that host may publish to. Its subscription lives as long as nc.
+// Serve answers the hosts while the hub runs: it writes what each asks
+// (writes.go), and makes a host's mail consumer as consumerConfig says
+// when the host asks. The asking host is the last token of the subject,
+// which only that host may publish to. The subscriptions live as long as
+// nc; the nodes of a cluster answer in turn.
 func (s TeamService) Serve(nc *nats.Conn) error {
 	s, err := s.withDefaults()
 	if err != nil {
@@ -186,6 +180,10 @@ func (s TeamService) Serve(nc *nats.Conn) error {
 		return fmt.Errorf("jetstream: %w", err)
 	}
 	n := names{s.Team}
+	w := &writer{n: n, js: js, busy: make(chan struct{}, writesAtOnce), kvs: make(map[string]jetstream.KeyValue)}
+	if _, err := nc.QueueSubscribe(n.writeRequest("*"), "switchboard-hub", w.serve); err != nil {
+		return fmt.Errorf("answer the hosts' writes: %w", err)
+	}
 	prefix := strings.TrimSuffix(n.consumerRequest("*"), "*")
 	_, err = nc.QueueSubscribe(n.consumerRequest("*"), "switchboard-hub", func(m *nats.Msg) {
 		host := strings.TrimPrefix(m.Subject, prefix)

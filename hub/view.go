@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -22,6 +23,10 @@ type view struct {
 	shared   map[string][]byte                  // the team's shared values, by key
 	synced   map[string]bool                    // buckets read whole since the feed was last missed
 	changed  chan struct{}                      // woken on each change
+
+	// claimsApplied is the newest revision of the claims' bucket the view
+	// holds all claims up to (feed.go).
+	claimsApplied atomic.Uint64
 
 	parsed map[string][]Claim // the claims, as claimsOfEntries makes them; nil when the claims changed since
 

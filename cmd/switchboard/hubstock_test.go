@@ -17,25 +17,25 @@ import (
 	"switchboard/workspace"
 )
 
-// prepareLine is the line of hub config that makes the team's stream,
-// buckets and consumers: its words after "switchboard".
-var prepareLine = regexp.MustCompile(`(?m)^\s*switchboard (hub prepare .*)$`)
+// serveLine is the line of hub config that serves the team beside the
+// server: its words after "switchboard".
+var serveLine = regexp.MustCompile(`(?m)^\s*switchboard (hub serve .*)$`)
 
-// linesOf reads what hub config printed: the prepare line's arguments, and
+// linesOf reads what hub config printed: the serve line's arguments, and
 // each host's join line.
-func linesOf(said string) (prepare []string, joins map[string]joinline.Line) {
+func linesOf(said string) (serve []string, joins map[string]joinline.Line) {
 	joins = make(map[string]joinline.Line)
 	for _, line := range strings.Split(said, "\n") {
 		if l, ok := joinline.Parse(line); ok {
 			joins[l.Host] = l
 		}
 	}
-	if m := prepareLine.FindStringSubmatch(said); m != nil {
+	if m := serveLine.FindStringSubmatch(said); m != nil {
 		for _, w := range strings.Fields(m[1]) {
-			prepare = append(prepare, strings.Trim(w, "'"))
+			serve = append(serve, strings.Trim(w, "'"))
 		}
 	}
-	return prepare, joins
+	return serve, joins
 }
 
 // TestATeamRunsOnAStockNATSServer writes the configuration of a stock
@@ -71,9 +71,9 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 	if code != 0 {
 		t.Fatalf("hub config: exit %d\n%s", code, said)
 	}
-	prepare, joins := linesOf(said)
-	if prepare == nil || len(joins) != 2 {
-		t.Fatalf("hub config printed no prepare line or no join lines:\n%s", said)
+	serve, joins := linesOf(said)
+	if serve == nil || len(joins) != 2 {
+		t.Fatalf("hub config printed no serve line or no join lines:\n%s", said)
 	}
 	for _, l := range joins {
 		if strings.Contains(said, l.URLWithPassword()) && l.Password != "" {
@@ -91,8 +91,17 @@ func runOnStockServer(t *testing.T, nkeys bool) {
 	if !watch.Until(t.Context(), 50*time.Millisecond, 20*time.Second, func() bool { return strings.Contains(out.String(), "Server is ready") }) {
 		t.Fatalf("nats-server did not start:\n%s", out)
 	}
-	if said, code := switchboardAt(t, dir, "operator", prepare...); code != 0 {
-		t.Fatalf("hub prepare: exit %d\n%s", code, said)
+	// The team's side, beside the server, as the line says.
+	served := exec.CommandContext(ctx, "switchboard", serve...)
+	served.Env = append(os.Environ(), "SWITCHBOARD_ROOT=", "SWITCHBOARD_AGENT=")
+	serving := &lockedBuffer{}
+	served.Stdout, served.Stderr = serving, serving
+	if err := served.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = served.Wait() })
+	if !watch.Until(t.Context(), 50*time.Millisecond, 20*time.Second, func() bool { return strings.Contains(serving.String(), "serving the team") }) {
+		t.Fatalf("hub serve did not serve the team:\n%s", serving)
 	}
 
 	laptop := hostWorkspace(t, "master_agent", "developer_agent")

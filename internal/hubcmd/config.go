@@ -37,10 +37,10 @@ cluster, its routes authenticated (and over TLS with --tls-cert).
 Every password derives from a secret (--secret, made the first time, 0600):
 run hub config with the same secret, and the same --host list, for every node
 of a cluster, and copy the secret to them as you would a password. The file
-keeps bcrypt hashes; the lines printed after it make the team's stream,
-buckets and mail consumers on the server (switchboard hub prepare, once the
-server runs), and join each host, its password in the environment, never on a
-command line. With --nkeys each host is a user by its nkey instead: its seed is
+keeps bcrypt hashes; the lines printed after it serve the team beside the
+server (switchboard hub serve: it makes the team's stream and buckets, and
+writes on the hosts' behalf), and join each host, its password in the
+environment, never on a command line. With --nkeys each host is a user by its nkey instead: its seed is
 written beside the file (HOST.nk, mode 0600), to be copied to that host, which
 joins with --hub-creds HOST.nk.
 
@@ -311,16 +311,12 @@ func (o *configOptions) printLines(stdout, stderr io.Writer) {
 	if o.cluster != "" {
 		replicas = " --replicas 3"
 	}
-	hosts := ""
-	for _, h := range o.hosts {
-		hosts += " --host " + h
-	}
-	fmt.Fprintf(stdout, "wrote %s (mode 0600: it holds the password hashes); start nats-server -c %s, then, once:\n", o.out, safetext.ShellWord(o.out))
+	fmt.Fprintf(stdout, "wrote %s (mode 0600: it holds the password hashes); start nats-server -c %s, then, beside it, for as long as it runs:\n", o.out, safetext.ShellWord(o.out))
 	caFlag := ""
 	if ca != "" {
 		caFlag = " --hub-ca " + safetext.ShellWord(ca)
 	}
-	fmt.Fprintf(stdout, "  switchboard hub prepare --nats %s --secret %s%s%s%s%s\n", safetext.ShellWord(hubURL), safetext.ShellWord(o.secret), hosts, team, replicas, caFlag)
+	fmt.Fprintf(stdout, "  switchboard hub serve --nats %s --secret %s%s%s%s\n", safetext.ShellWord(hubURL), safetext.ShellWord(o.secret), team, replicas, caFlag)
 	for _, h := range o.hosts {
 		l := joinline.Line{Host: h, URL: hubURL}
 		if o.team != "" {

@@ -75,15 +75,24 @@ const (
 
 // Main runs switchboard-hub with args (the program's name left out) and
 // returns its exit code; it stops on SIGINT or SIGTERM. Besides the hub,
-// it writes the configuration of a NATS server of one's own (config) and
-// makes a team's stream and buckets there (prepare).
+// it writes the configuration of a NATS server of one's own (config), and
+// serves a team there (serve; prepare makes its streams once).
 func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, stdout, stderr)
+}
+
+// Run is Main until ctx ends, rather than a signal.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "config":
 			return runConfig(args[1:], stdout, stderr)
 		case "prepare":
-			return runPrepare(args[1:], stdout, stderr)
+			return runPrepare(ctx, args[1:], stdout, stderr)
+		case "serve":
+			return runServe(ctx, args[1:], stdout, stderr)
 		}
 	}
 	opts := &options{}
@@ -116,8 +125,6 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard hub: it takes no arguments, only flags (got %q); switchboard hub --help says how\n", f.Args())
 		return exitUsage
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	if err := run(ctx, stdout, stderr, opts); err != nil {
 		var usage usageError
 		fmt.Fprintf(stderr, "switchboard hub: %v\n", err)

@@ -1,0 +1,171 @@
+package hubcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
+
+	"switchboard/hub"
+	"switchboard/hub/embedded"
+	"switchboard/mailbox"
+)
+
+// On a stock nats-server that switchboard hub config configured, the
+// team's side runs as a program of its own beside the server: serve makes
+// the team's stream and buckets, then writes on the hosts' behalf (no host
+// publishes into the team's streams itself) and makes each host's mail
+// consumer when it asks, until stopped; prepare does the making once, for
+// scripts.
+
+const stockUsage = `Usage: switchboard hub %[1]s --nats URL --secret FILE [--host NAME]... [--team T] [--replicas N] [--hub-ca FILE]
+
+%[2]s
+
+Flags:
+`
+
+const (
+	serveHelp = `Serve a team on a NATS server that switchboard hub config configured (its line
+gives the flags), until Ctrl-C or SIGTERM: make the team's stream and buckets
+(those of an earlier version made what they must be now), then write on each
+host's behalf, which is the only way mail and keys reach the team's streams,
+and make a host's mail consumer when it asks. Run one beside each server (or
+node of a cluster): hosts reach whichever runs. Hosts cannot send without it.`
+	prepareHelp = `Make the team's stream and buckets, and the mail consumers of the hosts named,
+on a NATS server that switchboard hub config configured, once; running it
+again changes nothing else. Hosts also need switchboard hub serve running, which
+does this too.`
+)
+
+type stockOptions struct {
+	server, secret, team, ca string
+	hosts                    []string
+	replicas                 int
+}
+
+// stockFlags parses the flags of prepare and serve.
+func stockFlags(verb, help string, args []string, stderr io.Writer) (*stockOptions, int) {
+	o := &stockOptions{}
+	f := pflag.NewFlagSet("switchboard hub "+verb, pflag.ContinueOnError)
+	f.SetOutput(stderr)
+	f.Usage = func() {
+		fmt.Fprintf(stderr, stockUsage, verb, help)
+		f.PrintDefaults()
+	}
+	f.StringVar(&o.server, "nats", "", "the server's URL")
+	f.StringVar(&o.secret, "secret", "", "the secret hub config derived the passwords from")
+	f.StringArrayVar(&o.hosts, "host", nil, "a host of the team, to make its mail consumer now (repeatable)")
+	f.StringVar(&o.team, "team", "", "the team's name (default: main)")
+	f.IntVar(&o.replicas, "replicas", 1, "how many nodes of a cluster keep the stream and buckets")
+	f.StringVar(&o.ca, "hub-ca", "", "a PEM file of the authority of the server's TLS certificate")
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			return nil, exitOK
+		}
+		fmt.Fprintf(stderr, "switchboard hub %s: %v; switchboard hub %s --help says how\n", verb, err, verb)
+		return nil, exitUsage
+	}
+	if o.server == "" || f.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard hub %s: give the server's URL with --nats, and the other flags, as switchboard hub config printed them\n", verb)
+		return nil, exitUsage
+	}
+	for _, h := range o.hosts {
+		if err := mailbox.ValidateAgentName(h); err != nil {
+			fmt.Fprintf(stderr, "switchboard hub %s: --host %q: a host's name is lowercase letters, digits, _ and - (%v)\n", verb, h, err)
+			return nil, exitUsage
+		}
+	}
+	if u, err := url.Parse(o.server); (err != nil || u.User == nil) && o.secret == "" {
+		fmt.Fprintf(stderr, "switchboard hub %s: give --secret, the file hub config derived the passwords from\n", verb)
+		return nil, exitUsage
+	}
+	return o, exitOK
+}
+
+// connect connects as the user of switchboard's own work, by the password
+// the secret derives for it (or the one in the URL).
+func (o *stockOptions) connect(name string) (*nats.Conn, error) {
+	options := []nats.Option{nats.Name(name), nats.Timeout(10 * time.Second), nats.MaxReconnects(-1)}
+	if u, err := url.Parse(o.server); err != nil || u.User == nil {
+		secret, err := embedded.LoadSecret(o.secret)
+		if err != nil {
+			return nil, err
+		}
+		options = append(options, nats.UserInfo(adminName, secret.AdminPassword()))
+	}
+	if o.ca != "" {
+		options = append(options, nats.RootCAs(o.ca))
+	}
+	nc, err := nats.Connect(o.server, options...)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w; check that the server runs with the configuration switchboard hub config wrote, and that --secret is the one it used", err)
+	}
+	return nc, nil
+}
+
+// prepare makes the team's streams, buckets and the consumers of the hosts
+// named.
+func (o *stockOptions) prepare(ctx context.Context, nc *nats.Conn) error {
+	svc := hub.TeamService{Team: o.team, Replicas: o.replicas}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := svc.Prepare(ctx, nc); err != nil {
+		return err
+	}
+	return svc.PrepareHosts(ctx, nc, o.hosts)
+}
+
+func runPrepare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, code := stockFlags("prepare", prepareHelp, args, stderr)
+	if o == nil {
+		return code
+	}
+	nc, err := o.connect("switchboard hub prepare")
+	if err == nil {
+		defer nc.Close()
+		err = o.prepare(ctx, nc)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "switchboard hub prepare: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "the team's stream and buckets, and the mail consumers of %d hosts, are on the server; hosts join once switchboard hub serve runs\n", len(o.hosts))
+	return exitOK
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, code := stockFlags("serve", serveHelp, args, stderr)
+	if o == nil {
+		return code
+	}
+	nc, err := o.connect("switchboard hub serve")
+	if err == nil {
+		defer nc.Close()
+		if err = o.prepare(ctx, nc); err == nil {
+			err = hub.TeamService{Team: o.team, Replicas: o.replicas}.Serve(nc)
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "switchboard hub serve: %v\n", err)
+		return exitError
+	}
+	fmt.Fprintf(stdout, "serving the team on %s: its hosts may join; stop with Ctrl-C\n", withoutCredentials(o.server))
+	<-ctx.Done()
+	return exitOK
+}
+
+// withoutCredentials is a server's URL as it may be shown.
+func withoutCredentials(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "the server"
+	}
+	u.User = nil
+	return u.String()
+}
