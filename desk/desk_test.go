@@ -2,6 +2,7 @@ package desk
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"switchboard/mailbox"
@@ -58,5 +59,20 @@ func TestADeskWithoutRulesReadsButSaysWhyItCannotSend(t *testing.T) {
 	}
 	if _, err := d.Send(&mailbox.Message{To: []string{"developer_agent"}, Title: "x"}); !errors.Is(err, ErrNoRules) || !errors.Is(err, why) {
 		t.Errorf("send without rules: %v", err)
+	}
+}
+
+// TestAKeyOfTheSharedStateIsAName: a key of 4,000 characters (an agent's
+// by mistake, or by design: in a team across machines it would become a
+// subject past the hub's bound) is refused with what to do, and nothing
+// is set.
+func TestAKeyOfTheSharedStateIsAName(t *testing.T) {
+	_, d := defaultTeam(t)
+	err := d.SetState(strings.Repeat("k", 4000), []byte(`1`))
+	if err == nil || !strings.Contains(err.Error(), "one line of at most 200 characters") || !strings.Contains(err.Error(), "keep what is long in the value") {
+		t.Fatalf("a key of 4,000 characters: %v; want it refused, saying what to do", err)
+	}
+	if state, err := d.StateList(); err != nil || len(state) != 0 {
+		t.Fatalf("the state holds %v, %v; want nothing set", state, err)
 	}
 }

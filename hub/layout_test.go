@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,4 +48,38 @@ func TestAHubStartedOnAnEarlierFolderKeepsItsBeatsInMemory(t *testing.T) {
 		t.Fatalf("the heartbeat bucket is kept in %v, want memory", got)
 	}
 	teamIs(t, a, "alice@a")
+}
+
+// unsafeHub is a hub whose claims bucket takes roll-ups, as one the
+// jetstream package made would (a server of one's own, prepared by an
+// earlier version, say).
+type unsafeHub struct{ TeamService }
+
+func (s unsafeHub) Prepare(ctx context.Context, nc *nats.Conn) error {
+	if err := s.TeamService.Prepare(ctx, nc); err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	if err := js.DeleteStream(ctx, "KV_SB_main_claims"); err != nil {
+		return err
+	}
+	_, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "SB_main_claims"})
+	return err
+}
+
+// TestAHubWhoseBucketsTakeRollUpsIsNotJoined: one publish with a roll-up
+// would wipe every host's claims there; a master refuses to join, and the
+// look doctor takes (Dial) says why and what to do.
+func TestAHubWhoseBucketsTakeRollUpsIsNotJoined(t *testing.T) {
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: unsafeHub{}}, TeamService{})
+	_, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("r\n")})
+	if !errors.Is(err, ErrUnsafeHub) || !strings.Contains(err.Error(), "KV_SB_main_claims takes roll-ups") || !strings.Contains(err.Error(), "hub prepare") {
+		t.Fatalf("join returned %v; want it refused, naming the bucket and what to do", err)
+	}
+	if _, err := Dial(ctxFor(t, 5*time.Second), s.URL("a"), JoinConfig{}); !errors.Is(err, ErrUnsafeHub) {
+		t.Fatalf("a look at the hub returned %v; want the same refusal", err)
+	}
 }

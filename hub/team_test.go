@@ -371,3 +371,30 @@ func TestAHostHearsOfTheTeamAsItChanges(t *testing.T) {
 		t.Fatal("a's watches were refused")
 	}
 }
+
+// TestAConnectionTheServerEndsIsLost: a subject past the server's control
+// line is answered with an error and the connection closed for good, which
+// no reconnect mends: the Conn says so, and why, for its owner to join
+// again; and the Conn's own keys never make such a subject.
+func TestAConnectionTheServerEndsIsLost(t *testing.T) {
+	s := startHub(t, t.TempDir())
+	a := join(t, s, "a", "alice")
+	ctx := ctxFor(t, 10*time.Second)
+	if _, err := a.Put(ctx, strings.Repeat("k", 5000), []byte("1")); !errors.Is(err, ErrBadName) {
+		t.Fatalf("a key of 5,000 bytes: %v; want it refused before it reaches the server", err)
+	}
+	select {
+	case <-a.Lost():
+		t.Fatalf("the connection was lost to a refused key: %v", a.LostErr())
+	default:
+	}
+	_ = a.nc.Publish(strings.Repeat("x", 5000), nil) // as a host's other code could
+	select {
+	case <-a.Lost():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server ended the connection, and the Conn did not say it is lost")
+	}
+	if err := a.LostErr(); err == nil || !strings.Contains(strings.ToLower(err.Error()), "control line") {
+		t.Fatalf("lost because of %v; want the server's reason", err)
+	}
+}

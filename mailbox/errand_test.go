@@ -73,6 +73,7 @@ func TestABadErrandIsRefusedWithItsReason(t *testing.T) {
 		{"a warning too long", `{"kind":"change-board","warn":"` + strings.Repeat("w", MaxTitleLength+1) + `"}`, "one line of at most 200"},
 		{"a change of nothing", `{"kind":"change-board"}`, "changes nothing"},
 		{"no value", `{"kind":"set-state","key":"k"}`, "the value of k is missing"},
+		{"a key of 4,000 characters", `{"kind":"set-state","key":"` + strings.Repeat("k", 4000) + `","value":1}`, "the key is not one line of at most 200"},
 		{"not an object", `[1,2]`, "not a JSON object"},
 		{"too big", huge, "over the limit of 131072"},
 	} {

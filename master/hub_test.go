@@ -443,3 +443,26 @@ func TestACancelCrossesHosts(t *testing.T) {
 		return c1 != nil && c2 != nil && c1.By == "master_agent" && c1.Reason == "wrong branch"
 	})
 }
+
+// TestALinkTheHubEndedJoinsAgain: the hub starts again with another
+// secret, so it refuses laptop's credentials and its connection closes for
+// good; once the hub is back with its own, laptop joins again by itself,
+// says how long it was away, and the mail that waited crosses.
+func TestALinkTheHubEndedJoinsAgain(t *testing.T) {
+	dir := t.TempDir()
+	srv := startHub(t, dir)
+	a := newHost(t, srv, "laptop", "developer_agent")
+	b := newHost(t, srv, "gpu", "tester_agent")
+	a.join()
+	b.join()
+	srv.Close()
+	stranger := startHub(t, t.TempDir(), srv.Addr())
+	a.waitFor("the hub to end laptop's connection", func() bool { return strings.Contains(a.log.String(), "the hub closed this host's connection") })
+	stranger.Close()
+	sent := post(t, a.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "while away", Type: mailbox.TypeNotification})
+	startHub(t, dir, srv.Addr())
+	a.waitFor("laptop to join again", func() bool { return strings.Contains(a.log.String(), "joined the hub again as host laptop, after") })
+	if got := b.waitInbox("tester_agent", 1); got[0].ID != sent.ID {
+		t.Errorf("gpu holds %+v; want the copy that waited", got[0])
+	}
+}

@@ -3,6 +3,7 @@ package embedded
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -54,12 +55,13 @@ type Config struct {
 	// from the first node's folder to the others' before they start.
 	Cluster string
 	Peers   []string
-	// Name tells this node from the others of its cluster; the host and
-	// port it listens on when empty.
+	// Name tells this node from the others of its cluster; from its
+	// cluster address when empty.
 	Name string
 	// With TLSCert, the nodes of a cluster speak TLS to each other too,
-	// each checking the other's certificate against TLSCA (TLSCert itself
-	// when empty: one certificate on every node). ClearRoutes lets them
+	// each checking the other's certificate, both ways, against TLSCA
+	// (TLSCert itself when empty: one certificate on every node); the
+	// certificate must then serve for client authentication too. ClearRoutes lets them
 	// talk in clear text instead (a private network of their own); the
 	// hub then warns.
 	TLSCA       string
@@ -209,7 +211,9 @@ func (s *Server) cluster(opts *natsserver.Options, cfg Config) error {
 	}
 	name := cfg.Name
 	if name == "" {
-		name = fmt.Sprintf("hub-%s-%d", opts.Host, opts.Port)
+		// The cluster's address, which no two nodes share (the hosts'
+		// port may be any free one, chosen once the node listens).
+		name = "hub-" + net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	secret := s.secret.RoutePassword()
 	opts.ServerName = name
@@ -218,10 +222,13 @@ func (s *Server) cluster(opts *natsserver.Options, cfg Config) error {
 	case cfg.TLSCert != "" && !cfg.ClearRoutes:
 		// The route password and every host's mail cross between nodes:
 		// as private as between a host and its node.
+		// As nats-server does for every cluster: each node checks the
+		// other's certificate both ways, against the authority given.
 		tc, err := natsserver.GenTLSConfig(&natsserver.TLSConfigOpts{CertFile: cfg.TLSCert, KeyFile: cfg.TLSKey, CaFile: cmp.Or(cfg.TLSCA, cfg.TLSCert)})
 		if err != nil {
 			return fmt.Errorf("%w: TLS between the nodes of the cluster: %w", ErrBadConfig, err)
 		}
+		tc.ClientAuth, tc.RootCAs = tls.RequireAndVerifyClientCert, tc.ClientCAs
 		opts.Cluster.TLSConfig = tc
 		opts.Cluster.TLSTimeout = 2
 	case cfg.TLSCert != "":

@@ -88,7 +88,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&opts.store, "store", "/var/lib/nats/switchboard", "the server's JetStream folder")
 	f.StringVar(&opts.team, "team", "", "the team's name (default: main)")
 	f.StringVar(&opts.secret, "secret", "", "the file of the secret every password derives from, made when missing (default: hub.secret beside --out)")
-	f.StringVar(&opts.tlsCert, "tls-cert", "", "a PEM certificate: the server speaks TLS to hosts, and to the other nodes of its cluster")
+	f.StringVar(&opts.tlsCert, "tls-cert", "", "a PEM certificate: the server speaks TLS to hosts, and to the other nodes of its cluster (each checks the other's, both ways: the certificate must allow client authentication too)")
 	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
 	f.StringVar(&opts.tlsCA, "tls-ca", "", "a PEM file of the authority the nodes of a cluster check each other's certificates with (default: --tls-cert itself, for one certificate on every node)")
 	f.StringVar(&opts.cluster, "cluster", "", "the address this node listens on for the other nodes of a cluster")

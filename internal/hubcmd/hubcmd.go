@@ -106,7 +106,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.StringVar(&opts.dir, "dir", "", "where the hub keeps its messages and secret (default: switchboard/hub in your data folder)")
 	f.StringArrayVar(&opts.hosts, "host", nil, "a host of the team, to print its URL (repeatable; default: this machine)")
 	f.StringVar(&opts.team, "team", "", "the team's name on the hub (default: main)")
-	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only")
+	f.StringVar(&opts.tlsCrt, "tls-cert", "", "a PEM certificate: the hub speaks TLS only, to hosts and to the other nodes of its cluster (each checks the other's, both ways: the certificate must allow client authentication too)")
 	f.StringVar(&opts.tlsKey, "tls-key", "", "the PEM key of --tls-cert")
 	f.StringVar(&opts.tlsCA, "tls-ca", "", "a PEM file of the authority the nodes of a cluster check each other's certificates with (default: --tls-cert itself)")
 	f.BoolVar(&opts.clearRoutes, "clear-routes", false, "let the nodes of a cluster talk in clear text although hosts speak TLS (a private network of their own)")
