@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -381,4 +384,77 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 		t.Error("with a node down, the lock laptop holds is not refused on gpu")
 	}
 	x.stop()
+}
+
+// TestTheHubsPasswordIsOnNoCommandLine: up, attached for as long as the
+// team runs, is given the hub's URL with laptop's password in it, as the
+// hub's first line prints it; its arguments drop the password at once, and
+// no process of the team (the tmux server, the master, the agents' panes)
+// has it among its arguments or in its environment. Given in the
+// environment instead, as the join lines give it, the team has it nowhere
+// either.
+func TestTheHubsPasswordIsOnNoCommandLine(t *testing.T) {
+	hub := startHubProcess(t, freeAddr(t), t.TempDir(), "laptop")
+	withPassword := hub.urls["laptop"]
+	u, err := url.Parse(withPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	password, _ := u.User.Password()
+	u.User = nil
+
+	for _, given := range []string{"url", "environment"} {
+		t.Run(given, func(t *testing.T) {
+			tm := newTeam(t)
+			args := []string{"up", "--no-console", "--socket", tm.socket, "--host", "laptop", "--hub"}
+			env := []string{"SWITCHBOARD_ROOT=" + tm.root, "SWITCHBOARD_AGENT=", "TMUX="}
+			if given == "url" {
+				args = append(args, withPassword)
+			} else {
+				args = append(args, u.String())
+				env = append(env, "SWITCHBOARD_HUB_PASSWORD="+password)
+			}
+			// The person's terminal, where up stays attached.
+			outer := tm.socket + "-terminal"
+			outerCmd := func(a ...string) *exec.Cmd {
+				cmd := exec.Command("tmux", append([]string{"-L", outer, "-f", "/dev/null"}, a...)...)
+				cmd.Env = append(os.Environ(), "TMUX=")
+				return cmd
+			}
+			t.Cleanup(func() { outerCmd("kill-server").Run() })
+			run := append(append([]string{"env"}, env...), append([]string{"switchboard"}, args...)...)
+			if out, err := outerCmd(append([]string{"new-session", "-d", "-s", "terminal", "-x", "160", "-y", "40"}, run...)...).CombinedOutput(); err != nil {
+				t.Fatalf("start the terminal: %v: %s", err, out)
+			}
+			tm.waitFor("up to attach to the team", func() bool {
+				clients, _ := exec.Command("tmux", "-L", tm.socket, "list-clients", "-F", "#{client_control_mode}").Output()
+				return slices.Contains(strings.Fields(string(clients)), "0")
+			})
+			tm.waitFor("the master to join the hub", func() bool {
+				_, ok, _ := workspace.New(tm.root).ReadHubTeam()
+				return ok
+			})
+			upPID, _ := outerCmd("display-message", "-p", "-t", "=terminal:", "#{pane_pid}").Output()
+			pids := []string{strings.TrimSpace(string(upPID))}
+			server, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "#{pid}").Output()
+			pids = append(pids, strings.TrimSpace(string(server)))
+			for _, pid := range tm.panePIDs() {
+				pids = append(pids, strconv.Itoa(pid))
+			}
+			for _, pid := range pids {
+				for _, file := range []string{"cmdline", "environ"} {
+					data, err := os.ReadFile(filepath.Join("/proc", pid, file))
+					if err != nil {
+						continue // ended meanwhile
+					}
+					if strings.Contains(string(data), password) {
+						t.Errorf("process %s has the password in its %s: %q", pid, file, strings.ReplaceAll(string(data), "\x00", " "))
+					}
+				}
+			}
+			if out, _ := exec.Command("tmux", "-L", tm.socket, "show-environment", "-g").Output(); strings.Contains(string(out), password) {
+				t.Errorf("the team's tmux server keeps the password in its environment")
+			}
+		})
+	}
 }

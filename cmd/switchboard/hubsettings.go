@@ -34,73 +34,76 @@ func hubFlags(f *pflag.FlagSet, given *hubGiven) {
 // hubSettings keeps the hub settings given, or reads those kept before.
 // The host's password comes from the URL, from HubPasswordEnv (cleared at
 // once, so that nothing this process starts inherits it), or from the
-// settings kept for the same host of the same hub. onCommandLine reports
-// that it came in the URL, where every process of the machine can read it:
-// the caller drops it from its arguments (dropHubPassword).
-func hubSettings(ws *workspace.Workspace, flags hubGiven) (s workspace.HubSettings, onCommandLine bool, err error) {
-	given := flags.HubSettings
+// settings kept for the same host of the same hub. given reports that it
+// came in the URL, where every process of the machine can read it, or in
+// the environment, where every process of the user's can (the process's
+// environment as it started, whatever it unsets): a process that stays on
+// drops it from both (dropHubPassword).
+func hubSettings(ws *workspace.Workspace, flags hubGiven) (s workspace.HubSettings, given bool, err error) {
+	s = flags.HubSettings
 	envPassword, fromEnv := os.LookupEnv(workspace.HubPasswordEnv)
 	os.Unsetenv(workspace.HubPasswordEnv)
-	if given.URL == "" {
-		if given.Host != "" || given.Team != "" || given.CA != "" || flags.credentials != "" || fromEnv {
-			return given, false, usageError("--host, --team, --hub-ca, --hub-creds and %s go with --hub URL: the hub to join", workspace.HubPasswordEnv)
+	if s.URL == "" {
+		if s.Host != "" || s.Team != "" || s.CA != "" || flags.credentials != "" || fromEnv {
+			return s, false, usageError("--host, --team, --hub-ca, --hub-creds and %s go with --hub URL: the hub to join", workspace.HubPasswordEnv)
 		}
 		kept, _, err := ws.Hub()
 		return kept, false, err
 	}
-	if given.Host == "" {
-		return given, false, usageError("--hub needs --host NAME: this host's name in the team, as the hub's line for it says")
+	if s.Host == "" {
+		return s, false, usageError("--hub needs --host NAME: this host's name in the team, as the hub's line for it says")
 	}
-	if err := mailbox.ValidateAgentName(given.Host); err != nil {
-		return given, false, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", given.Host, err)
+	if err := mailbox.ValidateAgentName(s.Host); err != nil {
+		return s, false, usageError("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", s.Host, err)
 	}
-	urls, hasPassword, err := hubURLs(given.URL)
+	urls, hasPassword, err := hubURLs(s.URL)
 	if err != nil {
-		return given, false, err
+		return s, false, err
 	}
 	kept, ok, _ := ws.Hub()
-	sameHost := ok && kept.Host == given.Host
+	sameHost := ok && kept.Host == s.Host
 	switch {
 	case hasPassword:
-		onCommandLine = true
+		given = true
 	case fromEnv && envPassword != "":
+		given = true
 		for _, u := range urls {
-			u.User = url.UserPassword(given.Host, envPassword)
+			u.User = url.UserPassword(s.Host, envPassword)
 		}
-		given.URL = joinURLs(urls)
-	case sameHost && withoutPassword(kept.URL) == withoutPassword(given.URL):
+		s.URL = joinURLs(urls)
+	case sameHost && withoutPassword(kept.URL) == withoutPassword(s.URL):
 		// The same host joining the same hub again keeps its password.
-		given.URL = kept.URL
+		s.URL = kept.URL
 	}
 	if sameHost {
 		// The same host joining again keeps the authority and the
 		// credentials it was given.
-		given.CA = cmp.Or(given.CA, kept.CA)
+		s.CA = cmp.Or(s.CA, kept.CA)
 		if flags.credentials == "" {
-			given.Credentials = kept.Credentials
+			s.Credentials = kept.Credentials
 		}
 	}
-	if given.CA != "" {
-		abs, err := filepath.Abs(given.CA)
+	if s.CA != "" {
+		abs, err := filepath.Abs(s.CA)
 		if err != nil {
-			return given, false, err
+			return s, false, err
 		}
 		if _, err := os.Stat(abs); err != nil {
-			return given, false, usageError("--hub-ca %s: %v", given.CA, err)
+			return s, false, usageError("--hub-ca %s: %v", s.CA, err)
 		}
-		given.CA = abs
+		s.CA = abs
 	}
 	if flags.credentials != "" {
 		data, err := os.ReadFile(flags.credentials)
 		if err != nil {
-			return given, false, usageError("--hub-creds %s: %v", flags.credentials, err)
+			return s, false, usageError("--hub-creds %s: %v", flags.credentials, err)
 		}
 		if !hasUserSeed(data) {
-			return given, false, usageError("--hub-creds %s is neither a NATS credentials file nor a user's nkey seed: give the file the server's operator (or switchboard hub config --nkeys) made for host %s", flags.credentials, given.Host)
+			return s, false, usageError("--hub-creds %s is neither a NATS credentials file nor a user's nkey seed: give the file the server's operator (or switchboard hub config --nkeys) made for host %s", flags.credentials, s.Host)
 		}
-		given.Credentials = string(data)
+		s.Credentials = string(data)
 	}
-	return given, onCommandLine, ws.SetHub(given)
+	return s, given, ws.SetHub(s)
 }
 
 // hubURLs parses a hub URL, or a cluster's list of them, comma-separated,
@@ -144,9 +147,10 @@ func withoutPassword(raw string) string {
 }
 
 // dropHubPassword starts this program again in its own place with the
-// same arguments but the hub URL's password, which stays only in the
-// kept settings: the process list no longer shows it. It returns only
-// when it cannot.
+// same arguments but the hub URL's password, and without HubPasswordEnv
+// (unset already): the password stays only in the kept settings, and
+// neither the process list nor the process's environment shows it. It
+// returns only when it cannot.
 func dropHubPassword(hubURL string) error {
 	exe, err := os.Executable()
 	if err != nil {

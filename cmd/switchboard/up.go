@@ -145,13 +145,14 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if !opts.noConsole {
 		windows = append(windows, agents.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
-	settings, onCommandLine, err := hubSettings(ws.folder, opts.hub)
+	settings, passwordGiven, err := hubSettings(ws.folder, opts.hub)
 	if err != nil {
 		return err
 	}
-	if onCommandLine {
-		// up stays on, attached, for as long as the team runs: its
-		// arguments must not hold the password, now kept.
+	if passwordGiven {
+		// up stays on, attached, for as long as the team runs: neither
+		// its arguments nor its environment may hold the password, now
+		// kept.
 		lock.Release()
 		return dropHubPassword(opts.hub.URL)
 	}
