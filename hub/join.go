@@ -281,7 +281,7 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	// The beat first: a host joining at the same moment with other rules
 	// sees this one up, and is refused rather than taking the team's rules.
 	if err := c.beatOnce(ctx); err != nil {
-		return c.explain(ctx, err, "write the heartbeat")
+		return c.explain(ctx, err, "write the heartbeat (the hub writes for its hosts: on a NATS server of your own, switchboard hub serve must run beside it)")
 	}
 	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
 		return err
@@ -319,7 +319,7 @@ func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) 
 }
 
 // unsafeHint says what makes a hub's streams right.
-const unsafeHint = "a hub of this version makes them right when it starts; on a NATS server of your own, run switchboard hub prepare again"
+const unsafeHint = "a hub of this version makes them right when it starts; on a NATS server of your own, run switchboard hub serve (or prepare) again, of this version"
 
 // openBuckets opens the named buckets of the team, once their streams
 // are as the hub makes them.
@@ -350,8 +350,8 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 
 // errNotPrepared is a server without the team's stream and buckets, which
 // no host may make: a hub whose cluster has too few nodes up yet, or a NATS
-// server of its operator's on which switchboard hub prepare has not run.
-var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once enough of its nodes are up; on a NATS server of your own, run the switchboard hub prepare line that switchboard hub config printed)", ErrUnreachable)
+// server of its operator's beside which switchboard hub serve has not run.
+var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once enough of its nodes are up; on a NATS server of your own, run the switchboard hub serve line that switchboard hub config printed)", ErrUnreachable)
 
 // cutLink ends the current link with cause (if any), and starts a new one
 // when the connection is up.

@@ -76,7 +76,7 @@ func (s unsafeHub) Prepare(ctx context.Context, nc *nats.Conn) error {
 func TestAHubWhoseBucketsTakeRollUpsIsNotJoined(t *testing.T) {
 	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: unsafeHub{}}, TeamService{})
 	_, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("r\n")})
-	if !errors.Is(err, ErrUnsafeHub) || !strings.Contains(err.Error(), "KV_SB_main_claims takes roll-ups") || !strings.Contains(err.Error(), "hub prepare") {
+	if !errors.Is(err, ErrUnsafeHub) || !strings.Contains(err.Error(), "KV_SB_main_claims takes roll-ups") || !strings.Contains(err.Error(), "hub serve") {
 		t.Fatalf("join returned %v; want it refused, naming the bucket and what to do", err)
 	}
 	if _, err := Dial(ctxFor(t, 5*time.Second), s.URL("a"), JoinConfig{}); !errors.Is(err, ErrUnsafeHub) {

@@ -57,7 +57,7 @@ const (
 )
 
 // consumerConfig is the durable consumer of host: the copies addressed to
-// it. The hub makes it (TeamService.Serve, or hub prepare on a stock
+// it. The hub makes it (TeamService.Serve, or hub prepare or serve on a stock
 // server): a host may not make a consumer, whose request could name where
 // the server delivers what it takes.
 func (n names) consumerConfig(host string, ackWait time.Duration) jetstream.ConsumerConfig {
@@ -84,7 +84,7 @@ func (c *Conn) makeConsumer(ctx context.Context) error {
 	switch {
 	case errors.Is(err, nats.ErrNoResponders) || (err != nil && ctx.Err() == nil && ask.Err() != nil):
 		// A stock server answers nobody there.
-		return fmt.Errorf("%w: no mail consumer for host %s on the hub, and no hub that makes one: on a NATS server of your own, run switchboard hub prepare again with --host %s among its hosts", ErrBadConfig, c.host, c.host)
+		return fmt.Errorf("%w: no mail consumer for host %s on the hub, and no hub that makes one: on a NATS server of your own, run switchboard hub serve beside it, as switchboard hub config printed", ErrBadConfig, c.host)
 	case err != nil:
 		return err
 	}

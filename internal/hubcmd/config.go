@@ -172,7 +172,7 @@ func writeConfig(stdout, stderr io.Writer, o *configOptions) error {
 	svc := hub.TeamService{Team: o.team}
 	c := &confWriter{}
 	c.line("# nats-server configuration for the switchboard team %q, written by switchboard hub config.", cmpOr(o.team, "main"))
-	c.line("# Start the server with it, then make the team's stream, buckets and consumers once with switchboard hub prepare.")
+	c.line("# Start the server with it, and switchboard hub serve beside it: the team's side, which makes its stream and buckets and writes for the hosts.")
 	c.line("listen: %s", quote(o.listen))
 	c.line("max_payload: %d", 4<<20)
 	c.line("jetstream {\n  store_dir: %s\n}", quote(o.store))
@@ -293,7 +293,7 @@ func writeHostAccount(c *confWriter, g grant.Grant, host string, secret embedded
 	return seedPath, seed, nil
 }
 
-// printLines prints what to run next: the server, hub prepare once, and
+// printLines prints what to run next: the server, hub serve beside it, and
 // each host's join line, its password in the environment.
 func (o *configOptions) printLines(stdout, stderr io.Writer) {
 	secret, _ := embedded.LoadSecret(o.secret) // read a moment ago
