@@ -201,6 +201,14 @@ func (c *Conn) readBucket(ctx context.Context, bucket string) ([]storedEntry, ui
 		return nil, 0, err
 	}
 	prefix := kvSubject(bucket, "")
+	// A stream kept by one node is read directly, with no request to the
+	// API (which serves every host of the team in turn): its one node is
+	// its leader. A replicated one is read from its leader, as a follower
+	// may lag.
+	last := leaderLast
+	if info.Config.Replicas <= 1 {
+		last = directLast
+	}
 	keys := make(chan string)
 	var mu sync.Mutex
 	var out []storedEntry
@@ -209,7 +217,7 @@ func (c *Conn) readBucket(ctx context.Context, bucket string) ([]storedEntry, ui
 	for range min(readersAtOnce, max(len(info.State.Subjects), 1)) {
 		wg.Go(func() {
 			for key := range keys {
-				e, err := leaderLast(ctx, c.nc, c.names, bucket, key)
+				e, err := last(ctx, c.nc, c.names, bucket, key)
 				mu.Lock()
 				switch {
 				case err == nil:

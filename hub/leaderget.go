@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,6 +77,33 @@ func leaderLast(ctx context.Context, nc *nats.Conn, n names, bucket, key string)
 		}
 	}
 	return storedEntry{bucket: bucket, key: key, value: resp.Message.Data, rev: resp.Message.Seq, created: resp.Message.Time, op: operation(h)}, nil
+}
+
+// directLast is leaderLast for a stream kept by one node, read directly
+// from it rather than through the API.
+func directLast(ctx context.Context, nc *nats.Conn, n names, bucket, key string) (storedEntry, error) {
+	msg, err := nc.RequestWithContext(ctx, n.apiLocal(jsAPI+"DIRECT.GET."+kvStream(bucket)+"."+kvSubject(bucket, key)), nil)
+	if err != nil {
+		return storedEntry{}, err
+	}
+	switch status := msg.Header.Get("Status"); status {
+	case "":
+	case "404":
+		return storedEntry{}, jetstream.ErrKeyNotFound
+	default:
+		return storedEntry{}, fmt.Errorf("read %s of bucket %s: status %s %s", key, bucket, status, msg.Header.Get("Description"))
+	}
+	rev, err := strconv.ParseUint(msg.Header.Get(jetstream.SequenceHeader), 10, 64)
+	if err != nil {
+		return storedEntry{}, fmt.Errorf("read %s of bucket %s: no revision in the answer", key, bucket)
+	}
+	created, err := time.Parse(time.RFC3339Nano, msg.Header.Get(jetstream.TimeStampHeaer))
+	if err != nil {
+		// When the hub stored a claim orders it: a server that does not
+		// say it here does on the API.
+		return leaderLast(ctx, nc, n, bucket, key)
+	}
+	return storedEntry{bucket: bucket, key: key, value: msg.Data, rev: rev, created: created, op: operation(msg.Header)}, nil
 }
 
 // operation is what a bucket's message does to its key, by its headers.
