@@ -49,6 +49,9 @@ func TestAHostileHostChangesNothingOfAnotherHost(t *testing.T) {
 			t.Logf("%s: the attack took %s", k.name, time.Since(began).Round(time.Millisecond))
 			after := snapshotOf(t, k.admin)
 			before.sameAs(t, after)
+			if h.deniedByTheHub() == 0 {
+				t.Errorf("the hub refused none of a's writes as not a's: the attack did not reach it")
+			}
 			if h.sawSecret() {
 				t.Errorf("host a read mail addressed to host c")
 			}
@@ -73,8 +76,8 @@ func joinAs(t *testing.T, k *kindOfHub, host string, agents ...string) *hub.Conn
 	var c *hub.Conn
 	var err error
 	// A cluster makes the team's streams once its nodes elect leaders.
-	waitFor(t, 60*time.Second, "host "+host+" joined", func() bool {
-		c, err = hub.Join(ctxFor(t, 10*time.Second), url, hub.JoinConfig{Host: host, Agents: agents, RulesText: []byte("rules\n"), Credentials: creds})
+	hub.WaitFor(t, 60*time.Second, "host "+host+" joined", func() bool {
+		c, err = hub.Join(hub.CtxFor(t, 10*time.Second), url, hub.JoinConfig{Host: host, Agents: agents, RulesText: []byte("rules\n"), Credentials: creds})
 		return err == nil
 	})
 	t.Cleanup(func() { c.Close() })
@@ -83,7 +86,7 @@ func joinAs(t *testing.T, k *kindOfHub, host string, agents ...string) *hub.Conn
 
 func joinTeam(t *testing.T, k *kindOfHub) *hostileTeam {
 	team := &hostileTeam{a: joinAs(t, k, "a", "alice"), b: joinAs(t, k, "b", "bob", "bea"), c: joinAs(t, k, "c", "carol")}
-	ctx := ctxFor(t, 20*time.Second)
+	ctx := hub.CtxFor(t, 20*time.Second)
 	// Mail for carol waits on the hub (c takes none yet); a is sent a
 	// message whose id b sends carol later: a knows it ahead.
 	for _, cp := range []hub.Copy{
@@ -100,7 +103,7 @@ func joinTeam(t *testing.T, k *kindOfHub) *hostileTeam {
 // sendAfterwards has b send carol the message whose id a knew, and one
 // more.
 func (team *hostileTeam) sendAfterwards(t *testing.T) {
-	ctx := ctxFor(t, 20*time.Second)
+	ctx := hub.CtxFor(t, 20*time.Second)
 	for _, id := range []string{"shared-1", "after-1"} {
 		if err := team.b.Publish(ctx, hub.Copy{ID: id, From: "bob", To: "carol", Body: []byte(secret + " " + id)}); err != nil {
 			t.Fatal(err)
@@ -112,7 +115,7 @@ func (team *hostileTeam) sendAfterwards(t *testing.T) {
 // taken, and no other copy as published by b; and c's view of the team is
 // the team.
 func (team *hostileTeam) carolGetsExactlyBsCopies(t *testing.T) {
-	ctx := ctxFor(t, 60*time.Second)
+	ctx := hub.CtxFor(t, 60*time.Second)
 	var mu sync.Mutex
 	fromB := make(map[string]int)
 	var wrong []string
@@ -132,7 +135,7 @@ func (team *hostileTeam) carolGetsExactlyBsCopies(t *testing.T) {
 			return nil
 		})
 	}()
-	waitFor(t, 60*time.Second, "b's three copies at c", func() bool {
+	hub.WaitFor(t, 60*time.Second, "b's three copies at c", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(fromB) >= 3
@@ -151,8 +154,8 @@ func (team *hostileTeam) teamIsWhole(t *testing.T, c *hub.Conn) {
 	t.Helper()
 	want := "bea@b bob@b carol@c"
 	var got string
-	waitFor(t, 20*time.Second, "c's view of the team: "+want, func() bool {
-		members, err := c.Team(ctxFor(t, 5*time.Second))
+	hub.WaitFor(t, 20*time.Second, "c's view of the team: "+want, func() bool {
+		members, err := c.Team(hub.CtxFor(t, 5*time.Second))
 		var parts []string
 		for _, m := range members {
 			if m.Host != "a" {
@@ -181,7 +184,7 @@ func snapshotOf(t *testing.T, admin *nats.Conn) *snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := ctxFor(t, 20*time.Second)
+	ctx := hub.CtxFor(t, 20*time.Second)
 	s := &snapshot{streams: map[string]string{}, consumers: map[string]map[string]string{}, keys: map[string]string{}, mail: map[string]uint64{}}
 	for _, name := range streamNames {
 		st, err := js.Stream(ctx, name)
@@ -262,6 +265,7 @@ func (s *snapshot) sameAs(t *testing.T, after *snapshot) {
 // none of Conn's care, which keeps everything the server sends it.
 type hostile struct {
 	t        *testing.T
+	denied   int // the hub's answers that refused a write as not the host's
 	nc       *nats.Conn
 	mu       sync.Mutex
 	received [][]byte
@@ -290,6 +294,9 @@ func newHostile(t *testing.T, k *kindOfHub) *hostile {
 		h.answers.Add(1)
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		if m.Header.Get("Sb-Error") == "denied" {
+			h.denied++
+		}
 		h.received = append(h.received, append(append([]byte(m.Subject+" "), m.Data...), fmt.Sprint(m.Header)...))
 	}
 	for _, sub := range []string{">", "sb.>", "sb.main.mail.>", "_INBOX_b.>", "_INBOX_c.>", "$JS.>", "$KV.>", "sb.main.feed.>", "_INBOX_a.>"} {
@@ -356,7 +363,7 @@ var apiVerbs = map[string]string{
 // attack sends every verb, to every stream and consumer, under both
 // prefixes, with every reply; then every header on every subject.
 func (h *hostile) attack() {
-	for _, prefix := range []string{"$JS.API.", hub.APIPrefix("") + "."} {
+	for _, prefix := range []string{"$JS.API.", hub.APIPrefix + "."} {
 		for verb, body := range apiVerbs {
 			for _, stream := range streamNames {
 				for _, consumer := range []string{"a", "b", "c", "spy"} {
@@ -373,6 +380,7 @@ func (h *hostile) attack() {
 		}
 	}
 	h.publishHeaders()
+	h.askTheHub()
 	h.ackOthers()
 	if err := h.nc.Flush(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
 		h.t.Fatal(err)
@@ -422,6 +430,59 @@ func (h *hostile) publishHeaders() {
 	}
 }
 
+// askTheHub asks the hub, which writes for every host, to write what is
+// not a's: every write of every bucket (and of streams that are no
+// bucket) on b's keys, on keys a wildcard or a gap would stretch to
+// others', on a key past the bound; copies whose host or recipient would
+// add tokens to the subject (b's name among them); each once plain and
+// once with every header JetStream acts on; and the same asked in b's
+// name, and b's consumer asked for.
+func (h *hostile) askTheHub() {
+	buckets := []string{"SB_main_presence", "SB_main_hosts", "SB_main_claims", "SB_main_rules", "SB_main_locks", "SB_main_shared", "SB_main", "KV_SB_main_claims", "x"}
+	keys := []string{"b.bob", "b", "held.bob.b", "left.bob.b", "held.mallory.b", "c.carol", "*", ">", "b.>", "held.*.b", "a..b", ".b", "", strings.Repeat("k", 5000)}
+	var requests []*nats.Msg
+	for _, op := range []string{"put", "create", "update", "delete"} {
+		for _, bucket := range buckets {
+			for _, key := range keys {
+				requests = append(requests, &nats.Msg{Header: nats.Header{"Sb-Op": {op}, "Sb-Bucket": {bucket}, "Sb-Key": {key}, "Sb-Revision": {"1"}}, Data: []byte(`{"state":"hostile"}`)})
+			}
+		}
+	}
+	for _, toHost := range []string{"c.b", "c", "*", ">"} {
+		for _, to := range []string{"carol", "carol.b", "*"} {
+			requests = append(requests, &nats.Msg{Header: nats.Header{"Sb-Op": {"mail"}, "Sb-To-Host": {toHost}, "Sb-To": {to}, "Sb-Id": {"hostile-" + toHost + to}, "Sb-From": {"bob"}}, Data: []byte("hostile")})
+		}
+	}
+	for _, m := range requests {
+		for _, withHeaders := range []bool{false, true} {
+			for _, as := range []string{"a", "b"} {
+				req := &nats.Msg{Subject: "sb.main.hub.write." + as, Reply: "_INBOX_a.hub", Header: nats.Header{}, Data: m.Data}
+				for k, v := range m.Header {
+					req.Header[k] = v
+				}
+				if withHeaders {
+					for _, set := range headerSets {
+						for k, v := range set {
+							req.Header.Set(k, v)
+						}
+					}
+				}
+				_ = h.nc.PublishMsg(req)
+			}
+		}
+	}
+	for _, host := range []string{"a", "b", "c"} {
+		_ = h.nc.PublishMsg(&nats.Msg{Subject: "sb.main.hub.consumer." + host, Reply: "_INBOX_a.hub"})
+	}
+}
+
+// deniedByTheHub counts the hub's answers that refused a write as not a's.
+func (h *hostile) deniedByTheHub() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.denied
+}
+
 // ackOthers acknowledges, naks and terminates what c's and b's consumers
 // delivered.
 func (h *hostile) ackOthers() {
@@ -438,11 +499,11 @@ func (h *hostile) ackOthers() {
 // grant allows, sent last, is answered, and no answer came for half a
 // second.
 func (h *hostile) settle() {
-	if _, err := h.nc.Request(hub.APIPrefix("")+".STREAM.INFO.SB_main", nil, 10*time.Second); err != nil {
+	if _, err := h.nc.Request(hub.APIPrefix+".STREAM.INFO.SB_main", nil, 10*time.Second); err != nil {
 		h.t.Fatalf("a request a may make, after the attack: %v", err)
 	}
 	last, quiet := h.answers.Load(), time.Now()
-	waitFor(h.t, 20*time.Second, "the server's answers to the attack", func() bool {
+	hub.WaitFor(h.t, 20*time.Second, "the server's answers to the attack", func() bool {
 		if n := h.answers.Load(); n != last {
 			last, quiet = n, time.Now()
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
@@ -73,7 +72,7 @@ func (s *adminService) conn() *nats.Conn {
 
 func embeddedHub(t *testing.T) *kindOfHub {
 	svc := &adminService{}
-	s, err := embedded.Start(ctxFor(t, 20*time.Second), embedded.Config{Dir: t.TempDir(), Service: svc})
+	s, err := embedded.Start(hub.CtxFor(t, 20*time.Second), embedded.Config{Dir: t.TempDir(), Service: svc})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +84,7 @@ func embeddedHub(t *testing.T) *kindOfHub {
 // kept by all three.
 func embeddedCluster(t *testing.T) *kindOfHub {
 	secret := bytes.Repeat([]byte{7}, 32)
-	ports := []int{freePort(t), freePort(t), freePort(t)}
+	ports := []int{hub.FreePort(t), hub.FreePort(t), hub.FreePort(t)}
 	nodes := make([]*embedded.Server, 3)
 	svcs := make([]*adminService, 3)
 	errs := make([]error, 3)
@@ -103,7 +102,7 @@ func embeddedCluster(t *testing.T) *kindOfHub {
 		}
 		svcs[i] = &adminService{TeamService: hub.TeamService{Replicas: 3}}
 		cfg := embedded.Config{Dir: dir, Service: svcs[i], Cluster: "127.0.0.1:" + strconv.Itoa(ports[i]), Peers: peers, Name: fmt.Sprintf("n%d", i+1)}
-		wg.Go(func() { nodes[i], errs[i] = embedded.Start(ctxFor(t, 30*time.Second), cfg) })
+		wg.Go(func() { nodes[i], errs[i] = embedded.Start(hub.CtxFor(t, 30*time.Second), cfg) })
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -131,7 +130,7 @@ func stockServer(t *testing.T, nkeys bool, hosts []string) *kindOfHub {
 	}
 	dir := t.TempDir()
 	conf, secretFile := filepath.Join(dir, "nats.conf"), filepath.Join(dir, "hub.secret")
-	addr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	addr := "127.0.0.1:" + strconv.Itoa(hub.FreePort(t))
 	args := []string{"config", "--listen", addr, "--advertise", "127.0.0.1", "--store", filepath.Join(dir, "js"), "--out", conf, "--secret", secretFile}
 	for _, h := range hosts {
 		args = append(args, "--host", h)
@@ -151,7 +150,7 @@ func stockServer(t *testing.T, nkeys bool, hosts []string) *kindOfHub {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	waitFor(t, 20*time.Second, "nats-server ready", func() bool { return strings.Contains(log.String(), "Server is ready") })
+	hub.WaitFor(t, 20*time.Second, "nats-server ready", func() bool { return strings.Contains(log.String(), "Server is ready") })
 	// The team's side beside the server, as hub config says to run it.
 	serve := &lockedBuffer{}
 	sctx, stop := context.WithCancel(context.Background())
@@ -160,7 +159,7 @@ func stockServer(t *testing.T, nkeys bool, hosts []string) *kindOfHub {
 		served <- hubcmd.Run(sctx, []string{"serve", "--nats", "nats://" + addr, "--secret", secretFile}, serve, serve)
 	}()
 	t.Cleanup(func() { stop(); <-served })
-	waitFor(t, 20*time.Second, "hub serve ready", func() bool {
+	hub.WaitFor(t, 20*time.Second, "hub serve ready", func() bool {
 		if strings.Contains(serve.String(), "switchboard hub serve:") {
 			t.Fatalf("hub serve: %s\nthe server:\n%s", serve, log)
 		}
@@ -193,16 +192,6 @@ func stockServer(t *testing.T, nkeys bool, hosts []string) *kindOfHub {
 	return &kindOfHub{name: name, join: join, admin: admin}
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // lockedBuffer is a buffer a process writes while the test reads it.
 type lockedBuffer struct {
 	mu  sync.Mutex
@@ -219,21 +208,4 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-func waitFor(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", within, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func ctxFor(t *testing.T, d time.Duration) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	t.Cleanup(cancel)
-	return ctx
 }

@@ -1,7 +1,6 @@
 package hub
 
 import (
-	"cmp"
 	"fmt"
 	"strings"
 
@@ -88,11 +87,6 @@ func kvSubject(bucket, key string) string { return "$KV." + bucket + "." + key }
 // in its own account: the server carries each request to the team's
 // account ($JS.API), and only the requests the host's grant names.
 func (n names) api() string { return "sb." + n.team + ".js" }
-
-// APIPrefix is the prefix under which a host reaches the JetStream API of
-// team ("" for the hub's default) on the hub: jetstream.NewWithAPIPrefix
-// takes it, for a host's own connection.
-func APIPrefix(team string) string { return names{cmp.Or(team, "main")}.api() }
 
 // apiLocal is the subject, in a host's account, of the team's API subject
 // subject ($JS.API.X or any other of the team's account, as $KV.B.K).

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/hub"
 	"switchboard/internal/hubcmd"
 )
 
@@ -24,20 +25,20 @@ func TestAStockClusterTakesNoStrangerAsANode(t *testing.T) {
 	}
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "n1.conf")
-	addr, clusterPort := "127.0.0.1:"+strconv.Itoa(freePort(t)), freePort(t)
+	addr, clusterPort := "127.0.0.1:"+strconv.Itoa(hub.FreePort(t)), hub.FreePort(t)
 	var out, errOut bytes.Buffer
 	args := []string{"config", "--host", "a", "--listen", addr, "--advertise", "127.0.0.1", "--store", filepath.Join(dir, "js"), "--out", conf,
-		"--cluster", "127.0.0.1:" + strconv.Itoa(clusterPort), "--peer", "nats://127.0.0.1:" + strconv.Itoa(freePort(t)), "--name", "n1"}
+		"--cluster", "127.0.0.1:" + strconv.Itoa(clusterPort), "--peer", "nats://127.0.0.1:" + strconv.Itoa(hub.FreePort(t)), "--name", "n1"}
 	if code := hubcmd.Main(args, &out, &errOut); code != 0 {
 		t.Fatalf("hub config: exit %d\n%s%s", code, out.String(), errOut.String())
 	}
 	n1 := runServer(t, server, "-c", conf)
-	waitFor(t, 20*time.Second, "node n1 ready", func() bool { return strings.Contains(n1.String(), "Server is ready") })
+	hub.WaitFor(t, 20*time.Second, "node n1 ready", func() bool { return strings.Contains(n1.String(), "Server is ready") })
 
-	strangerAddr := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	strangerAddr := "127.0.0.1:" + strconv.Itoa(hub.FreePort(t))
 	stranger := runServer(t, server, "-a", "127.0.0.1", "-p", strings.Split(strangerAddr, ":")[1], "--cluster_name", "switchboard",
-		"--cluster", "nats://127.0.0.1:"+strconv.Itoa(freePort(t)), "--routes", "nats://127.0.0.1:"+strconv.Itoa(clusterPort))
-	waitFor(t, 20*time.Second, "the stranger's route refused", func() bool {
+		"--cluster", "nats://127.0.0.1:"+strconv.Itoa(hub.FreePort(t)), "--routes", "nats://127.0.0.1:"+strconv.Itoa(clusterPort))
+	hub.WaitFor(t, 20*time.Second, "the stranger's route refused", func() bool {
 		return strings.Contains(n1.String(), "Router connection closed: Authentication Failure")
 	})
 	if strings.Contains(stranger.String(), "JetStream cluster") && strings.Contains(stranger.String(), "n1") {

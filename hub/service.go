@@ -43,6 +43,19 @@ func (s TeamService) withDefaults() (TeamService, error) {
 	return s, checkName("team", s.Team)
 }
 
+// on is the service with its defaults, and JetStream on nc.
+func (s TeamService) on(nc *nats.Conn) (TeamService, jetstream.JetStream, error) {
+	s, err := s.withDefaults()
+	if err != nil {
+		return s, nil, err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return s, nil, fmt.Errorf("jetstream: %w", err)
+	}
+	return s, js, nil
+}
+
 // Grant is what host may do on the hub, each host in an account of its
 // own (package grant); doc.go says what each line lets it do, and what it
 // does not.
@@ -96,13 +109,9 @@ func (s TeamService) Exports() grant.Exports { return grant.ExportsOf(s.Grant("*
 // Prepare makes the team's mail stream and buckets, or makes those of an
 // earlier start what they must be now.
 func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
-	s, err := s.withDefaults()
+	s, js, err := s.on(nc)
 	if err != nil {
 		return err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
 	}
 	// Made side by side: in a cluster, each waits for its own group of
 	// nodes to elect a leader, seconds, which one after the other would
@@ -145,13 +154,9 @@ func storedOtherwise(ctx context.Context, js jetstream.JetStream, cfg jetstream.
 // PrepareHosts makes the mail consumer of each host, on a server where no
 // hub answers a host that asks for its own (a stock nats-server).
 func (s TeamService) PrepareHosts(ctx context.Context, nc *nats.Conn, hosts []string) error {
-	s, err := s.withDefaults()
+	s, js, err := s.on(nc)
 	if err != nil {
 		return err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
 	}
 	n := names{s.Team}
 	for _, h := range hosts {
@@ -171,13 +176,9 @@ func (s TeamService) PrepareHosts(ctx context.Context, nc *nats.Conn, hosts []st
 // which only that host may publish to. The subscriptions live as long as
 // nc; the nodes of a cluster answer in turn.
 func (s TeamService) Serve(nc *nats.Conn) error {
-	s, err := s.withDefaults()
+	s, js, err := s.on(nc)
 	if err != nil {
 		return err
-	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return fmt.Errorf("jetstream: %w", err)
 	}
 	n := names{s.Team}
 	w := &writer{n: n, js: js, busy: make(chan struct{}, writesAtOnce), kvs: make(map[string]jetstream.KeyValue)}

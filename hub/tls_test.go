@@ -108,7 +108,7 @@ func TestMailCrossesATLSHub(t *testing.T) {
 func TestTheNodesOfATLSHubSpeakTLSToEachOther(t *testing.T) {
 	cert, key := selfSigned(t, t.TempDir())
 	secret := bytes.Repeat([]byte{9}, 32)
-	ports := []int{freeTCPPort(t), freeTCPPort(t)}
+	ports := []int{freePort(t), freePort(t)}
 	var nodes []*embedded.Server
 	for i := range ports {
 		dir := t.TempDir()
@@ -158,7 +158,7 @@ func TestTheNodesOfATLSHubSpeakTLSToEachOther(t *testing.T) {
 	})
 
 	clear, err := embedded.Start(ctxFor(t, 20*time.Second), embedded.Config{Dir: t.TempDir(), TLSCert: cert, TLSKey: key, Service: TeamService{},
-		Cluster: "127.0.0.1:" + strconv.Itoa(freeTCPPort(t)), Peers: []string{"nats://127.0.0.1:1"}, ClearRoutes: true})
+		Cluster: "127.0.0.1:" + strconv.Itoa(freePort(t)), Peers: []string{"nats://127.0.0.1:1"}, ClearRoutes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func routeInfo(t *testing.T, port int, cert, key string) (clear bool, err error,
 	return n > 0, err, info
 }
 
-func freeTCPPort(t *testing.T) int {
+func freePort(t *testing.T) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -122,38 +122,34 @@ func (o *stockOptions) prepare(ctx context.Context, nc *nats.Conn) error {
 }
 
 func runPrepare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, code := stockFlags("prepare", prepareHelp, args, stderr)
-	if o == nil {
-		return code
-	}
-	nc, err := o.connect("switchboard hub prepare")
-	if err == nil {
-		defer nc.Close()
-		err = o.prepare(ctx, nc)
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "switchboard hub prepare: %v\n", err)
-		return exitError
-	}
-	fmt.Fprintf(stdout, "the team's stream and buckets, and the mail consumers of %d hosts, are on the server; hosts join once switchboard hub serve runs\n", len(o.hosts))
-	return exitOK
+	return runStock(ctx, "prepare", prepareHelp, args, stdout, stderr)
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	o, code := stockFlags("serve", serveHelp, args, stderr)
+	return runStock(ctx, "serve", serveHelp, args, stdout, stderr)
+}
+
+// runStock prepares the team on the server, and for serve answers its
+// hosts until ctx ends.
+func runStock(ctx context.Context, verb, help string, args []string, stdout, stderr io.Writer) int {
+	o, code := stockFlags(verb, help, args, stderr)
 	if o == nil {
 		return code
 	}
-	nc, err := o.connect("switchboard hub serve")
+	nc, err := o.connect("switchboard hub " + verb)
 	if err == nil {
 		defer nc.Close()
-		if err = o.prepare(ctx, nc); err == nil {
+		if err = o.prepare(ctx, nc); err == nil && verb == "serve" {
 			err = hub.TeamService{Team: o.team, Replicas: o.replicas}.Serve(nc)
 		}
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "switchboard hub serve: %v\n", err)
+		fmt.Fprintf(stderr, "switchboard hub %s: %v\n", verb, err)
 		return exitError
+	}
+	if verb == "prepare" {
+		fmt.Fprintf(stdout, "the team's stream and buckets, and the mail consumers of %d hosts, are on the server; hosts join once switchboard hub serve runs\n", len(o.hosts))
+		return exitOK
 	}
 	fmt.Fprintf(stdout, "serving the team on %s: its hosts may join; stop with Ctrl-C\n", withoutCredentials(o.server))
 	<-ctx.Done()
