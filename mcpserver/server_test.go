@@ -178,6 +178,7 @@ func TestToolsRefuseAsTheCommandsDo(t *testing.T) {
 		{"read", map[string]any{"id": "01a20000-0000-7000-8000-000000000001"}, "no such message"},
 		{"reply", map[string]any{"id": "nope", "content": "x"}, "the inbox tool (with all: true) lists your messages"},
 		{"state_get", map[string]any{"key": "nothing"}, "state_list lists the keys"},
+		{"state_set", map[string]any{"key": strings.Repeat("k", 4000), "value": 1}, "a key of the shared state is one line of at most 200 characters"},
 		{"wait", map[string]any{"agent": "developer_agent"}, "developer_agent was not spawned at run time"},
 		{"close", map[string]any{"agent": "developer_agent"}, "developer_agent was not spawned at run time, so it cannot be closed alone"},
 		{"cancel", map[string]any{"agent": "developer_agent"}, "tester_agent may not cancel developer_agent"},
