@@ -12,6 +12,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/desk"
+	"switchboard/internal/clientinbox"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
@@ -25,6 +26,9 @@ type Env struct {
 	// MCP says the client has switchboard's MCP server (MCPEnv in its
 	// pane): the identity card names the tools.
 	MCP bool
+	// Environ is the hook's environment, the client's own (KEY=VALUE, as
+	// os.Environ gives it): where the client keeps its sessions.
+	Environ []string
 }
 
 // event is the part of a hook's JSON input the hooks read; real payloads
@@ -36,6 +40,9 @@ type event struct {
 	Source           string `json:"source"`
 	// TurnID is a Codex extension: Codex sends it, Claude Code does not.
 	TurnID string `json:"turn_id"`
+	// The client's session, and the file its conversation is kept in.
+	SessionID      string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
 	// The tool call of a permission prompt (or of Gemini CLI's BeforeTool).
 	toolCall
 }
@@ -51,6 +58,9 @@ type specificOutput struct {
 	HookEventName     string              `json:"hookEventName"`
 	AdditionalContext string              `json:"additionalContext,omitempty"`
 	Decision          *permissionDecision `json:"decision,omitempty"`
+	// A PreToolUse answer's verdict on the call, and why.
+	PermissionDecision       string `json:"permissionDecision,omitempty"`
+	PermissionDecisionReason string `json:"permissionDecisionReason,omitempty"`
 }
 
 type output struct {
@@ -97,6 +107,8 @@ func answer(ev event, env Env) (output, error) {
 		return userPromptSubmit(ev, env)
 	case "PostToolUse":
 		return postToolUse(ev, env)
+	case "PreToolUse":
+		return preToolUse(ev, env)
 	case "Stop":
 		return stop(ev, env, gemini)
 	case "Notification":
@@ -137,6 +149,20 @@ func cancelChildren(env Env) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// recordSession keeps what the client says of the session it starts, so
+// that the master finds that session's inbox, and no other.
+func recordSession(ev event, env Env) error {
+	if ev.SessionID == "" {
+		return nil
+	}
+	store := env.Workspace.Store
+	r := clientinbox.Record{SessionID: ev.SessionID, Transcript: ev.TranscriptPath, ConfigDir: clientinbox.ConfigDir(env.Environ)}
+	if err := r.Write(store.ClientRecordPath(env.Agent), store.TmpDir(env.Agent)); err != nil {
+		return fmt.Errorf("record the session of %s: %w", env.Agent, err)
+	}
+	return nil
 }
 
 func setState(env Env, state string) error {
@@ -250,6 +276,9 @@ func anyTyped(items []mailbox.FileInfo) bool {
 // sessionStart tells the agent who it is, whom it may write to and hear
 // from, the commands, and how much mail waits for it.
 func sessionStart(ev event, env Env) (output, error) {
+	if err := recordSession(ev, env); err != nil {
+		return output{}, err
+	}
 	r, err := rules.LoadTeam(env.Workspace)
 	if err != nil {
 		return output{}, err

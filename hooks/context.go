@@ -139,3 +139,11 @@ func heading(n int, what string) string {
 	}
 	return fmt.Sprintf("switchboard: %d %s messages from other agents of your team:", n, what)
 }
+
+// Present is the text that hands a model the messages named (delivered
+// file names) from outside its hooks, through its client's own inbox: the
+// messages as the prompt's hook would list them, each with its body within
+// the same bounds, forged files unquoted.
+func Present(store *mailbox.Store, agent string, names []string) string {
+	return describe(store, agent, infos(names), heading(len(names), "new"), newBudget(), false)
+}

@@ -146,11 +146,21 @@ func (w Wiring) hookTable(events []string, matchers map[string]string, timeouts 
 	return table
 }
 
-var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop", "Notification", "PermissionRequest", "SessionEnd"}
+var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification", "PermissionRequest", "SessionEnd"}
+
+// peerListTool is Claude Code's tool that lists every session of the user,
+// teammates included, to write to with PeerMessageTool: denied outright.
+const peerListTool = "ListAgents"
 
 // ClaudeSettings is a Claude Code settings file: every hook of section 9,
 // the status line, and the permission to run the agent's switchboard
-// commands without a prompt. Load it with `claude --settings FILE`, or merge
+// commands without a prompt. The client's own channel between sessions is
+// closed: its listing tool is denied, and its sending tool goes through
+// the PreToolUse hook (PeerMessageTool). Permission prompts are the
+// client's default ones, which the PermissionRequest hook sends to whoever
+// answers for the agent: Claude Code 2.1.328 would start in its auto mode,
+// whose judge runs on Anthropic's servers and asks the person in the pane
+// whenever it cannot be reached. Load it with `claude --settings FILE`, or merge
 // it into .claude/settings.json.
 func (w Wiring) ClaudeSettings() []byte {
 	var allow []string
@@ -162,13 +172,13 @@ func (w Wiring) ClaudeSettings() []byte {
 		allow = append(allow, "mcp__"+MCPServerName) // every tool of the server
 	}
 	doc := map[string]any{
-		"hooks": w.hookTable(claudeEvents, map[string]string{"PostToolUse": "*", "PermissionRequest": "*"}, map[string]int{"PermissionRequest": w.permissionTimeout()}, hookTimeout),
+		"hooks": w.hookTable(claudeEvents, map[string]string{"PreToolUse": PeerMessageTool, "PostToolUse": "*", "PermissionRequest": "*"}, map[string]int{"PermissionRequest": w.permissionTimeout()}, hookTimeout),
 		"statusLine": map[string]any{
 			"type":    "command",
 			"command": w.command("status", "--format", "line"),
 			"padding": 0,
 		},
-		"permissions": map[string]any{"allow": allow},
+		"permissions": map[string]any{"allow": allow, "deny": []string{peerListTool}, "defaultMode": "default"},
 	}
 	return encodeIndented(doc)
 }

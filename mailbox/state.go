@@ -53,6 +53,12 @@ func (s AgentState) Validate() error {
 // StatePath is the agent's state file.
 func (s *Store) StatePath(agent string) string { return filepath.Join(s.Dir, agent, "state.json") }
 
+// ClientRecordPath is where the agent's client recorded the session it
+// runs (clientinbox.Record), through its start-up hook.
+func (s *Store) ClientRecordPath(agent string) string {
+	return filepath.Join(s.Dir, agent, "client.json")
+}
+
 // WriteState replaces the agent's state file atomically.
 func (s *Store) WriteState(agent string, st AgentState) error {
 	if err := st.Validate(); err != nil {

@@ -85,5 +85,5 @@ func hookEnv(g *globals) (hooks.Env, bool) {
 	if pane, ok := agents.PaneAgent(ws); ok && pane != agent {
 		return hooks.Env{}, false // a hook run for another agent, from this one's pane
 	}
-	return hooks.Env{Workspace: ws, Agent: agent, MCP: os.Getenv(hooks.MCPEnv) == "1"}, true
+	return hooks.Env{Workspace: ws, Agent: agent, MCP: os.Getenv(hooks.MCPEnv) == "1", Environ: os.Environ()}, true
 }

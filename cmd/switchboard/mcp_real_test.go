@@ -22,6 +22,12 @@ var replyTool = regexp.MustCompile(`"name":\s*"((?:mcp_+)?switchboard[_-]*reply)
 // Responses API, mcp__switchboard, where the tool is reply.
 var replyNamespace = regexp.MustCompile(`"type":\s*"namespace",\s*"name":\s*"(mcp__switchboard)"`)
 
+// claudeMCPPrefix is how Claude Code names the server's tools. Claude Code
+// 2.1.328 defers them: they are not in the request's list until its
+// ToolSearch loads them, and a turn started through its inbox does not
+// even name them; the identity card says they are there.
+const claudeMCPPrefix = "mcp__switchboard__"
+
 // The real clients under up (offline, their models stand-ins) are offered
 // switchboard's tools, and their models read a message with the read tool,
 // write to the master agent with send and answer with reply: each reaches
@@ -48,6 +54,8 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 			reply = string(m[1])
 		} else if m := replyNamespace.FindSubmatch(r.Body); m != nil {
 			reply = string(m[1]) + "__reply"
+		} else if r.Offers(realclient.ToolSearch) && r.Contains("Tools (the switchboard MCP server)") {
+			reply = claudeMCPPrefix + "reply"
 		}
 		named := func(tool string) string { return strings.TrimSuffix(reply, "reply") + tool }
 		if reply != "" && steps == nil && r.Tools && !r.AfterTool {
@@ -56,6 +64,9 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 					{Tool: named("read"), Input: map[string]any{"id": m[1]}},
 					{Tool: named("send"), Input: map[string]any{"to": []string{"master_agent"}, "title": "On the login review"}},
 					{Tool: named("reply"), Input: map[string]any{"id": m[1], "content": "Done through the tools"}},
+				}
+				if load, ok := r.Load(named("read"), named("send"), named("reply")); ok {
+					steps = append([]realclient.Answer{load}, steps...)
 				}
 			}
 		}

@@ -259,7 +259,9 @@ func testInTeam(t *testing.T, c realclient.Client) {
 }
 
 // replyToEachAnnounced is a model that answers each message announced to
-// it, once, with content, by running switchboard reply.
+// it, once, with content, by running switchboard reply: also one that
+// reaches it in the middle of a turn, between two tool calls, as the
+// client's own inbox hands them over.
 func replyToEachAnnounced(content string) realclient.Responder {
 	var mu sync.Mutex
 	replied := map[string]bool{}
@@ -267,7 +269,7 @@ func replyToEachAnnounced(content string) realclient.Responder {
 		mu.Lock()
 		defer mu.Unlock()
 		for _, m := range announcedID.FindAllStringSubmatch(r.Text, -1) {
-			if id := m[1]; r.Tools && !r.AfterTool && !replied[id] {
+			if id := m[1]; r.Tools && !replied[id] {
 				replied[id] = true
 				return realclient.Answer{Command: "switchboard reply " + id + " --content '" + content + "'"}
 			}

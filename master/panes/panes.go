@@ -111,6 +111,11 @@ type view struct {
 	// alert is an interrupt shown on a shell agent's screen: its border
 	// says it until the message is read.
 	alert *alert
+	// inbox: its client has an inbox of its own, which takes its notices
+	// also while it works; inboxDown is the session whose inbox did not,
+	// whose notices are typed.
+	inbox     bool
+	inboxDown string
 }
 
 // alert is what a pane's border says of an interrupt not read yet.
@@ -339,6 +344,9 @@ type pass struct {
 	readAlerts map[string]*alert
 	hooked     map[string]mailbox.AgentState
 	mail       map[string][2]int
+	// inboxes: the session each agent's client recorded, for a kind of
+	// client that keeps an inbox.
+	inboxes map[string]string
 	// readScreens: the panes whose output is followed, whether a follower
 	// runs, the screens read, the panes heard printing.
 	listen   map[string]bool
@@ -414,6 +422,12 @@ func (p *Panes) readDisk(ps *pass) {
 	p.forgetGone(maps.Keys(ps.session.Agents))
 	ps.hooked = p.hookedStates(ps.session)
 	ps.mail = p.mailCounts(ps.session)
+	ps.inboxes = make(map[string]string)
+	for name, seat := range ps.session.Agents {
+		if id := p.inboxSession(name, seat.Kind); id != "" {
+			ps.inboxes[name] = id
+		}
+	}
 }
 
 // readScreens reads the screens that must be read: an agent without hooks
@@ -490,6 +504,8 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			v.borderStyle = style
 			labels.Border[seat.Pane] = style
 		}
+		id := ps.inboxes[name]
+		v.inbox = id != "" && id != v.inboxDown
 		if job := p.takeTyping(name, v); job != nil {
 			jobs = append(jobs, job)
 		}

@@ -3,7 +3,6 @@ package panes
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -19,6 +18,9 @@ type typing struct {
 	agent string
 	view  *view
 	items []announcement
+	// idle: the agent was idle when the job was taken; a busy one is only
+	// handed notices through its client's inbox, or interrupted.
+	idle bool
 }
 
 // takeTyping takes what waits for an agent when it may be typed now: an
@@ -32,10 +34,11 @@ func (p *Panes) takeTyping(name string, v *view) *typing {
 	for _, a := range v.pending {
 		interrupting = interrupting || a.interrupt
 	}
-	if !interrupting && (v.state.State != mailbox.StateIdle || !v.ready) {
+	idle := v.state.State == mailbox.StateIdle && v.ready
+	if !interrupting && !idle && !v.inbox {
 		return nil // a busy agent hears at its next checkpoint, or when idle
 	}
-	job := &typing{agent: name, view: v, items: v.pending}
+	job := &typing{agent: name, view: v, items: v.pending, idle: idle}
 	v.pending, v.typing = nil, true
 	return job
 }
@@ -47,7 +50,7 @@ func (p *Panes) startTyping(ctx context.Context, c *tmux.Client, job *typing) {
 	go func() {
 		defer p.typingWG.Done()
 		if items := p.stillUnread(job.agent, job.items); len(items) > 0 {
-			p.deliverToPane(ctx, c, job.agent, job.view.seat, items)
+			p.deliverToPane(ctx, c, job, items)
 		}
 		p.mu.Lock()
 		job.view.typing = false
@@ -68,8 +71,10 @@ func (p *Panes) stillUnread(agent string, items []announcement) []announcement {
 	return out
 }
 
-// deliverToPane types (or, for a shell, displays) the announcements.
-func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items []announcement) {
+// deliverToPane hands the announcements to the agent's client through its
+// inbox, or types (for a shell, displays) them.
+func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, items []announcement) {
+	agent, seat := job.agent, job.view.seat
 	var interrupts, notices []announcement
 	for _, a := range items {
 		if a.interrupt {
@@ -120,8 +125,18 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, agent string,
 		p.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
 		return
 	}
+	if p.inboxSession(agent, seat.Kind) != "" {
+		notices = p.handOver(ctx, agent, notices)
+	}
+	if len(notices) > 0 && !job.idle {
+		// Not handed over to a busy agent: typed once it is idle.
+		p.mu.Lock()
+		job.view.pending = append(notices, job.view.pending...)
+		p.mu.Unlock()
+		return
+	}
 	if notices = p.claim(agent, notices); len(notices) == 0 {
-		return // its hooks showed them already
+		return // handed over, or its hooks showed them already
 	}
 	p.report(ctx, c, agent, seat, notices, notices, "", noticeLine(notices, p.displayName))
 }
@@ -135,7 +150,7 @@ func (p *Panes) claim(agent string, items []announcement) []announcement {
 		p.logf("cannot record what %s was shown: %v", agent, err)
 		return items
 	}
-	return slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(taken, a.file) })
+	return dropFiles(items, taken)
 }
 
 // files are the delivered file names of announcements.

@@ -77,10 +77,18 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// anthropicToolOutput finds a tool_result block in the last message.
+// anthropicToolOutput finds a tool_result block in the last message but
+// those of the system (Claude Code 2.1.328 ends its list with one).
 func anthropicToolOutput(doc any) (string, bool) {
 	body, _ := doc.(map[string]any)
-	last := lastOf(body["messages"])
+	messages, _ := body["messages"].([]any)
+	for len(messages) > 0 {
+		if m, _ := messages[len(messages)-1].(map[string]any); m["role"] != "system" {
+			break
+		}
+		messages = messages[:len(messages)-1]
+	}
+	last := lastOf(messages)
 	if last == nil || last["role"] != "user" {
 		return "", false
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,12 +27,36 @@ type Request struct {
 	// Tools reports whether the request offers the model tools: a client's
 	// side requests (a title for the session, say) offer none.
 	Tools bool
+	// ToolNames are the names of the tools it offers.
+	ToolNames []string
 	Body  []byte
 }
 
 // Sep separates the strings of a request in Request.Text; no hook or client
 // writes it.
 const Sep = "\x1e"
+
+// Offers reports whether the request offers the model the tool named.
+func (r Request) Offers(tool string) bool { return slices.Contains(r.ToolNames, tool) }
+
+// ToolSearch is Claude Code's tool that loads the tools it defers (those of
+// MCP servers, and some of its own) into the model's list, by name.
+const ToolSearch = "ToolSearch"
+
+// Load is the call that loads deferred tools by name, for a client that
+// defers them; ok is false when the request offers them all already.
+func (r Request) Load(tools ...string) (Answer, bool) {
+	var missing []string
+	for _, tool := range tools {
+		if !r.Offers(tool) {
+			missing = append(missing, tool)
+		}
+	}
+	if len(missing) == 0 || !r.Offers(ToolSearch) {
+		return Answer{}, false
+	}
+	return Answer{Tool: ToolSearch, Input: map[string]any{"query": "select:" + strings.Join(missing, ","), "max_results": len(missing)}}, true
+}
 
 // Contains reports whether the request holds part.
 func (r Request) Contains(part string) bool { return strings.Contains(r.Text, part) }
@@ -117,6 +142,13 @@ func (a *api) take(r *http.Request, toolOutput func(doc any) (string, bool)) (Re
 		if body, ok := doc.(map[string]any); ok {
 			tools, _ := body["tools"].([]any)
 			req.Tools = len(tools) > 0
+			for _, tool := range tools {
+				if t, ok := tool.(map[string]any); ok {
+					if name, ok := t["name"].(string); ok {
+						req.ToolNames = append(req.ToolNames, name)
+					}
+				}
+			}
 		}
 	} else {
 		req.Text = string(body)

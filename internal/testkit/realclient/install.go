@@ -38,7 +38,7 @@ type Client struct {
 // The clients the tests run. Gemini CLI is given its model, or it first asks
 // a small one to pick, in a form the stand-in does not speak.
 var (
-	ClaudeCode = Client{Name: "Claude Code", Kind: "claude", Package: profile.NpmPackage(profile.KindClaude), Version: "2.1.197",
+	ClaudeCode = Client{Name: "Claude Code", Kind: "claude", Package: profile.NpmPackage(profile.KindClaude), Version: "2.1.328",
 		Interactive: []string{"claude"},
 		Headless:    func(prompt string) []string { return []string{"-p", prompt} },
 		executable:  nativeClaude}

@@ -1,0 +1,153 @@
+package clientinbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// ErrNoSession is a session the registry does not list, or lists for a
+// process that has ended: the client runs no inbox for it (an older client,
+// or one that exited).
+var ErrNoSession = errors.New("clientinbox: no live session")
+
+// Client statuses a session's registry entry gives.
+const (
+	StatusIdle    = "idle"
+	StatusBusy    = "busy"
+	StatusWaiting = "waiting" // on a permission prompt
+)
+
+// Session is a client's entry in its session registry.
+type Session struct {
+	PID       int    `json:"pid"`
+	SessionID string `json:"sessionId"`
+	Cwd       string `json:"cwd"`
+	Version   string `json:"version"`
+	// Tmux is the pane the session runs in, as "session:@window.%pane".
+	Tmux   string `json:"tmux"`
+	Socket string `json:"messagingSocketPath"`
+	Status string `json:"status"`
+	// Changed is when the entry was last written (its file's time): when
+	// the client last said its status.
+	Changed time.Time `json:"-"`
+
+	configDir string
+}
+
+// ConfigDir is where a client keeps its sessions: CLAUDE_CONFIG_DIR when
+// set, else ~/.claude, as env (KEY=VALUE pairs, as os.Environ gives) says.
+func ConfigDir(env []string) string {
+	var home string
+	for _, kv := range env {
+		name, value, _ := strings.Cut(kv, "=")
+		switch name {
+		case "CLAUDE_CONFIG_DIR":
+			if value != "" {
+				return value
+			}
+		case "HOME":
+			home = value
+		}
+	}
+	if home == "" {
+		return ""
+	}
+	return filepath.Join(home, ".claude")
+}
+
+// Find returns the live session sessionID of the client whose config
+// folder is configDir; ErrNoSession when the registry lists none.
+func Find(configDir, sessionID string) (Session, error) {
+	if configDir == "" || sessionID == "" {
+		return Session{}, ErrNoSession
+	}
+	entries, err := filepath.Glob(filepath.Join(configDir, "sessions", "*.json"))
+	if err != nil {
+		return Session{}, fmt.Errorf("list the client's sessions: %w", err)
+	}
+	for _, path := range entries {
+		s, err := readSession(path)
+		if err != nil || s.SessionID != sessionID || !alive(s.PID) {
+			continue
+		}
+		s.configDir = configDir
+		return s, nil
+	}
+	return Session{}, ErrNoSession
+}
+
+func readSession(path string) (Session, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Session{}, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return Session{}, err
+	}
+	var s Session
+	if err := json.NewDecoder(f).Decode(&s); err != nil {
+		return Session{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	if strconv.Itoa(s.PID)+".json" != filepath.Base(path) {
+		return Session{}, fmt.Errorf("%s names pid %d", path, s.PID)
+	}
+	s.Changed = info.ModTime()
+	return s, nil
+}
+
+// alive reports whether a process of that pid runs.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// token is the key a sender authenticates with, from the key file the
+// session wrote beside its entry (<pid>.<hash>.key, readable by its user
+// alone).
+func (s Session) token() (string, error) {
+	keys, err := filepath.Glob(filepath.Join(s.configDir, "sessions", strconv.Itoa(s.PID)+".*.key"))
+	if err != nil {
+		return "", err
+	}
+	for _, path := range keys {
+		data, err := os.ReadFile(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("read the session's key: %w", err)
+		}
+		var key struct {
+			PeerToken string `json:"peerToken"`
+		}
+		if json.Unmarshal(data, &key) == nil && key.PeerToken != "" {
+			return key.PeerToken, nil
+		}
+	}
+	return "", fmt.Errorf("session %s (pid %d) published no key: %w", s.SessionID, s.PID, ErrNoSession)
+}
+
+// Current is the session's entry as the client last wrote it: its status
+// now. ErrNoSession when the session has ended.
+func (s Session) Current() (Session, error) {
+	path := filepath.Join(s.configDir, "sessions", strconv.Itoa(s.PID)+".json")
+	now, err := readSession(path)
+	if err != nil || now.SessionID != s.SessionID || !alive(now.PID) {
+		return Session{}, ErrNoSession
+	}
+	now.configDir = s.configDir
+	return now, nil
+}

@@ -1,0 +1,156 @@
+package panes
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"switchboard/hooks"
+	"switchboard/internal/clientinbox"
+	"switchboard/internal/watch"
+	"switchboard/profile"
+)
+
+// An agent whose client keeps an inbox of its own (Claude Code 2.1.224 and
+// later) is handed its notices through it, not typed at: the client puts
+// them in its model's next request, between two tool calls of a turn that
+// runs, or as a new turn when it is idle. A notice handed over is claimed
+// as shown first, so that no hook shows it again, and counts as delivered
+// once the client's transcript holds it; one that does not reach it is
+// given back to the hooks and typed as before.
+
+// inboxConfirm is how long a client that is not working gets to put a
+// message it took into its conversation; a working one puts it at its next
+// tool boundary, which is waited for up to inboxPatience.
+const (
+	inboxConfirm  = 3 * time.Second
+	inboxPatience = 30 * time.Minute
+)
+
+// inboxSession is the session the agent's client recorded, when its kind
+// keeps an inbox; "" when it has none, or none that works.
+func (p *Panes) inboxSession(agent, kind string) string {
+	if kind != profile.KindClaude {
+		return ""
+	}
+	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
+	if err != nil || !ok {
+		return ""
+	}
+	return rec.SessionID
+}
+
+// handOver sends the notices to the agent's client through its inbox, and
+// returns those it could not send, to be typed; what was sent is confirmed
+// in the background, and given back to the pane when it does not arrive.
+func (p *Panes) handOver(ctx context.Context, agent string, items []announcement) (rest []announcement) {
+	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
+	if err != nil || !ok {
+		return items
+	}
+	session, err := rec.Session()
+	if err != nil {
+		p.inboxFailed(agent, rec.SessionID, "its session is not running", items)
+		return items
+	}
+	taken, err := p.store.ClaimShown(agent, files(items), "")
+	if err != nil {
+		p.inboxFailed(agent, rec.SessionID, "cannot record what it was shown: "+err.Error(), items)
+		return items
+	}
+	items = dropFiles(items, taken) // its hooks showed them already
+	if len(items) == 0 {
+		return nil
+	}
+	transcript := clientinbox.Transcript{Path: rec.Transcript}
+	from, sent := transcript.End(), time.Now()
+	if err := session.Send(ctx, senderOf(items), hooks.Present(p.store, agent, files(items))); err != nil {
+		p.giveBack(agent, items)
+		p.inboxFailed(agent, rec.SessionID, err.Error(), items)
+		return items
+	}
+	p.typingWG.Add(1)
+	go func() {
+		defer p.typingWG.Done()
+		p.confirmHandOver(ctx, agent, session, transcript, from, sent, items)
+	}()
+	return nil
+}
+
+// confirmHandOver waits for the client's transcript to hold the notices
+// sent: at once when it is idle, at its next tool boundary when it works.
+// When they do not arrive they are given back to the hooks and to the
+// pane, where they are typed once the agent is idle.
+func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clientinbox.Session, transcript clientinbox.Transcript, from int64, sent time.Time, items []announcement) {
+	marks := make([]string, len(items))
+	for i, a := range items {
+		marks[i] = a.id
+	}
+	settled := sent // the last moment the client was seen working, or the send
+	arrived := watch.Until(ctx, 50*time.Millisecond, inboxPatience, func() bool {
+		if held, _ := transcript.Holds(from, marks); held {
+			return true
+		}
+		now, err := session.Current()
+		if err != nil {
+			return true // ended: decided below
+		}
+		if now.Status == clientinbox.StatusBusy || now.Status == clientinbox.StatusWaiting {
+			settled = time.Now()
+		}
+		return time.Since(settled) > inboxConfirm
+	})
+	if held, _ := transcript.Holds(from, marks); arrived && held {
+		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",
+			strings.Join(announcedSeqs(items), " "), agent, time.Since(sent).Milliseconds())
+		return
+	}
+	if ctx.Err() != nil {
+		return // the master stops: the claim stands, as for a line typed
+	}
+	p.giveBack(agent, items)
+	p.inboxFailed(agent, session.SessionID, "the client took it, and it did not reach its conversation", items)
+	p.mu.Lock()
+	v := p.viewOf(agent)
+	v.pending = append(items, v.pending...)
+	p.mu.Unlock()
+	p.Wake()
+}
+
+// giveBack takes back the claim on notices that did not arrive: the hooks
+// show them, and the pane announces them again.
+func (p *Panes) giveBack(agent string, items []announcement) {
+	if err := p.store.ForgetShown(agent, files(items)); err != nil {
+		p.logf("cannot record what %s was shown: %v", agent, err)
+	}
+}
+
+// inboxFailed notes that the session's inbox did not take notices: until
+// the client starts another session, the agent's notices are typed.
+func (p *Panes) inboxFailed(agent, session, why string, items []announcement) {
+	p.logf("%s notice for %s not handed through its client's inbox (%s): typed instead when it is idle", strings.Join(announcedSeqs(items), " "), agent, why)
+	p.mu.Lock()
+	v := p.viewOf(agent)
+	v.inboxDown, v.inbox = session, false
+	p.mu.Unlock()
+}
+
+// senderOf is the one agent the notices come from, whom the client tells
+// its model it may answer (its answer comes back through the agent's
+// PreToolUse hook, as a switchboard message); "" when they come from
+// several.
+func senderOf(items []announcement) string {
+	from := items[0].from
+	for _, a := range items[1:] {
+		if a.from != from {
+			return ""
+		}
+	}
+	return from
+}
+
+// dropFiles is items without those whose files are named.
+func dropFiles(items []announcement, names []string) []announcement {
+	return slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(names, a.file) })
+}
