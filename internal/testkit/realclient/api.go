@@ -29,7 +29,7 @@ type Request struct {
 	Tools bool
 	// ToolNames are the names of the tools it offers.
 	ToolNames []string
-	Body  []byte
+	Body      []byte
 }
 
 // Sep separates the strings of a request in Request.Text; no hook or client
