@@ -141,6 +141,8 @@ type logView struct {
 	pairWidth int
 	waiting   map[int64][]string
 	outbox    string
+	// announced is how the master announced each message, by seq.
+	announced map[int64][]mailbox.Announcement
 }
 
 func newLogView(ws *caller) (*logView, error) {
@@ -148,11 +150,14 @@ func newLogView(ws *caller) (*logView, error) {
 	return v, v.refresh(ws)
 }
 
-// refresh reads again which copies wait for the hub.
+// refresh reads again which copies wait for the hub, and how messages
+// were announced.
 func (v *logView) refresh(ws *caller) error {
 	waiting, err := ws.store.HubOutbox().Recipients()
 	v.waiting = waiting
-	return err
+	announced, aerr := ws.store.Announcements()
+	v.announced = announced
+	return errors.Join(err, aerr)
 }
 
 // print writes records as lines, or as JSON lines.
@@ -185,6 +190,17 @@ type logEntry struct {
 	// Waiting are the recipients, of Delivered, whose copies still wait on
 	// this host for the hub of a team across machines.
 	Waiting []string `json:"waiting"`
+	// Announced says how the master announced it to each recipient it
+	// announced it to: through the client's own inbox, typed, as an
+	// interrupt, or on a shell's screen.
+	Announced []announcedTo `json:"announced"`
+}
+
+// announcedTo is one recipient's announcement, as log --json gives it.
+type announcedTo struct {
+	To      string    `json:"to"`
+	Channel string    `json:"channel"`
+	Time    time.Time `json:"time"`
 }
 
 func (v *logView) entries(records []mailbox.Record) []logEntry {
@@ -201,7 +217,16 @@ func (v *logView) entry(r mailbox.Record) logEntry {
 		Seq: r.Seq, Time: r.Time, ID: m.ID, From: m.From, To: m.To, Title: m.Title,
 		Priority: m.Priority, Type: m.Type, Status: r.Status,
 		Delivered: nonNil(r.Delivered), Blocked: nonNil(r.Blocked), Waiting: nonNil(v.waiting[r.Seq]),
+		Announced: v.announcedTo(r.Seq),
 	}
+}
+
+func (v *logView) announcedTo(seq int64) []announcedTo {
+	out := []announcedTo{}
+	for _, a := range v.announced[seq] {
+		out = append(out, announcedTo{To: a.To, Channel: a.Channel, Time: a.Time})
+	}
+	return out
 }
 
 func nonNil[T any](s []T) []T {
@@ -258,6 +283,13 @@ func (v *logView) line(r mailbox.Record) string {
 	}
 	for _, note := range r.Notes {
 		outcome += " (" + note + ")"
+	}
+	if how := v.announcedTo(r.Seq); len(how) > 0 {
+		parts := make([]string, len(how))
+		for i, a := range how {
+			parts[i] = a.Channel + " to " + a.To
+		}
+		outcome += " [" + strings.Join(parts, ", ") + "]"
 	}
 	pair := m.From + " → " + to
 	if pad := v.pairWidth - utf8.RuneCountInString(pair); pad > 0 {

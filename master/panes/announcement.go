@@ -46,6 +46,21 @@ func interruptLine(a announcement, displayName func(string) string) string {
 	return fmt.Sprintf("[INTERRUPT] [FROM: %s] %s (switchboard read %s)", displayName(a.from), tmux.Sanitize(a.title), a.id)
 }
 
+// record notes in the record beside the log how the announcements of
+// logged messages reached agent; switchboard's own notices are not logged.
+func (p *Panes) record(agent, channel string, items []announcement) {
+	at := p.now().UTC()
+	var list []mailbox.Announcement
+	for _, a := range items {
+		if a.seq > 0 {
+			list = append(list, mailbox.Announcement{Seq: a.seq, To: agent, Channel: channel, Time: at})
+		}
+	}
+	if err := p.store.RecordAnnouncements(list...); err != nil {
+		p.logf("cannot record how %s was told: %v", agent, err)
+	}
+}
+
 // typedPriority reports whether a message's priority is announced by typing.
 func typedPriority(priority string) bool {
 	return priority == mailbox.PriorityNormal || priority == mailbox.PriorityUrgent

@@ -9,6 +9,7 @@ import (
 	"switchboard/hooks"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/watch"
+	"switchboard/mailbox"
 	"switchboard/profile"
 )
 
@@ -104,6 +105,7 @@ func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clien
 	if held, _ := transcript.Holds(from, marks); arrived && held {
 		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",
 			strings.Join(announcedSeqs(items), " "), agent, time.Since(sent).Milliseconds())
+		p.record(agent, mailbox.ChannelInbox, items)
 		return
 	}
 	if ctx.Err() != nil {
@@ -126,14 +128,26 @@ func (p *Panes) giveBack(agent string, items []announcement) {
 	}
 }
 
-// inboxFailed notes that the session's inbox did not take notices: until
-// the client starts another session, the agent's notices are typed.
+// inboxRetry is how long the notices of an agent whose inbox did not take
+// one are typed, before its inbox is tried again (a client that registers
+// its session a moment after its start-up hook ran, say).
+const inboxRetry = 10 * time.Second
+
+// inboxFailed notes that the session's inbox did not take notices: for a
+// while, or until the client starts another session, the agent's notices
+// are typed.
 func (p *Panes) inboxFailed(agent, session, why string, items []announcement) {
 	p.logf("%s notice for %s not handed through its client's inbox (%s): typed instead when it is idle", strings.Join(announcedSeqs(items), " "), agent, why)
 	p.mu.Lock()
 	v := p.viewOf(agent)
-	v.inboxDown, v.inbox = session, false
+	v.inboxDown, v.inboxRetryAt, v.inbox = session, time.Now().Add(inboxRetry), false
 	p.mu.Unlock()
+}
+
+// inboxUsable reports whether the agent's notices go to the session's
+// inbox: one recorded, and not one that failed a moment ago.
+func (v *view) inboxUsable(session string, now time.Time) bool {
+	return session != "" && (session != v.inboxDown || now.After(v.inboxRetryAt))
 }
 
 // senderOf is the one agent the notices come from, whom the client tells

@@ -113,9 +113,10 @@ type view struct {
 	alert *alert
 	// inbox: its client has an inbox of its own, which takes its notices
 	// also while it works; inboxDown is the session whose inbox did not,
-	// whose notices are typed.
-	inbox     bool
-	inboxDown string
+	// whose notices are typed until inboxRetryAt.
+	inbox        bool
+	inboxDown    string
+	inboxRetryAt time.Time
 }
 
 // alert is what a pane's border says of an interrupt not read yet.
@@ -504,8 +505,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			v.borderStyle = style
 			labels.Border[seat.Pane] = style
 		}
-		id := ps.inboxes[name]
-		v.inbox = id != "" && id != v.inboxDown
+		v.inbox = v.inboxUsable(ps.inboxes[name], time.Now())
 		if job := p.takeTyping(name, v); job != nil {
 			jobs = append(jobs, job)
 		}

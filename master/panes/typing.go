@@ -95,6 +95,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 			p.mu.Unlock()
 			p.display(ctx, c, seat.Pane, line)
 			p.logf("#%d interrupt for %s shown on its screen and border (a shell is never typed at)", a.seq, agent)
+			p.record(agent, mailbox.ChannelScreen, []announcement{a})
 			p.Wake()
 			continue
 		}
@@ -113,7 +114,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		p.viewOf(agent).state = st
 		p.mu.Unlock()
 		// Typed even when a hook showed it: it says why the turn stopped.
-		p.report(ctx, c, agent, seat, []announcement{a}, p.claim(agent, []announcement{a}), "interrupted with ESC, then", line)
+		p.report(ctx, c, agent, seat, []announcement{a}, p.claim(agent, []announcement{a}), mailbox.ChannelInterrupt, line)
 	}
 	if len(notices) == 0 {
 		return
@@ -123,6 +124,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		// lists the message too, so it is not claimed as shown.
 		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
 		p.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
+		p.record(agent, mailbox.ChannelScreen, notices)
 		return
 	}
 	if p.inboxSession(agent, seat.Kind) != "" {
@@ -138,7 +140,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 	if notices = p.claim(agent, notices); len(notices) == 0 {
 		return // handed over, or its hooks showed them already
 	}
-	p.report(ctx, c, agent, seat, notices, notices, "", noticeLine(notices, p.displayName))
+	p.report(ctx, c, agent, seat, notices, notices, mailbox.ChannelTyped, noticeLine(notices, p.displayName))
 }
 
 // claim records announcements as shown to the agent before they are typed,
@@ -175,10 +177,14 @@ func announcedSeqs(items []announcement) []string {
 	return seqs
 }
 
-// report types the line that announces items and logs what became of it;
-// when it was not submitted, the messages claimed for it are given back to
-// the hooks.
-func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items, claimed []announcement, prefix, line string) {
+// report types the line that announces items (channel: typed, or an
+// interrupt) and logs what became of it; when it was not submitted, the
+// messages claimed for it are given back to the hooks.
+func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items, claimed []announcement, channel, line string) {
+	prefix := ""
+	if channel == mailbox.ChannelInterrupt {
+		prefix = "interrupted with ESC, then"
+	}
 	began := p.now().UTC()
 	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
 	confirmed := false
@@ -192,6 +198,9 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 	}
 	seqs := announcedSeqs(items)
 	what := strings.TrimSpace(prefix + " notice")
+	if err == nil {
+		p.record(agent, channel, items)
+	}
 	switch {
 	case err != nil:
 		p.logf("%s %s for %s NOT submitted: %v", strings.Join(seqs, " "), what, agent, err)
