@@ -30,6 +30,9 @@ var States = []string{StateStarting, StateIdle, StateBusy, StateWaiting, StateIn
 const (
 	SourceHook = "hook" // the agent's own hooks: authoritative
 	SourcePane = "pane" // the master, from the pane: its death, or its screen standing still
+	// SourceClient: the client's own record of its session (Claude Code's
+	// session registry), read by the master beside the hooks.
+	SourceClient = "client"
 )
 
 // AgentState is mailboxes/<agent>/state.json: what an agent is doing now.

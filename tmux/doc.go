@@ -7,7 +7,8 @@
 // windows the console uses.
 //
 // Typing into a pane is where other tools fail, so SendLine follows a recipe:
-// leave copy mode, paste the sanitized text as one bracketed paste, wait,
-// press Enter as a separate step, then check on screen that the line left
-// the input line, retrying Enter before it reports failure.
+// leave copy mode, paste the sanitized text as one bracketed paste, wait
+// until the program has drawn it, press Enter as a separate step, then
+// check on screen that the line left the input line, retrying Enter before
+// it reports failure.
 package tmux

@@ -16,13 +16,21 @@ var ErrNotSubmitted = errors.New("typed line was not submitted")
 
 // TypeOptions tune SendLine; the zero value uses the defaults.
 type TypeOptions struct {
-	// Pause between the paste and Enter: agent TUIs take an Enter that
-	// follows a paste within ~120 ms as part of the paste, not a submit.
+	// Pause is the longest wait between the paste and Enter. Enter goes as
+	// soon as the pasted text shows on screen: an agent TUI takes an Enter
+	// that comes before it has read the whole paste as part of the paste,
+	// not a submit. A program that never shows the text (one that does not
+	// echo, an input box that folds a paste into a placeholder) gets Enter
+	// after all of Pause.
 	Pause time.Duration
 	// Retries of Enter when the line is still there.
 	Retries int
 	// Check is how long to watch for the line to leave after each Enter.
 	Check time.Duration
+
+	// fixedPause waits all of Pause before Enter, as SendLine did before it
+	// looked for the paste on screen: the benchmark's way to compare.
+	fixedPause bool
 }
 
 // Default typing timings.
@@ -54,10 +62,12 @@ type Typed struct {
 
 // SendLine types one line into a pane and submits it. The text is sanitized
 // to one line; copy mode is left first; the text goes as one bracketed paste;
-// Enter follows after a pause; then the pane is checked until the line has
-// left its input line, with Enter retried. A program that does not echo its
-// input cannot be checked: that is reported as Verified false, not as
-// success or failure. ErrNotSubmitted is returned when the line stayed.
+// Enter follows as soon as the paste shows on the cursor's input line or in
+// the bottom rows of the screen, or after opts.Pause when it does not show;
+// then the pane is checked until the line has left its input line, with
+// Enter retried. A program that does not echo its input cannot be checked:
+// that is reported as Verified false, not as success or failure.
+// ErrNotSubmitted is returned when the line stayed.
 func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptions) (Typed, error) {
 	opts = opts.withDefaults()
 	typed := Typed{Text: Sanitize(text)}
@@ -68,25 +78,30 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 	p.mu.Lock()
 	defer p.mu.Unlock()
 
-	if _, inMode, err := c.inputLine(ctx, pane); err != nil {
+	line, inMode, err := c.inputLine(ctx, pane)
+	if err != nil {
 		return typed, err
-	} else if inMode {
+	}
+	if inMode {
 		if _, err := c.command(ctx, "send-keys", "-t", pane, "-X", "cancel"); err != nil {
 			return typed, err
 		}
 	}
+	tail := tailOf(typed.Text, 24)
+	bottom, err := c.bottomRows(ctx, pane)
+	if err != nil {
+		return typed, err
+	}
+	// The same text may show already (an earlier notice): only one more
+	// copy of it is the paste.
+	before := sightings{line: strings.Count(line, tail), bottom: strings.Count(bottom, tail)}
 	p.bufferID++
 	buffer := fmt.Sprintf("switchboard-%s-%d", strings.TrimPrefix(pane, "%"), p.bufferID)
 	if err := c.paste(ctx, pane, buffer, typed.Text); err != nil {
 		return typed, err
 	}
 	p.lastKey = "text"
-	if err := watch.Sleep(ctx, opts.Pause); err != nil {
-		return typed, err
-	}
-	tail := tailOf(typed.Text, 24)
-	line, _, err := c.inputLine(ctx, pane)
-	if err != nil {
+	if line, err = c.awaitPaste(ctx, pane, tail, before, opts); err != nil {
 		return typed, err
 	}
 	echoed := strings.Contains(line, tail)
@@ -124,6 +139,55 @@ func (c *Client) paste(ctx context.Context, pane, buffer, text string) error {
 	}
 	_, err := c.commandInput(ctx, text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, pasteArgs...)...)
 	return err
+}
+
+// sightings count the copies of a typed line's tail where a program draws
+// what it is typed: on the cursor's input line, and in the bottom rows,
+// where an input box the cursor is not on is drawn (Gemini CLI's).
+type sightings struct{ line, bottom int }
+
+// pasteCheckEvery is how often the screen is looked at for a paste: each
+// look is two or three commands, and the paste shows after a look or two.
+const pasteCheckEvery = 10 * time.Millisecond
+
+// awaitPaste waits until one more copy of tail than before shows on the
+// pane's input line or in its bottom rows, or until opts.Pause has passed,
+// and returns the input line last read. A TUI that has drawn the pasted
+// text has read the whole bracketed paste, so the Enter that follows is
+// read as a key of its own, not as part of the paste: Enter need not wait
+// out a fixed pause. A program that never shows the text gets Enter after
+// the whole pause.
+func (c *Client) awaitPaste(ctx context.Context, pane, tail string, before sightings, opts TypeOptions) (string, error) {
+	if opts.fixedPause {
+		if err := watch.Sleep(ctx, opts.Pause); err != nil {
+			return "", err
+		}
+		line, _, err := c.inputLine(ctx, pane)
+		return line, err
+	}
+	var (
+		line string
+		err  error
+	)
+	watch.Until(ctx, pasteCheckEvery, opts.Pause, func() bool {
+		if line, _, err = c.inputLine(ctx, pane); err != nil || strings.Count(line, tail) > before.line {
+			return true
+		}
+		var bottom string
+		if bottom, err = c.bottomRows(ctx, pane); err != nil {
+			return true
+		}
+		if strings.Count(bottom, tail) <= before.bottom {
+			return false
+		}
+		// Read again: the paste may have reached the input line since.
+		line, _, err = c.inputLine(ctx, pane)
+		return true
+	})
+	if err == nil {
+		err = ctx.Err()
+	}
+	return line, err
 }
 
 // lineCheckEvery is how often a typed line is looked for on its input line
@@ -175,6 +239,17 @@ func tailOf(s string, n int) string {
 // may reach, with the hints and status lines below it.
 const inputRows = 12
 
+// bottomRows is the text of the pane's last inputRows drawn rows, wrapped
+// rows joined: where an agent TUI's input box is, wherever its cursor.
+func (c *Client) bottomRows(ctx context.Context, pane string) (string, error) {
+	screen, err := c.command(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	if err != nil {
+		return "", err
+	}
+	rows := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.Join(rows[max(0, len(rows)-inputRows):], "\n"), nil
+}
+
 // Resubmit finishes a line SendLine typed into a program that gave no other
 // sign of taking it: when the line still shows near the bottom of the
 // screen (in an input box the cursor is not on, or above the newline an Enter
@@ -184,12 +259,10 @@ const inputRows = 12
 // typed twice.
 func (c *Client) Resubmit(ctx context.Context, pane string, typed Typed, opts TypeOptions) (Typed, error) {
 	opts = opts.withDefaults()
-	screen, err := c.command(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	bottom, err := c.bottomRows(ctx, pane)
 	if err != nil {
 		return typed, err
 	}
-	rows := strings.Split(strings.TrimRight(screen, "\n "), "\n")
-	bottom := strings.Join(rows[max(0, len(rows)-inputRows):], "\n")
 	if strings.Contains(bottom, tailOf(typed.Text, 24)) {
 		p := c.pane(pane)
 		p.mu.Lock()

@@ -140,11 +140,15 @@ func (s Session) token() (string, error) {
 	return "", fmt.Errorf("session %s (pid %d) published no key: %w", s.SessionID, s.PID, ErrNoSession)
 }
 
+// EntryPath is the session's entry in its client's registry.
+func (s Session) EntryPath() string {
+	return filepath.Join(s.configDir, "sessions", strconv.Itoa(s.PID)+".json")
+}
+
 // Current is the session's entry as the client last wrote it: its status
 // now. ErrNoSession when the session has ended.
 func (s Session) Current() (Session, error) {
-	path := filepath.Join(s.configDir, "sessions", strconv.Itoa(s.PID)+".json")
-	now, err := readSession(path)
+	now, err := readSession(s.EntryPath())
 	if err != nil || now.SessionID != s.SessionID || !alive(now.PID) {
 		return Session{}, ErrNoSession
 	}

@@ -23,11 +23,14 @@ func (p *Panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 }
 
 // hookedStates are the states the agents' hooks last wrote, by agent.
-func (p *Panes) hookedStates(session *agents.Session) map[string]mailbox.AgentState {
+func (p *Panes) hookedStates(ps *pass) map[string]mailbox.AgentState {
 	hooked := make(map[string]mailbox.AgentState)
-	for name := range session.Agents {
+	for name := range ps.session.Agents {
 		if st, ok := p.readState(name); ok && st.Source == mailbox.SourceHook {
 			hooked[name] = st
+		}
+		if st, ok := ps.clients[name]; ok {
+			hooked[name] = newer(hooked[name], st)
 		}
 	}
 	return hooked

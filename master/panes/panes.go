@@ -11,6 +11,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/bulletin"
+	"switchboard/internal/clientinbox"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/tmux"
@@ -80,6 +81,11 @@ type Panes struct {
 	// What each look reads of every agent, read again only when changed.
 	stateFiles  watch.Remembered[storedState]
 	inboxCounts watch.Remembered[[2]int]
+	// What each agent's client says of its session (clients.go); sessions
+	// is used by the loop alone.
+	clientRecords watch.Remembered[clientRecord]
+	clientEntries watch.Remembered[clientinbox.Session]
+	sessions      map[string]clientinbox.Session
 	// lookAt is when a printing pane will have been quiet for a tick: the
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
@@ -161,7 +167,7 @@ func New(cfg Config) *Panes {
 	return &Panes{
 		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
-		views: make(map[string]*view), kick: make(chan struct{}, 1),
+		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
 		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 	}
 }
@@ -346,8 +352,10 @@ type pass struct {
 	hooked     map[string]mailbox.AgentState
 	mail       map[string][2]int
 	// inboxes: the session each agent's client recorded, for a kind of
-	// client that keeps an inbox.
+	// client that keeps an inbox; clients: the state its session registry
+	// gives.
 	inboxes map[string]string
+	clients map[string]mailbox.AgentState
 	// readScreens: the panes whose output is followed, whether a follower
 	// runs, the screens read, the panes heard printing.
 	listen   map[string]bool
@@ -421,14 +429,9 @@ func (p *Panes) readDisk(ps *pass) {
 	p.mu.Unlock()
 	ps.readAlerts = p.readAlerts(alerts)
 	p.forgetGone(maps.Keys(ps.session.Agents))
-	ps.hooked = p.hookedStates(ps.session)
 	ps.mail = p.mailCounts(ps.session)
-	ps.inboxes = make(map[string]string)
-	for name, seat := range ps.session.Agents {
-		if id := p.inboxSession(name, seat.Kind); id != "" {
-			ps.inboxes[name] = id
-		}
-	}
+	ps.inboxes, ps.clients = p.readClients(ps.session)
+	ps.hooked = p.hookedStates(ps)
 }
 
 // readScreens reads the screens that must be read: an agent without hooks
@@ -455,7 +458,7 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 	ps.printing, p.lookAt = p.stillPrinting(time.Now())
 	if len(toRead) > 0 {
 		// A hook that spoke while the screens were read has the last word.
-		ps.hooked = p.hookedStates(ps.session)
+		ps.hooked = p.hookedStates(ps)
 	}
 }
 
