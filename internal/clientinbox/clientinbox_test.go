@@ -1,53 +1,17 @@
 package clientinbox_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
 	"switchboard/internal/clientinbox"
+	"switchboard/internal/testkit/fakesession"
 )
-
-// fakeSession registers a session of this process, as Claude Code does,
-// listening on a socket of its own, and returns what each connection sent.
-func fakeSession(t *testing.T, id string) (configDir string, lines chan []string) {
-	t.Helper()
-	configDir = t.TempDir()
-	sock := filepath.Join(t.TempDir(), "s.sock")
-	pid := os.Getpid()
-	entry, _ := json.Marshal(map[string]any{"pid": pid, "sessionId": id, "messagingSocketPath": sock, "status": "idle", "version": "2.1.328"})
-	write(t, filepath.Join(configDir, "sessions", strconv.Itoa(pid)+".json"), string(entry))
-	write(t, filepath.Join(configDir, "sessions", strconv.Itoa(pid)+".ab12.key"), `{"peerToken":"secret-token"}`)
-	l, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	lines = make(chan []string, 8)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			var got []string
-			sc := bufio.NewScanner(c)
-			for sc.Scan() {
-				got = append(got, sc.Text())
-			}
-			c.Close()
-			lines <- got
-		}
-	}()
-	return configDir, lines
-}
 
 func write(t *testing.T, path, text string) {
 	t.Helper()
@@ -60,8 +24,8 @@ func write(t *testing.T, path, text string) {
 }
 
 func TestSendAuthenticatesAndHandsOverOneUserMessage(t *testing.T) {
-	dir, lines := fakeSession(t, "s-1")
-	rec := clientinbox.Record{SessionID: "s-1", ConfigDir: dir}
+	fake := fakesession.New(t, "s-1")
+	rec := clientinbox.Record{SessionID: "s-1", ConfigDir: fake.ConfigDir}
 	s, err := rec.Session()
 	if err != nil {
 		t.Fatal(err)
@@ -69,13 +33,17 @@ func TestSendAuthenticatesAndHandsOverOneUserMessage(t *testing.T) {
 	if err := s.Send(context.Background(), "reviewer_agent", "hello \"there\"\nsecond line"); err != nil {
 		t.Fatal(err)
 	}
-	got := <-lines
+	sent := fake.Sent() // the session read it all before the send returned
+	if len(sent) != 1 {
+		t.Fatalf("%d connections; want one", len(sent))
+	}
+	got := sent[0]
 	if len(got) != 2 {
 		t.Fatalf("the session read %d lines; want an auth line and a message: %q", len(got), got)
 	}
 	var auth struct{ Type, Token string }
 	json.Unmarshal([]byte(got[0]), &auth)
-	if auth.Type != "auth" || auth.Token != "secret-token" {
+	if auth.Type != "auth" || auth.Token != fakesession.Token {
 		t.Errorf("first line %s; want the session's own token", got[0])
 	}
 	var msg struct {
@@ -89,7 +57,7 @@ func TestSendAuthenticatesAndHandsOverOneUserMessage(t *testing.T) {
 }
 
 func TestASessionIsFoundByItsIDAlone(t *testing.T) {
-	dir, _ := fakeSession(t, "s-1")
+	dir := fakesession.New(t, "s-1").ConfigDir
 	if _, err := clientinbox.Find(dir, "s-2"); !errors.Is(err, clientinbox.ErrNoSession) {
 		t.Errorf("another session's id found %v; want ErrNoSession", err)
 	}
@@ -108,8 +76,7 @@ func TestASessionIsFoundByItsIDAlone(t *testing.T) {
 }
 
 func TestASocketGoneIsNotTaken(t *testing.T) {
-	dir, _ := fakeSession(t, "s-1")
-	s, err := clientinbox.Find(dir, "s-1")
+	s, err := clientinbox.Find(fakesession.New(t, "s-1").ConfigDir, "s-1")
 	if err != nil {
 		t.Fatal(err)
 	}

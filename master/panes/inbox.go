@@ -10,7 +10,6 @@ import (
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
-	"switchboard/profile"
 )
 
 // An agent whose client keeps an inbox of its own (Claude Code 2.1.224 and
@@ -28,19 +27,6 @@ const (
 	inboxConfirm  = 3 * time.Second
 	inboxPatience = 30 * time.Minute
 )
-
-// inboxSession is the session the agent's client recorded, when its kind
-// keeps an inbox; "" when it has none, or none that works.
-func (p *Panes) inboxSession(agent, kind string) string {
-	if kind != profile.KindClaude {
-		return ""
-	}
-	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
-	if err != nil || !ok {
-		return ""
-	}
-	return rec.SessionID
-}
 
 // handOver sends the notices to the agent's client through its inbox, and
 // returns those it could not send, to be typed; what was sent is confirmed
@@ -100,7 +86,7 @@ func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clien
 		if now.Status == clientinbox.StatusBusy || now.Status == clientinbox.StatusWaiting {
 			settled = time.Now()
 		}
-		return time.Since(settled) > inboxConfirm
+		return time.Since(settled) > p.inboxWait
 	})
 	if held, _ := transcript.Holds(from, marks); arrived && held {
 		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",

@@ -21,6 +21,8 @@ type typing struct {
 	// idle: the agent was idle when the job was taken; a busy one is only
 	// handed notices through its client's inbox, or interrupted.
 	idle bool
+	// inbox: its notices go to its client's inbox first.
+	inbox bool
 }
 
 // takeTyping takes what waits for an agent when it may be typed now: an
@@ -38,7 +40,7 @@ func (p *Panes) takeTyping(name string, v *view) *typing {
 	if !interrupting && !idle && !v.inbox {
 		return nil // a busy agent hears at its next checkpoint, or when idle
 	}
-	job := &typing{agent: name, view: v, items: v.pending, idle: idle}
+	job := &typing{agent: name, view: v, items: v.pending, idle: idle, inbox: v.inbox}
 	v.pending, v.typing = nil, true
 	return job
 }
@@ -127,7 +129,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		p.record(agent, mailbox.ChannelScreen, notices)
 		return
 	}
-	if p.inboxSession(agent, seat.Kind) != "" {
+	if job.inbox {
 		notices = p.handOver(ctx, agent, notices)
 	}
 	if len(notices) > 0 && !job.idle {

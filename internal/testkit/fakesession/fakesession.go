@@ -1,0 +1,120 @@
+package fakesession
+
+import (
+	"bufio"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+)
+
+// Token is the key every fake session takes.
+const Token = "fake-peer-token"
+
+// Session is a fake client session of this test process.
+type Session struct {
+	ConfigDir  string // where its registry is (the client's config folder)
+	ID         string
+	Socket     string
+	Transcript string
+
+	t     testing.TB
+	mu    sync.Mutex
+	lines [][]string // what each connection sent, line by line
+	// Take decides, for each user message sent, whether the session puts
+	// it into its conversation (a line in the transcript); true when nil.
+	Take func(text string) bool
+}
+
+// New registers a session of this process under a new config folder and
+// starts listening on its socket, with status "idle".
+func New(t testing.TB, id string) *Session {
+	t.Helper()
+	s := &Session{t: t, ConfigDir: t.TempDir(), ID: id}
+	dir := t.TempDir()
+	s.Socket = filepath.Join(dir, "s.sock")
+	s.Transcript = filepath.Join(dir, "transcript.jsonl")
+	s.SetStatus("idle")
+	s.write(filepath.Join(s.ConfigDir, "sessions", strconv.Itoa(os.Getpid())+".ab12.key"), map[string]any{"peerToken": Token})
+	l, err := net.Listen("unix", s.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go s.serve(l)
+	return s
+}
+
+// SetStatus rewrites the session's registry entry with status.
+func (s *Session) SetStatus(status string) {
+	s.write(filepath.Join(s.ConfigDir, "sessions", strconv.Itoa(os.Getpid())+".json"), map[string]any{
+		"pid": os.Getpid(), "sessionId": s.ID, "messagingSocketPath": s.Socket, "status": status, "version": "2.1.328",
+	})
+}
+
+// Sent is what each connection sent, line by line.
+func (s *Session) Sent() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]string(nil), s.lines...)
+}
+
+func (s *Session) serve(l net.Listener) {
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			return
+		}
+		var got []string
+		sc := bufio.NewScanner(c)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			got = append(got, sc.Text())
+		}
+		s.mu.Lock()
+		s.lines = append(s.lines, got)
+		take := s.Take
+		s.mu.Unlock()
+		for _, line := range got {
+			var m struct {
+				Type    string
+				From    string
+				Message struct{ Content string }
+			}
+			if json.Unmarshal([]byte(line), &m) == nil && m.Type == "user" && (take == nil || take(m.Message.Content)) {
+				s.appendTranscript(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": m.Message.Content},
+					"origin": map[string]any{"kind": "peer", "from": m.From}})
+			}
+		}
+		c.Close()
+	}
+}
+
+func (s *Session) appendTranscript(v any) {
+	data, _ := json.Marshal(v)
+	f, err := os.OpenFile(s.Transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		s.t.Error(err)
+		return
+	}
+	defer f.Close()
+	f.Write(append(data, '\n'))
+}
+
+func (s *Session) write(path string, v any) {
+	s.t.Helper()
+	data, _ := json.Marshal(v)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		s.t.Fatal(err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		s.t.Fatal(err)
+	}
+}

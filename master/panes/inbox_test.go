@@ -1,0 +1,138 @@
+package panes
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/internal/clientinbox"
+	"switchboard/internal/testkit/fakesession"
+	"switchboard/mailbox"
+)
+
+// withInbox gives the developer's Claude Code a session with an inbox, as
+// its start-up hook records it.
+func (r *paneRig) withInbox() *fakesession.Session {
+	r.t.Helper()
+	s := fakesession.New(r.t, "session-1")
+	rec := clientinbox.Record{SessionID: s.ID, Transcript: s.Transcript, ConfigDir: s.ConfigDir}
+	if err := rec.Write(r.ws.Store.ClientRecordPath("developer_agent"), ""); err != nil {
+		r.t.Fatal(err)
+	}
+	return s
+}
+
+// handedOver are the texts of the user messages the session was sent.
+func handedOver(s *fakesession.Session) []string {
+	var texts []string
+	for _, conn := range s.Sent() {
+		for _, line := range conn {
+			var m struct {
+				Type    string
+				Message struct{ Content string }
+			}
+			if json.Unmarshal([]byte(line), &m) == nil && m.Type == "user" {
+				texts = append(texts, m.Message.Content)
+			}
+		}
+	}
+	return texts
+}
+
+// A busy agent whose client has an inbox is handed its mail at once,
+// whole, with nothing typed; its hooks do not show it again, and the log's
+// record says the inbox took it.
+func TestABusyAgentIsHandedItsMailThroughItsClientsInbox(t *testing.T) {
+	r := newPaneRig(t)
+	s := r.withInbox()
+	r.state("developer_agent", mailbox.StateBusy)
+	s.SetStatus(clientinbox.StatusBusy)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look()
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Errorf("typed %q into the pane", got)
+	}
+	texts := handedOver(s)
+	if len(texts) != 1 || !strings.Contains(texts[0], a.id) || !strings.Contains(texts[0], "Review the login change") || !strings.Contains(texts[0], "Reviewer Agent") {
+		t.Fatalf("the inbox was handed %q; want the message once, with its sender", texts)
+	}
+	if !r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+		t.Error("the message handed over is not recorded as shown: its hooks would show it again")
+	}
+	announced, err := r.ws.Store.Announcements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := announced[1]; len(got) != 1 || got[0].Channel != mailbox.ChannelInbox || got[0].To != "developer_agent" {
+		t.Errorf("the log's record of #1 = %+v; want the inbox, to developer_agent", got)
+	}
+	r.look()
+	if texts := handedOver(s); len(texts) != 1 {
+		t.Errorf("handed over again on the next look: %q", texts)
+	}
+}
+
+// A message the hooks showed first is not handed over.
+func TestTheInboxIsNotHandedWhatAHookShowed(t *testing.T) {
+	r := newPaneRig(t)
+	s := r.withInbox()
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Shown after a tool call", 1)
+	if _, err := r.ws.Store.ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
+		t.Fatal(err)
+	}
+	r.look()
+	r.look()
+	if texts := handedOver(s); len(texts) != 0 {
+		t.Errorf("handed %q over: its hook had shown it", texts)
+	}
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Errorf("typed %q", got)
+	}
+}
+
+// A client that takes a message and never puts it into its conversation
+// (a send others report) has it given back: its hooks may show it, and it
+// is typed once the agent is idle.
+func TestMailTheInboxLosesIsTypedWhenTheAgentIsIdle(t *testing.T) {
+	r := newPaneRig(t)
+	r.panes.inboxWait = 50 * time.Millisecond
+	s := r.withInbox()
+	s.Take = func(string) bool { return false }
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look() // the screen not seen standing still yet; handed over, and lost
+	if texts := handedOver(s); len(texts) != 1 {
+		t.Fatalf("handed over %q; want once", texts)
+	}
+	if r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+		t.Error("a message lost by the inbox is still recorded as shown: no hook would show it")
+	}
+	r.look()
+	r.look()
+	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+		t.Fatalf("the pane got %q; want %q once", got, want)
+	}
+}
+
+// The client's registry says the agent waits on a permission prompt after
+// its hook said busy: the newer word stands.
+func TestTheClientsRegistryIsAStateSource(t *testing.T) {
+	r := newPaneRig(t)
+	s := r.withInbox()
+	if err := r.ws.Store.WriteState("developer_agent", mailbox.AgentState{State: mailbox.StateBusy, Since: time.Now().Add(-time.Minute), Source: mailbox.SourceHook}); err != nil {
+		t.Fatal(err)
+	}
+	s.SetStatus(clientinbox.StatusWaiting)
+	r.look()
+	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "waiting") {
+		t.Errorf("border = %q; want waiting, as the client's registry says", border)
+	}
+	r.state("developer_agent", mailbox.StateIdle) // its hook speaks after
+	r.look()
+	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "idle") {
+		t.Errorf("border = %q; want idle, as its hook said last", border)
+	}
+}
