@@ -41,18 +41,18 @@ const (
 // state, keeps the pane borders current, and announces delivered messages in
 // idle panes, each pane typed into by one goroutine at a time.
 type Panes struct {
-	ws        *workspace.Workspace
-	store     *mailbox.Store
-	now       func() time.Time
-	logf      func(format string, args ...any)
-	started   time.Time // the master's start: a team brought up after it is told of the mail waiting
-	tick      time.Duration
-	typer     tmux.TypeOptions
-	hookWait  time.Duration // how long a prompt hook gets to confirm a typed line
+	ws       *workspace.Workspace
+	store    *mailbox.Store
+	now      func() time.Time
+	logf     func(format string, args ...any)
+	started  time.Time // the master's start: a team brought up after it is told of the mail waiting
+	tick     time.Duration
+	typer    tmux.TypeOptions
+	hookWait time.Duration // how long a prompt hook gets to confirm a typed line
 	// inboxWait is how long a client that is not working gets to put a
 	// notice handed to its inbox into its conversation (inboxConfirm).
 	inboxWait time.Duration
-	byProcess bool          // each tmux command in a process of its own, no control connection
+	byProcess bool // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
 	session  *agents.Session
