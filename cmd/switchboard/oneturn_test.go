@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -84,17 +86,44 @@ func testOneRequest(t *testing.T, c realclient.Client) {
 // model request that carries the message's body, for a real client idle
 // under up, against its stand-in model; compare with
 // BenchmarkTeamNoticeLatency, the notice typed into a program that reads
-// its input.
+// its input. Claude Code is measured three ways in the same run: through
+// its own inbox (as up runs it), typed (its inbox's socket removed), and
+// the client's own floor, a write on its socket straight from the test.
 //
 //	go test -run '^$' -bench SendToModelRequest -benchtime 20x ./cmd/switchboard
 func BenchmarkSendToModelRequest(b *testing.B) {
-	for _, c := range []realclient.Client{realclient.ClaudeCode, realclient.Codex, realclient.GeminiCLI} {
-		b.Run(c.Name, func(b *testing.B) {
-			tm, u := clientInTeam(b, c, "developer_agent", "Developer Agent", "")
+	viaSend := func(tm *team, agent string, i int, body string) error {
+		_, err := sendWith("switchboard", tm.root, "reviewer_agent", agent, fmt.Sprintf("Note %d", i), body)
+		return err
+	}
+	for _, way := range []struct {
+		name   string
+		client realclient.Client
+		prep   func(b *testing.B, tm *team, agent string)
+		send   func(tm *team, agent string, i int, body string) error
+	}{
+		{name: "Claude Code inbox", client: realclient.ClaudeCode, send: viaSend},
+		{name: "Claude Code typed", client: realclient.ClaudeCode, send: viaSend, prep: func(b *testing.B, tm *team, agent string) {
+			if _, s := tm.session(agent); os.Remove(s.Socket) != nil {
+				b.Fatal("cannot remove the inbox's socket")
+			}
+		}},
+		{name: "Claude Code socket floor", client: realclient.ClaudeCode, send: func(tm *team, agent string, i int, body string) error {
+			_, s := tm.session(agent)
+			return s.Send(context.Background(), "", body)
+		}},
+		{name: realclient.Codex.Name, client: realclient.Codex, send: viaSend},
+		{name: realclient.GeminiCLI.Name, client: realclient.GeminiCLI, send: viaSend},
+	} {
+		b.Run(way.name, func(b *testing.B) {
+			tm, u := clientInTeam(b, way.client, "developer_agent", "Developer Agent", "")
 			const agent = "developer_agent"
 			u.API.Respond(realclient.TextReply)
 			tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 			waitUntil(b, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+			if way.prep != nil {
+				way.prep(b, tm, agent)
+			}
 			var times []time.Duration
 			var settled time.Time // the last message was sent then: its turn ends after
 			b.ResetTimer()
@@ -106,7 +135,7 @@ func BenchmarkSendToModelRequest(b *testing.B) {
 				body := fmt.Sprintf("BODY-%d-%d", i, time.Now().UnixNano())
 				mark := u.API.Mark()
 				start := time.Now()
-				if _, err := sendWith("switchboard", tm.root, "reviewer_agent", agent, fmt.Sprintf("Note %d", i), body); err != nil {
+				if err := way.send(tm, agent, i, body); err != nil {
 					b.Fatal(err)
 				}
 				waitUntil(b, time.Minute, "the request carrying the body", func() bool {
