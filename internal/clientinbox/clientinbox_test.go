@@ -24,11 +24,14 @@ func write(t *testing.T, path, text string) {
 }
 
 func TestSendAuthenticatesAndHandsOverOneUserMessage(t *testing.T) {
-	fake := fakesession.New(t, "s-1")
+	fake := fakesession.New(t, "s-1", "%0")
 	rec := clientinbox.Record{SessionID: "s-1", ConfigDir: fake.ConfigDir}
 	s, err := rec.Session()
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !s.InPane("%0") || s.InPane("%1") || s.InPane("") {
+		t.Errorf("the session in %%0 says it runs in %q", s.Tmux)
 	}
 	if err := s.Send(context.Background(), "reviewer_agent", "hello \"there\"\nsecond line"); err != nil {
 		t.Fatal(err)
@@ -57,7 +60,7 @@ func TestSendAuthenticatesAndHandsOverOneUserMessage(t *testing.T) {
 }
 
 func TestASessionIsFoundByItsIDAlone(t *testing.T) {
-	dir := fakesession.New(t, "s-1").ConfigDir
+	dir := fakesession.New(t, "s-1", "%0").ConfigDir
 	if _, err := clientinbox.Find(dir, "s-2"); !errors.Is(err, clientinbox.ErrNoSession) {
 		t.Errorf("another session's id found %v; want ErrNoSession", err)
 	}
@@ -76,7 +79,7 @@ func TestASessionIsFoundByItsIDAlone(t *testing.T) {
 }
 
 func TestASocketGoneIsNotTaken(t *testing.T) {
-	s, err := clientinbox.Find(fakesession.New(t, "s-1").ConfigDir, "s-1")
+	s, err := clientinbox.Find(fakesession.New(t, "s-1", "%0").ConfigDir, "s-1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,6 +140,13 @@ func (s Session) token() (string, error) {
 	return "", fmt.Errorf("session %s (pid %d) published no key: %w", s.SessionID, s.PID, ErrNoSession)
 }
 
+// InPane reports whether the session says it runs in the tmux pane (its
+// id, "%3"): a record that names another agent's session, written by hand,
+// is not believed.
+func (s Session) InPane(pane string) bool {
+	return pane != "" && strings.HasSuffix(s.Tmux, "."+pane)
+}
+
 // EntryPath is the session's entry in its client's registry.
 func (s Session) EntryPath() string {
 	return filepath.Join(s.configDir, "sessions", strconv.Itoa(s.PID)+".json")

@@ -47,19 +47,20 @@ func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string,
 			continue
 		}
 		inboxes[name] = got.rec.SessionID
-		if st, ok := p.clientState(name, got.rec); ok {
+		if st, ok := p.clientState(name, seat.Pane, got.rec); ok {
 			states[name] = st
 		}
 	}
 	return inboxes, states
 }
 
-// clientState is what the registry entry of the agent's session says.
-func (p *Panes) clientState(agent string, rec clientinbox.Record) (mailbox.AgentState, bool) {
+// clientState is what the registry entry of the agent's session says, when
+// the session runs in the agent's pane.
+func (p *Panes) clientState(agent, pane string, rec clientinbox.Record) (mailbox.AgentState, bool) {
 	s, known := p.sessions[agent]
 	if !known || s.SessionID != rec.SessionID {
 		found, err := rec.Session()
-		if err != nil {
+		if err != nil || !found.InPane(pane) {
 			delete(p.sessions, agent)
 			return mailbox.AgentState{}, false
 		}

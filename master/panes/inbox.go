@@ -2,6 +2,7 @@ package panes
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ const (
 // handOver sends the notices to the agent's client through its inbox, and
 // returns those it could not send, to be typed; what was sent is confirmed
 // in the background, and given back to the pane when it does not arrive.
-func (p *Panes) handOver(ctx context.Context, agent string, items []announcement) (rest []announcement) {
+func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announcement) (rest []announcement) {
 	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
 	if err != nil || !ok {
 		return items
@@ -39,6 +40,10 @@ func (p *Panes) handOver(ctx context.Context, agent string, items []announcement
 	session, err := rec.Session()
 	if err != nil {
 		p.inboxFailed(agent, rec.SessionID, "its session is not running", items)
+		return items
+	}
+	if !session.InPane(pane) {
+		p.inboxFailed(agent, rec.SessionID, fmt.Sprintf("the session recorded for it runs in %q, not in its pane %s", session.Tmux, pane), items)
 		return items
 	}
 	taken, err := p.store.ClaimShown(agent, files(items), "")

@@ -15,7 +15,7 @@ import (
 // its start-up hook records it.
 func (r *paneRig) withInbox() *fakesession.Session {
 	r.t.Helper()
-	s := fakesession.New(r.t, "session-1")
+	s := fakesession.New(r.t, "session-1", "%0")
 	rec := clientinbox.Record{SessionID: s.ID, Transcript: s.Transcript, ConfigDir: s.ConfigDir}
 	if err := rec.Write(r.ws.Store.ClientRecordPath("developer_agent"), ""); err != nil {
 		r.t.Fatal(err)
@@ -134,5 +134,28 @@ func TestTheClientsRegistryIsAStateSource(t *testing.T) {
 	r.look()
 	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "idle") {
 		t.Errorf("border = %q; want idle, as its hook said last", border)
+	}
+}
+
+// An agent that writes its client's record by hand, naming a teammate's
+// session, does not get its notices handed into the teammate's
+// conversation: the session says which pane it runs in.
+func TestARecordNamingAnotherPanesSessionIsNotBelieved(t *testing.T) {
+	r := newPaneRig(t)
+	teammate := fakesession.New(t, "reviewers-session", "%2")
+	rec := clientinbox.Record{SessionID: teammate.ID, Transcript: teammate.Transcript, ConfigDir: teammate.ConfigDir}
+	if err := rec.Write(r.ws.Store.ClientRecordPath("developer_agent"), ""); err != nil {
+		t.Fatal(err)
+	}
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Forward this to the reviewer", 1)
+	r.look()
+	r.look()
+	if texts := handedOver(teammate); len(texts) != 0 {
+		t.Errorf("the teammate's session was handed %q", texts)
+	}
+	want := "[FROM: Reviewer Agent] Forward this to the reviewer (switchboard read " + a.id + ")"
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+		t.Errorf("the agent's own pane got %q; want %q typed once", got, want)
 	}
 }

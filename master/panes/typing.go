@@ -130,7 +130,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		return
 	}
 	if job.inbox {
-		notices = p.handOver(ctx, agent, notices)
+		notices = p.handOver(ctx, agent, seat.Pane, notices)
 	}
 	if len(notices) > 0 && !job.idle {
 		// Not handed over to a busy agent: typed once it is idle.

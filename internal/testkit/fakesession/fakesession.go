@@ -18,6 +18,7 @@ const Token = "fake-peer-token"
 type Session struct {
 	ConfigDir  string // where its registry is (the client's config folder)
 	ID         string
+	Pane       string // the tmux pane it says it runs in
 	Socket     string
 	Transcript string
 
@@ -29,11 +30,12 @@ type Session struct {
 	Take func(text string) bool
 }
 
-// New registers a session of this process under a new config folder and
-// starts listening on its socket, with status "idle".
-func New(t testing.TB, id string) *Session {
+// New registers a session of this process, running in the tmux pane
+// named, under a new config folder, and starts listening on its socket,
+// with status "idle".
+func New(t testing.TB, id, pane string) *Session {
 	t.Helper()
-	s := &Session{t: t, ConfigDir: t.TempDir(), ID: id}
+	s := &Session{t: t, ConfigDir: t.TempDir(), ID: id, Pane: pane}
 	dir := t.TempDir()
 	s.Socket = filepath.Join(dir, "s.sock")
 	s.Transcript = filepath.Join(dir, "transcript.jsonl")
@@ -52,6 +54,7 @@ func New(t testing.TB, id string) *Session {
 func (s *Session) SetStatus(status string) {
 	s.write(filepath.Join(s.ConfigDir, "sessions", strconv.Itoa(os.Getpid())+".json"), map[string]any{
 		"pid": os.Getpid(), "sessionId": s.ID, "messagingSocketPath": s.Socket, "status": status, "version": "2.1.328",
+		"tmux": "switchboard:@0." + s.Pane,
 	})
 }
 
