@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -78,11 +79,17 @@ func Claude(in io.Reader, out io.Writer, env Env) error {
 	data, readErr := io.ReadAll(io.LimitReader(in, 1<<20))
 	parseErr := json.Unmarshal(data, &ev)
 	res, err := answer(ev, env)
+	// A call that cannot be read is refused when it may be the peer tool's
+	// (one larger than the input read, say): "{}" would let it run.
+	refusal := output{}
+	if bytes.Contains(data, []byte(`"PreToolUse"`)) {
+		refusal = refuseTool(peerHow)
+	}
 	switch {
 	case readErr != nil:
-		res, err = output{}, fmt.Errorf("read the hook input: %w", readErr)
+		res, err = refusal, fmt.Errorf("read the hook input: %w", readErr)
 	case parseErr != nil:
-		res, err = output{}, fmt.Errorf("hook input is not JSON: %w", parseErr)
+		res, err = refusal, fmt.Errorf("hook input is not JSON: %w", parseErr)
 	}
 	encoded, encErr := json.Marshal(res)
 	if encErr != nil {
@@ -276,9 +283,7 @@ func anyTyped(items []mailbox.FileInfo) bool {
 // sessionStart tells the agent who it is, whom it may write to and hear
 // from, the commands, and how much mail waits for it.
 func sessionStart(ev event, env Env) (output, error) {
-	if err := recordSession(ev, env); err != nil {
-		return output{}, err
-	}
+	recordErr := recordSession(ev, env) // said after the card, which the agent needs more
 	r, err := rules.LoadTeam(env.Workspace)
 	if err != nil {
 		return output{}, err
@@ -338,7 +343,7 @@ func sessionStart(ev event, env Env) (output, error) {
 		fmt.Fprintf(&b, "%s waiting for you; `switchboard inbox` lists them.\n", countMessages(sum))
 	}
 	// Idle last: the master types notices to idle agents only.
-	return withContext("SessionStart", b.String()), setState(env, mailbox.StateIdle)
+	return withContext("SessionStart", b.String()), errors.Join(recordErr, setState(env, mailbox.StateIdle))
 }
 
 // countMessages says "1 unread message", "3 unread messages (1 urgent)".

@@ -140,10 +140,20 @@ func heading(n int, what string) string {
 	return fmt.Sprintf("switchboard: %d %s messages from other agents of your team:", n, what)
 }
 
-// Present is the text that hands a model the messages named (delivered
-// file names) from outside its hooks, through its client's own inbox: the
-// messages as the prompt's hook would list them, each with its body within
-// the same bounds, forged files unquoted.
-func Present(store *mailbox.Store, agent string, names []string) string {
-	return describe(store, agent, infos(names), heading(len(names), "new"), newBudget(), false)
+// Present is the text that hands a model messages named (delivered file
+// names, oldest first) from outside its hooks, through its client's own
+// inbox: as the prompt's hook would list them, each with its body within
+// the same bounds, forged files unquoted. It lists those still unread, as
+// many as one hook lists, oldest first, and returns their names: the rest
+// are for another time.
+func Present(store *mailbox.Store, agent string, names []string) (text string, listed []string) {
+	for _, name := range names {
+		if _, err := store.LoadUnread(agent, name); err == nil && len(listed) < maxListed {
+			listed = append(listed, name)
+		}
+	}
+	if len(listed) == 0 {
+		return "", nil
+	}
+	return describe(store, agent, infos(listed), heading(len(listed), "new"), newBudget(), false), listed
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"switchboard/desk"
@@ -21,6 +22,9 @@ import (
 // agent every session of the user, is denied in the settings outright.
 const PeerMessageTool = "SendMessage"
 
+// peerHow tells the model how agents write to each other in a team.
+const peerHow = "In this team, agents write to each other with switchboard (switchboard send --to AGENT --title T --content C), not with " + PeerMessageTool + "."
+
 // peerMessage is what a call of the tool asks to send: Claude Code 2.1.328
 // fills both names of each field.
 type peerMessage struct {
@@ -35,22 +39,42 @@ func preToolUse(ev event, env Env) (output, error) {
 	if ev.Tool != PeerMessageTool {
 		return output{}, nil
 	}
-	reason, err := sendPeerMessage(ev, env)
+	var in peerMessage
+	if err := json.Unmarshal(ev.Input, &in); err != nil {
+		return refuseTool(peerHow), fmt.Errorf("read a %s call: %w", PeerMessageTool, err)
+	}
+	if !reachesAnotherSession(in.to(), env) {
+		return output{}, nil // one of the session's own subagents
+	}
+	reason, err := sendPeerMessage(in, env)
 	return refuseTool(reason), err
+}
+
+// to is whom the call writes to.
+func (in peerMessage) to() string { return strings.TrimSpace(firstOf(in.To, in.Recipient)) }
+
+// reachesAnotherSession reports whether a call to that address would
+// leave the session: to an agent of the team, to a socket or a bridged
+// session by its address, or to a live session of the user's by its name
+// or id. The session's own subagents (the names its Agent tool gave them,
+// and "main" for its own conversation) are its own business.
+func reachesAnotherSession(to string, env Env) bool {
+	if to == "" || to == "*" || strings.Contains(to, ":") || strings.Contains(to, "/") || to == clientinbox.Sender {
+		return true
+	}
+	if r, err := rules.LoadTeam(env.Workspace); err != nil || r.Knows(to) {
+		return true
+	}
+	return slices.Contains(clientinbox.Names(clientinbox.ConfigDir(env.Environ)), to)
 }
 
 // sendPeerMessage sends what the tool call asked as a switchboard message
 // from the agent, when it names an agent of the team, and says what became
 // of it; else it tells the overseers of the attempt. Either way the
 // client's own message is not sent.
-func sendPeerMessage(ev event, env Env) (reason string, err error) {
-	const how = "In this team, agents write to each other with switchboard (switchboard send --to AGENT --title T --content C), not with " + PeerMessageTool + "."
-	var in peerMessage
-	if err := json.Unmarshal(ev.Input, &in); err != nil {
-		return how, fmt.Errorf("read a %s call: %w", PeerMessageTool, err)
-	}
-	to := strings.TrimSpace(firstOf(in.To, in.Recipient))
-	text := firstOf(in.Message, in.Content)
+func sendPeerMessage(in peerMessage, env Env) (reason string, err error) {
+	const how = peerHow
+	to, text := in.to(), firstOf(in.Message, in.Content)
 	r, err := rules.LoadTeam(env.Workspace)
 	if err != nil {
 		return how, err

@@ -125,6 +125,9 @@ type hookHandler struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
 	Timeout int    `json:"timeout"`
+	// OnFailure "block": Claude Code refuses the call when the hook fails
+	// to answer (it cannot start, or times out), instead of running it.
+	OnFailure string `json:"onFailure,omitempty"`
 }
 
 type hookGroup struct {
@@ -140,6 +143,9 @@ func (w Wiring) hookTable(events []string, matchers map[string]string, timeouts 
 		handler := hookHandler{Type: "command", Command: w.command("hook", "claude"), Timeout: timeout}
 		if t, ok := timeouts[ev]; ok {
 			handler.Timeout = t
+		}
+		if ev == "PreToolUse" {
+			handler.OnFailure = "block" // the peer tool must not slip past a hook that failed
 		}
 		table[ev] = []hookGroup{{Matcher: matchers[ev], Hooks: []hookHandler{handler}}}
 	}

@@ -47,23 +47,11 @@ func (s *Store) RecordAnnouncements(list ...Announcement) error {
 	if len(list) == 0 {
 		return nil
 	}
-	var data []byte
-	for _, a := range list {
-		line, err := json.Marshal(a)
-		if err != nil {
-			return fmt.Errorf("encode an announcement: %w", err)
-		}
-		data = append(append(data, line...), '\n')
+	values := make([]any, len(list))
+	for i, a := range list {
+		values[i] = a
 	}
-	f, err := os.OpenFile(s.AnnouncedPath(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return fmt.Errorf("record announcements: %w", err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := appendJSONLines(s.AnnouncedPath(), values, false); err != nil {
 		return fmt.Errorf("record announcements: %w", err)
 	}
 	return nil

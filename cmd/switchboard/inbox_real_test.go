@@ -21,24 +21,10 @@ import (
 // typed at as before, and the client's own channel between sessions
 // obeys the team's rules.
 
-// loggedEntry is a line of log --json, as a script reads it.
-type loggedEntry struct {
-	Seq       int64    `json:"seq"`
-	ID        string   `json:"id"`
-	From      string   `json:"from"`
-	To        []string `json:"to"`
-	Title     string   `json:"title"`
-	Status    string   `json:"status"`
-	Announced []struct {
-		To      string `json:"to"`
-		Channel string `json:"channel"`
-	} `json:"announced"`
-}
-
 // logged is the team's log, as log --json gives it (args narrow it).
-func (tm *team) logged(args ...string) []loggedEntry {
+func (tm *team) logged(args ...string) []logEntry {
 	tm.t.Helper()
-	var entries []loggedEntry
+	var entries []logEntry
 	if err := json.Unmarshal([]byte(tm.must(append([]string{"log", "--json"}, args...)...)), &entries); err != nil {
 		tm.t.Fatal(err)
 	}

@@ -18,6 +18,10 @@ import (
 // or one that exited).
 var ErrNoSession = errors.New("clientinbox: no live session")
 
+// ErrTornEntry is an entry read while the client rewrote it in place: read
+// it again.
+var ErrTornEntry = errors.New("clientinbox: the session's entry was being written")
+
 // Client statuses a session's registry entry gives.
 const (
 	StatusIdle    = "idle"
@@ -29,14 +33,18 @@ const (
 type Session struct {
 	PID       int    `json:"pid"`
 	SessionID string `json:"sessionId"`
+	Name      string `json:"name"` // what the client's own tools call it
 	Cwd       string `json:"cwd"`
 	Version   string `json:"version"`
 	// Tmux is the pane the session runs in, as "session:@window.%pane".
 	Tmux   string `json:"tmux"`
 	Socket string `json:"messagingSocketPath"`
 	Status string `json:"status"`
-	// Changed is when the entry was last written (its file's time): when
-	// the client last said its status.
+	// StatusUpdatedAt is when the client last wrote its status, in
+	// milliseconds since 1970; it rewrites the entry for other fields too.
+	StatusUpdatedAt int64 `json:"statusUpdatedAt"`
+	// Changed is when the client last said its status: StatusUpdatedAt,
+	// or the entry's file time for a client that does not write it.
 	Changed time.Time `json:"-"`
 
 	configDir string
@@ -84,6 +92,24 @@ func Find(configDir, sessionID string) (Session, error) {
 	return Session{}, ErrNoSession
 }
 
+// Names are the names and ids of the live sessions the registry under
+// configDir lists: whom the client's own tools can write to.
+func Names(configDir string) []string {
+	entries, _ := filepath.Glob(filepath.Join(configDir, "sessions", "*.json"))
+	var names []string
+	for _, path := range entries {
+		s, err := readSession(path)
+		if err != nil || !alive(s.PID) {
+			continue
+		}
+		if s.Name != "" {
+			names = append(names, s.Name)
+		}
+		names = append(names, s.SessionID)
+	}
+	return names
+}
+
 func readSession(path string) (Session, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -96,12 +122,15 @@ func readSession(path string) (Session, error) {
 	}
 	var s Session
 	if err := json.NewDecoder(f).Decode(&s); err != nil {
-		return Session{}, fmt.Errorf("read %s: %w", path, err)
+		return Session{}, fmt.Errorf("read %s: %w: %w", path, err, ErrTornEntry)
 	}
 	if strconv.Itoa(s.PID)+".json" != filepath.Base(path) {
 		return Session{}, fmt.Errorf("%s names pid %d", path, s.PID)
 	}
 	s.Changed = info.ModTime()
+	if s.StatusUpdatedAt > 0 {
+		s.Changed = time.UnixMilli(s.StatusUpdatedAt)
+	}
 	return s, nil
 }
 
@@ -153,9 +182,13 @@ func (s Session) EntryPath() string {
 }
 
 // Current is the session's entry as the client last wrote it: its status
-// now. ErrNoSession when the session has ended.
+// now. ErrNoSession when the session has ended; ErrTornEntry when the
+// entry was being rewritten.
 func (s Session) Current() (Session, error) {
 	now, err := readSession(s.EntryPath())
+	if errors.Is(err, ErrTornEntry) {
+		return Session{}, err
+	}
 	if err != nil || now.SessionID != s.SessionID || !alive(now.PID) {
 		return Session{}, ErrNoSession
 	}

@@ -22,34 +22,84 @@ func (t Transcript) End() int64 {
 	return info.Size()
 }
 
-// Holds reports whether a line the session wrote after from records a
-// message from another session (its origin a peer) in which every one of
-// marks appears: the client put it into the conversation.
-func (t Transcript) Holds(from int64, marks []string) (bool, error) {
+// Progress is what a transcript says of messages sent, each found by a
+// mark that appears in it (its id).
+type Progress struct {
+	// Queued: the client took it into the queue of what it hands its model.
+	Queued map[string]bool
+	// Held: the client put it into the conversation, as a turn of its own
+	// or attached to the next request of a turn that ran.
+	Held map[string]bool
+}
+
+// Follow reads the whole lines written at or after *from, notes in p what
+// they say of each mark, and moves *from past them: the next call reads
+// only what was written since.
+func (t Transcript) Follow(from *int64, marks []string, p *Progress) error {
 	f, err := os.Open(t.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return nil
 	}
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer f.Close()
-	if _, err := f.Seek(from, io.SeekStart); err != nil {
-		return false, err
+	if _, err := f.Seek(*from, io.SeekStart); err != nil {
+		return err
 	}
 	r := bufio.NewReaderSize(f, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
-		if peerMessage(line) && holdsAll(line, marks) {
-			return true, nil
-		}
 		if err == io.EOF {
-			return false, nil
+			return nil // a line not ended yet is read whole next time
 		}
 		if err != nil {
+			return err
+		}
+		*from += int64(len(line))
+		queued, held := enqueued(line), peerMessage(line)
+		if !queued && !held {
+			continue
+		}
+		for _, m := range marks {
+			if !bytes.Contains(line, []byte(m)) {
+				continue
+			}
+			if queued {
+				p.Queued = setMark(p.Queued, m)
+			}
+			if held {
+				p.Held = setMark(p.Held, m)
+			}
+		}
+	}
+}
+
+func setMark(set map[string]bool, mark string) map[string]bool {
+	if set == nil {
+		set = make(map[string]bool)
+	}
+	set[mark] = true
+	return set
+}
+
+// Holds reports whether the transcript, after from, holds in the
+// conversation a message from another session that carries every mark.
+func (t Transcript) Holds(from int64, marks []string) (bool, error) {
+	var p Progress
+	err := t.Follow(&from, marks, &p)
+	for _, m := range marks {
+		if !p.Held[m] {
 			return false, err
 		}
 	}
+	return true, err
+}
+
+// enqueued reports whether a transcript line records the client taking a
+// message into its queue.
+func enqueued(line []byte) bool {
+	return bytes.Contains(line, []byte(`"type":"queue-operation"`)) && bytes.Contains(line, []byte(`"operation":"enqueue"`))
 }
 
 // peerMessage reports whether a transcript line puts a message from
@@ -60,13 +110,4 @@ func (t Transcript) Holds(from int64, marks []string) (bool, error) {
 func peerMessage(line []byte) bool {
 	return bytes.Contains(line, []byte(`"kind":"peer"`)) &&
 		(bytes.Contains(line, []byte(`"type":"user"`)) || bytes.Contains(line, []byte(`"type":"queued_command"`)))
-}
-
-func holdsAll(line []byte, marks []string) bool {
-	for _, m := range marks {
-		if !bytes.Contains(line, []byte(m)) {
-			return false
-		}
-	}
-	return true
 }

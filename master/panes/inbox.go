@@ -2,6 +2,7 @@ package panes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,10 +22,13 @@ import (
 // once the client's transcript holds it; one that does not reach it is
 // given back to the hooks and typed as before.
 
-// inboxConfirm is how long a client that is not working gets to put a
-// message it took into its conversation; a working one puts it at its next
-// tool boundary, which is waited for up to inboxPatience.
+// inboxTake is how long a client gets to take a message into its queue
+// (it writes so in its transcript at once, busy or not); inboxConfirm how
+// long one that is not working gets to put a message it took into its
+// conversation; a working one puts it at its next tool boundary, which is
+// waited for up to inboxPatience.
 const (
+	inboxTake     = 15 * time.Second
 	inboxConfirm  = 3 * time.Second
 	inboxPatience = 30 * time.Minute
 )
@@ -32,6 +36,8 @@ const (
 // handOver sends the notices to the agent's client through its inbox, and
 // returns those it could not send, to be typed; what was sent is confirmed
 // in the background, and given back to the pane when it does not arrive.
+// Those it did not send this time (more than one hook lists, or read
+// meanwhile) wait for the next pass.
 func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announcement) (rest []announcement) {
 	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
 	if err != nil || !ok {
@@ -46,18 +52,29 @@ func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announ
 		p.inboxFailed(agent, rec.SessionID, fmt.Sprintf("the session recorded for it runs in %q, not in its pane %s", session.Tmux, pane), items)
 		return items
 	}
+	if session.Socket == "" {
+		p.inboxFailed(agent, rec.SessionID, "its client keeps no inbox", items)
+		return items
+	}
 	taken, err := p.store.ClaimShown(agent, files(items), "")
 	if err != nil {
 		p.inboxFailed(agent, rec.SessionID, "cannot record what it was shown: "+err.Error(), items)
 		return items
 	}
 	items = dropFiles(items, taken) // its hooks showed them already
+	text, listed := hooks.Present(p.store, agent, files(items))
+	later := slices.DeleteFunc(slices.Clone(items), func(a announcement) bool { return slices.Contains(listed, a.file) })
+	items = dropFiles(items, files(later))
+	if len(later) > 0 {
+		p.giveBack(agent, later)
+		p.requeue(agent, later)
+	}
 	if len(items) == 0 {
 		return nil
 	}
 	transcript := clientinbox.Transcript{Path: rec.Transcript}
 	from, sent := transcript.End(), time.Now()
-	if err := session.Send(ctx, senderOf(items), hooks.Present(p.store, agent, files(items))); err != nil {
+	if err := session.Send(ctx, senderOf(items), text); err != nil {
 		p.giveBack(agent, items)
 		p.inboxFailed(agent, rec.SessionID, err.Error(), items)
 		return items
@@ -70,43 +87,76 @@ func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announ
 	return nil
 }
 
-// confirmHandOver waits for the client's transcript to hold the notices
-// sent: at once when it is idle, at its next tool boundary when it works.
-// When they do not arrive they are given back to the hooks and to the
-// pane, where they are typed once the agent is idle.
+// confirmHandOver follows the client's transcript until it holds the
+// notices sent: at once when the client is idle, at its next tool boundary
+// when it works. Those it did not take into its queue in time, or that
+// did not reach the conversation once it stopped working, are given back
+// to the hooks and to the pane, where they are typed once the agent is
+// idle; those that arrived are recorded in the log's record.
 func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clientinbox.Session, transcript clientinbox.Transcript, from int64, sent time.Time, items []announcement) {
 	marks := make([]string, len(items))
 	for i, a := range items {
 		marks[i] = a.id
 	}
+	var seen clientinbox.Progress
 	settled := sent // the last moment the client was seen working, or the send
-	arrived := watch.Until(ctx, 50*time.Millisecond, inboxPatience, func() bool {
-		if held, _ := transcript.Holds(from, marks); held {
+	ended := false
+	watch.Until(ctx, 50*time.Millisecond, inboxPatience, func() bool {
+		if err := transcript.Follow(&from, marks, &seen); err != nil {
+			p.logf("cannot read the transcript of %s: %v", agent, err)
+		}
+		if len(seen.Held) == len(marks) {
 			return true
 		}
-		now, err := session.Current()
-		if err != nil {
-			return true // ended: decided below
+		if len(seen.Queued) < len(marks) && time.Since(sent) > p.inboxTake {
+			return true // not taken: given back below
 		}
-		if now.Status == clientinbox.StatusBusy || now.Status == clientinbox.StatusWaiting {
+		now, err := session.Current()
+		if errors.Is(err, clientinbox.ErrNoSession) {
+			ended = true
+			return true
+		}
+		if err == nil && (now.Status == clientinbox.StatusBusy || now.Status == clientinbox.StatusWaiting) {
 			settled = time.Now()
 		}
 		return time.Since(settled) > p.inboxWait
 	})
-	if held, _ := transcript.Holds(from, marks); arrived && held {
-		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",
-			strings.Join(announcedSeqs(items), " "), agent, time.Since(sent).Milliseconds())
-		p.record(agent, mailbox.ChannelInbox, items)
-		return
-	}
 	if ctx.Err() != nil {
 		return // the master stops: the claim stands, as for a line typed
 	}
-	p.giveBack(agent, items)
-	p.inboxFailed(agent, session.SessionID, "the client took it, and it did not reach its conversation", items)
+	var arrived, lost []announcement
+	for _, a := range items {
+		if seen.Held[a.id] {
+			arrived = append(arrived, a)
+		} else {
+			lost = append(lost, a)
+		}
+	}
+	if len(arrived) > 0 {
+		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",
+			strings.Join(announcedSeqs(arrived), " "), agent, time.Since(sent).Milliseconds())
+		p.record(agent, mailbox.ChannelInbox, arrived)
+	}
+	if len(lost) == 0 {
+		return
+	}
+	why := "the client did not take it"
+	switch {
+	case ended:
+		why = "its session ended"
+	case len(seen.Queued) == len(marks):
+		why = "the client took it, and it did not reach its conversation"
+	}
+	p.giveBack(agent, lost)
+	p.inboxFailed(agent, session.SessionID, why, lost)
+	p.requeue(agent, lost)
+}
+
+// requeue puts announcements back in front of the agent's queue.
+func (p *Panes) requeue(agent string, items []announcement) {
 	p.mu.Lock()
 	v := p.viewOf(agent)
-	v.pending = append(items, v.pending...)
+	v.pending = append(slices.Clone(items), v.pending...)
 	p.mu.Unlock()
 	p.Wake()
 }
@@ -128,11 +178,14 @@ const inboxRetry = 10 * time.Second
 // while, or until the client starts another session, the agent's notices
 // are typed.
 func (p *Panes) inboxFailed(agent, session, why string, items []announcement) {
-	p.logf("%s notice for %s not handed through its client's inbox (%s): typed instead when it is idle", strings.Join(announcedSeqs(items), " "), agent, why)
 	p.mu.Lock()
 	v := p.viewOf(agent)
-	v.inboxDown, v.inboxRetryAt, v.inbox = session, time.Now().Add(inboxRetry), false
+	said := v.inboxDown == session && v.inboxWhy == why
+	v.inboxDown, v.inboxWhy, v.inboxRetryAt, v.inbox = session, why, time.Now().Add(inboxRetry), false
 	p.mu.Unlock()
+	if !said { // an inbox that fails each retry the same way is said once
+		p.logf("%s notice for %s not handed through its client's inbox (%s): typed instead when it is idle", strings.Join(announcedSeqs(items), " "), agent, why)
+	}
 }
 
 // inboxUsable reports whether the agent's notices go to the session's

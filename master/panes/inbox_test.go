@@ -1,7 +1,7 @@
 package panes
 
 import (
-	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -24,21 +24,7 @@ func (r *paneRig) withInbox() *fakesession.Session {
 }
 
 // handedOver are the texts of the user messages the session was sent.
-func handedOver(s *fakesession.Session) []string {
-	var texts []string
-	for _, conn := range s.Sent() {
-		for _, line := range conn {
-			var m struct {
-				Type    string
-				Message struct{ Content string }
-			}
-			if json.Unmarshal([]byte(line), &m) == nil && m.Type == "user" {
-				texts = append(texts, m.Message.Content)
-			}
-		}
-	}
-	return texts
-}
+func handedOver(s *fakesession.Session) []string { return s.Texts() }
 
 // A busy agent whose client has an inbox is handed its mail at once,
 // whole, with nothing typed; its hooks do not show it again, and the log's
@@ -157,5 +143,47 @@ func TestARecordNamingAnotherPanesSessionIsNotBelieved(t *testing.T) {
 	want := "[FROM: Reviewer Agent] Forward this to the reviewer (switchboard read " + a.id + ")"
 	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
 		t.Errorf("the agent's own pane got %q; want %q typed once", got, want)
+	}
+}
+
+// An inbox that refuses switchboard's key takes nothing: the notice is
+// typed once the client has had its time to take it.
+func TestAnInboxThatRefusesTheKeyIsTypedAt(t *testing.T) {
+	r := newPaneRig(t)
+	r.panes.inboxTake = 50 * time.Millisecond
+	s := r.withInbox()
+	s.PlantKey("not-the-token")
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look()
+	r.look()
+	r.look()
+	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
+	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+		t.Fatalf("the pane got %q; want %q once", got, want)
+	}
+}
+
+// More mail than one hook lists goes over in parts, each message once.
+func TestMoreMailThanOneListingGoesOverInParts(t *testing.T) {
+	r := newPaneRig(t)
+	s := r.withInbox()
+	r.state("developer_agent", mailbox.StateBusy)
+	s.SetStatus(clientinbox.StatusBusy)
+	var ids []string
+	for i := 1; i <= 13; i++ {
+		ids = append(ids, r.deliver("developer_agent", fmt.Sprintf("Message %d", i), int64(i)).id)
+	}
+	for range 3 {
+		r.look()
+	}
+	all := strings.Join(handedOver(s), "\n")
+	for _, id := range ids {
+		if n := strings.Count(all, id); n != 1 {
+			t.Errorf("message %s handed over %d times; want once", id, n)
+		}
+	}
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Errorf("typed %q", got)
 	}
 }

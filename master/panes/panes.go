@@ -49,9 +49,10 @@ type Panes struct {
 	tick     time.Duration
 	typer    tmux.TypeOptions
 	hookWait time.Duration // how long a prompt hook gets to confirm a typed line
-	// inboxWait is how long a client that is not working gets to put a
-	// notice handed to its inbox into its conversation (inboxConfirm).
-	inboxWait time.Duration
+	// inboxTake is how long a client gets to take a notice handed to its
+	// inbox into its queue (inboxTake), inboxWait how long one that is not
+	// working gets to put it into its conversation (inboxConfirm).
+	inboxTake, inboxWait time.Duration
 	byProcess bool // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
@@ -125,6 +126,7 @@ type view struct {
 	// whose notices are typed until inboxRetryAt.
 	inbox        bool
 	inboxDown    string
+	inboxWhy     string // why inboxDown's inbox failed, as last said
 	inboxRetryAt time.Time
 }
 
@@ -169,7 +171,7 @@ func New(cfg Config) *Panes {
 	}
 	return &Panes{
 		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
-		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
+		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
 		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 	}

@@ -134,9 +134,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 	}
 	if len(notices) > 0 && !job.idle {
 		// Not handed over to a busy agent: typed once it is idle.
-		p.mu.Lock()
-		job.view.pending = append(notices, job.view.pending...)
-		p.mu.Unlock()
+		p.requeue(agent, notices)
 		return
 	}
 	if notices = p.claim(agent, notices); len(notices) == 0 {

@@ -26,7 +26,9 @@ type Session struct {
 	mu    sync.Mutex
 	lines [][]string // what each connection sent, line by line
 	// Take decides, for each user message sent, whether the session puts
-	// it into its conversation (a line in the transcript); true when nil.
+	// it into its conversation (a line in the transcript) after taking it
+	// into its queue (a line too); true when nil. A connection that does
+	// not authenticate with Token first is read and ignored.
 	Take func(text string) bool
 }
 
@@ -48,6 +50,12 @@ func New(t testing.TB, id, pane string) *Session {
 	t.Cleanup(func() { l.Close() })
 	go s.serve(l)
 	return s
+}
+
+// PlantKey replaces the key the session publishes, so that a sender that
+// reads it authenticates with one the session refuses.
+func (s *Session) PlantKey(token string) {
+	s.write(filepath.Join(s.ConfigDir, "sessions", strconv.Itoa(os.Getpid())+".ab12.key"), map[string]any{"peerToken": token})
 }
 
 // SetStatus rewrites the session's registry entry with status.
@@ -81,19 +89,46 @@ func (s *Session) serve(l net.Listener) {
 		s.lines = append(s.lines, got)
 		take := s.Take
 		s.mu.Unlock()
+		authed := false
 		for _, line := range got {
 			var m struct {
 				Type    string
+				Token   string
 				From    string
 				Message struct{ Content string }
 			}
-			if json.Unmarshal([]byte(line), &m) == nil && m.Type == "user" && (take == nil || take(m.Message.Content)) {
+			if json.Unmarshal([]byte(line), &m) != nil {
+				continue
+			}
+			authed = authed || (m.Type == "auth" && m.Token == Token)
+			if m.Type != "user" || !authed {
+				continue
+			}
+			s.appendTranscript(map[string]any{"type": "queue-operation", "operation": "enqueue", "content": m.Message.Content})
+			if take == nil || take(m.Message.Content) {
 				s.appendTranscript(map[string]any{"type": "user", "message": map[string]any{"role": "user", "content": m.Message.Content},
 					"origin": map[string]any{"kind": "peer", "from": m.From}})
 			}
 		}
 		c.Close()
 	}
+}
+
+// Texts are the user messages the session was sent, in order.
+func (s *Session) Texts() []string {
+	var texts []string
+	for _, conn := range s.Sent() {
+		for _, line := range conn {
+			var m struct {
+				Type    string
+				Message struct{ Content string }
+			}
+			if json.Unmarshal([]byte(line), &m) == nil && m.Type == "user" {
+				texts = append(texts, m.Message.Content)
+			}
+		}
+	}
+	return texts
 }
 
 func (s *Session) appendTranscript(v any) {
