@@ -53,7 +53,7 @@ type Panes struct {
 	// inbox into its queue (inboxTake), inboxWait how long one that is not
 	// working gets to put it into its conversation (inboxConfirm).
 	inboxTake, inboxWait time.Duration
-	byProcess bool // each tmux command in a process of its own, no control connection
+	byProcess            bool // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
 	session  *agents.Session
