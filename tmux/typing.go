@@ -23,6 +23,10 @@ type TypeOptions struct {
 	// echo, an input box that folds a paste into a placeholder) gets Enter
 	// after all of Pause.
 	Pause time.Duration
+	// Settle is the least wait between the paste and Enter, for a program
+	// that draws a paste before it takes an Enter as a key of its own
+	// (Gemini CLI).
+	Settle time.Duration
 	// Retries of Enter when the line is still there.
 	Retries int
 	// Check is how long to watch for the line to leave after each Enter.
@@ -101,7 +105,11 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 		return typed, err
 	}
 	p.lastKey = "text"
+	pasted := time.Now()
 	if line, err = c.awaitPaste(ctx, pane, tail, before, opts); err != nil {
+		return typed, err
+	}
+	if err := watch.Sleep(ctx, time.Until(pasted.Add(opts.Settle))); err != nil {
 		return typed, err
 	}
 	echoed := strings.Contains(line, tail)

@@ -113,6 +113,32 @@ func TestSendLineEntersWhenTheInputBoxShowsThePaste(t *testing.T) {
 	}
 }
 
+// A program that takes an Enter too soon after a paste as part of it gets
+// its Enter no sooner than Settle, even when it drew the paste at once.
+func TestSendLineWaitsToSettleBeforeEnter(t *testing.T) {
+	stub := NewStubRunner(t)
+	c := NewClient("test", stub)
+	stub.Expect(
+		StubCall{Match: "display-message -p -t %4 #{cursor_y}", Output: "0 0\n"},
+		StubCall{Match: "capture-pane -p -J -t %4 -S 0 -E 0", Output: "> \n"},
+		StubCall{Match: "capture-pane -p -J -t %4", Output: "> \n"},
+		StubCall{Match: "paste-buffer"},
+		StubCall{Match: "display-message -p -t %4 #{cursor_y}", Output: "0 0\n"},
+		StubCall{Match: "capture-pane -p -J -t %4 -S 0 -E 0", Output: "> tests pass\n"},
+		StubCall{Match: "send-keys -t %4 Enter"},
+		StubCall{Match: "display-message -p -t %4 #{cursor_y}", Output: "1 0\n"},
+		StubCall{Match: "capture-pane -p -J -t %4 -S 0 -E 1", Output: "> tests pass\n> \n"},
+	)
+	began := time.Now()
+	typed, err := c.SendLine(context.Background(), "%4", "tests pass", TypeOptions{Pause: 5 * time.Second, Settle: 300 * time.Millisecond})
+	if err != nil || !typed.Verified {
+		t.Fatalf("SendLine = %+v, %v", typed, err)
+	}
+	if took := time.Since(began); took < 300*time.Millisecond {
+		t.Errorf("Enter came %v after the paste; want no sooner than the 300ms settle", took)
+	}
+}
+
 // An earlier copy of the same line on screen is not the paste: Enter waits
 // for one more copy to show.
 func TestSendLineWaitsForANewCopyOfTheLine(t *testing.T) {

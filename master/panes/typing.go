@@ -186,10 +186,11 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 		prefix = "interrupted with ESC, then"
 	}
 	began := p.now().UTC()
-	typed, err := c.SendLine(ctx, seat.Pane, line, p.typer)
+	opts := p.typeOptions(seat.Kind)
+	typed, err := c.SendLine(ctx, seat.Pane, line, opts)
 	confirmed := false
 	if err == nil && hookedKinds[seat.Kind] {
-		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began)
+		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began, opts)
 	}
 	if err != nil && len(claimed) > 0 {
 		if ferr := p.store.ForgetShown(agent, files(claimed)); ferr != nil {
@@ -215,6 +216,20 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 	}
 }
 
+// settleOf is, by kind of client, the least wait between a paste and its
+// Enter: Gemini CLI 0.61.0 draws a paste at once, and takes an Enter that
+// follows within about that long as part of it.
+var settleOf = map[string]time.Duration{profile.KindGemini: 150 * time.Millisecond}
+
+// typeOptions are how notices are typed for a kind of client.
+func (p *Panes) typeOptions(kind string) tmux.TypeOptions {
+	opts := p.typer
+	if settle, ok := settleOf[kind]; ok && opts.Settle == 0 {
+		opts.Settle = settle
+	}
+	return opts
+}
+
 // DefaultHookConfirm is how long a hooked agent's prompt hook gets to say
 // that a typed line reached the agent, before the line is submitted again.
 const DefaultHookConfirm = 3 * time.Second
@@ -232,7 +247,7 @@ var hookedKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: t
 // (see Resubmit), twice at most: a client that ran its start-up hook may
 // not read its input yet. A line the screen saw leave and no hook
 // confirmed is reported as the screen saw it.
-func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time) (bool, tmux.Typed, error) {
+func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane string, typed tmux.Typed, since time.Time, opts tmux.TypeOptions) (bool, tmux.Typed, error) {
 	for try := 0; ; try++ {
 		if p.heardSince(ctx, agent, since) {
 			return true, typed, nil
@@ -244,7 +259,7 @@ func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 			return false, typed, fmt.Errorf("no hook of %s ran after %d Enter presses: %w", agent, typed.Enters, tmux.ErrNotSubmitted)
 		}
 		var err error
-		if typed, err = c.Resubmit(ctx, pane, typed, p.typer); err != nil {
+		if typed, err = c.Resubmit(ctx, pane, typed, opts); err != nil {
 			return false, typed, err
 		}
 	}
