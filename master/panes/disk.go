@@ -22,11 +22,13 @@ func (p *Panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 	return read
 }
 
-// hookedStates are the states the agents' hooks last wrote, by agent.
+// hookedStates are the states the agents say themselves, by agent: what
+// their hooks last wrote, or their client's registry says, the newer of
+// the two.
 func (p *Panes) hookedStates(ps *pass) map[string]mailbox.AgentState {
 	hooked := make(map[string]mailbox.AgentState)
 	for name := range ps.session.Agents {
-		if st, ok := p.readState(name); ok && st.Source == mailbox.SourceHook {
+		if st, ok := p.readState(name); ok && (st.Source == mailbox.SourceHook || st.Source == mailbox.SourceClient) {
 			hooked[name] = st
 		}
 		if st, ok := ps.clients[name]; ok {
@@ -83,18 +85,23 @@ func (p *Panes) forgetGone(names iter.Seq[string]) {
 	p.inboxCounts.Forget(func(path string) bool { return keep[path] })
 }
 
-// stateWrite is a state the screen or the pane's death gave an agent, to be
-// written to its state file.
+// stateWrite is a state the screen, the pane's death or the client's
+// registry gave an agent, to be written to its state file.
 type stateWrite struct {
 	agent string
 	state mailbox.AgentState
 }
 
-// writeStates writes what the screens said, unless a hook of the agent spoke
-// meanwhile: hooks have the last word, but on a pane that died.
+// writeStates writes what the screens and registries said, unless a hook of
+// the agent spoke meanwhile: hooks have the last word, but on a pane that
+// died, or against the client's own newer word.
 func (p *Panes) writeStates(writes []stateWrite) {
 	for _, w := range writes {
-		if cur, ok := p.readState(w.agent); ok && cur.Source == mailbox.SourceHook && w.state.State != mailbox.StateExited {
+		cur, ok := p.readState(w.agent)
+		// A hook that spoke meanwhile has the last word; a hook's word the
+		// client's newer one replaces does not.
+		hookSpoke := ok && cur.Source == mailbox.SourceHook && !(w.state.Source == mailbox.SourceClient && w.state.Since.After(cur.Since))
+		if hookSpoke && w.state.State != mailbox.StateExited {
 			p.mu.Lock()
 			if v := p.viewOf(w.agent); v.state == w.state {
 				v.state = cur

@@ -116,6 +116,10 @@ func TestTheClientsRegistryIsAStateSource(t *testing.T) {
 	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "waiting") {
 		t.Errorf("border = %q; want waiting, as the client's registry says", border)
 	}
+	// agents, the console and the web view read the state file.
+	if st, _, _ := r.ws.Store.ReadState("developer_agent"); st.State != mailbox.StateWaiting || st.Source != mailbox.SourceClient {
+		t.Errorf("state file %+v; want waiting, from the client", st)
+	}
 	r.state("developer_agent", mailbox.StateIdle) // its hook speaks after
 	r.look()
 	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "idle") {

@@ -487,7 +487,10 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			if next.Since.IsZero() {
 				next.Since = now
 			}
-			if next.Source == mailbox.SourcePane {
+			if next.Source == mailbox.SourcePane || next.Source == mailbox.SourceClient {
+				// The state file is what agents, the console and the web
+				// view read: what the pane or the client's registry says
+				// goes there too.
 				writes = append(writes, stateWrite{agent: name, state: next})
 			}
 			v.state = next
