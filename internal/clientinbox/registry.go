@@ -9,8 +9,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"switchboard/internal/proctree"
 )
 
 // ErrNoSession is a session the registry does not list, or lists for a
@@ -83,7 +84,7 @@ func Find(configDir, sessionID string) (Session, error) {
 	}
 	for _, path := range entries {
 		s, err := readSession(path)
-		if err != nil || s.SessionID != sessionID || !alive(s.PID) {
+		if err != nil || s.SessionID != sessionID || !proctree.Alive(s.PID) {
 			continue
 		}
 		s.configDir = configDir
@@ -99,7 +100,7 @@ func Names(configDir string) []string {
 	var names []string
 	for _, path := range entries {
 		s, err := readSession(path)
-		if err != nil || !alive(s.PID) {
+		if err != nil || !proctree.Alive(s.PID) {
 			continue
 		}
 		if s.Name != "" {
@@ -132,15 +133,6 @@ func readSession(path string) (Session, error) {
 		s.Changed = time.UnixMilli(s.StatusUpdatedAt)
 	}
 	return s, nil
-}
-
-// alive reports whether a process of that pid runs.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // token is the key a sender authenticates with, from the key file the
@@ -189,7 +181,7 @@ func (s Session) Current() (Session, error) {
 	if errors.Is(err, ErrTornEntry) {
 		return Session{}, err
 	}
-	if err != nil || now.SessionID != s.SessionID || !alive(now.PID) {
+	if err != nil || now.SessionID != s.SessionID || !proctree.Alive(now.PID) {
 		return Session{}, ErrNoSession
 	}
 	now.configDir = s.configDir
