@@ -166,11 +166,11 @@ func openSeat(ctx context.Context, client *tmux.Client, session *Session, ws *wo
 	if err := store.Ensure(p.Name); err != nil {
 		return nil, "", err
 	}
-	spec, launch, err := paneFor(ctx, p, profile.DefaultVars(ws.Root), ws, opts.Wirer, workspace.Spawned{Parent: opts.Parent, Worktree: opts.Worktree})
+	spec, launch, err := paneFor(ctx, p, profile.DefaultVars(ws.Root), ws, opts.Wirer, workspace.Spawned{Parent: opts.Parent, Worktree: opts.Worktree}, "")
 	if err != nil {
 		return nil, "", err
 	}
-	if err := newConversation(store, p.Name); err != nil {
+	if err := newConversation(store, p.Name, false); err != nil {
 		return nil, "", err
 	}
 	pane, err := client.NewWindow(ctx, session.Name, p.Name, spec)

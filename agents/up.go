@@ -2,7 +2,9 @@ package agents
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,6 +38,9 @@ type UpOptions struct {
 	PerWindow int // panes in one agents window; more make another window
 	// Wirer, when set, wires each agent's hooks into its launch.
 	Wirer Wirer
+	// Fresh starts every client on a new conversation, not on the one its
+	// agent had (see resumable).
+	Fresh bool
 }
 
 // Window is one more window of the team: its name, the arguments of the
@@ -87,10 +92,14 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 		if err := store.Ensure(p.Name); err != nil {
 			return nil, nil, err
 		}
-		if err := newConversation(store, p.Name); err != nil {
+		resume := ""
+		if !opts.Fresh {
+			resume = resumable(store, p)
+		}
+		if err := newConversation(store, p.Name, resume != ""); err != nil {
 			return nil, nil, err
 		}
-		spec, launch, err := paneFor(ctx, p, vars, ws, opts.Wirer, spawned[p.Name])
+		spec, launch, err := paneFor(ctx, p, vars, ws, opts.Wirer, spawned[p.Name], resume)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -162,12 +171,19 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 	return session, notes, nil
 }
 
-// newConversation readies an agent's records for a pane started afresh: a
-// name used before may have "exited" or "idle" on record from its last life,
-// and its new conversation has been shown nothing. Written before the pane
-// starts, so that its first hook has the last word.
-func newConversation(store *mailbox.Store, agent string) error {
+// newConversation readies an agent's records for a pane started: a name
+// used before may have "exited" or "idle" on record from its last life,
+// and a new conversation has been shown nothing (one resumed keeps what it
+// was shown, and its client's record). Written before the pane starts, so
+// that its first hook has the last word.
+func newConversation(store *mailbox.Store, agent string, resumed bool) error {
 	if err := store.WriteState(agent, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+		return err
+	}
+	if resumed {
+		return nil
+	}
+	if err := os.Remove(store.ClientRecordPath(agent)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return store.ResetShown(agent)
@@ -181,12 +197,13 @@ type Wirer interface {
 
 // paneFor builds the pane of one agent (spawned is its registration, when
 // it was spawned), in its worktree when it has one.
-func paneFor(ctx context.Context, p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wirer Wirer, spawned workspace.Spawned) (tmux.PaneSpec, profile.Launch, error) {
+func paneFor(ctx context.Context, p *profile.Profile, vars profile.Vars, ws *workspace.Workspace, wirer Wirer, spawned workspace.Spawned, resume string) (tmux.PaneSpec, profile.Launch, error) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return tmux.PaneSpec{}, profile.Launch{}, err
 	}
 	launch := expanded.Launch(nil)
+	launch.Resume = resume
 	if wirer != nil {
 		if launch, err = wirer.Wire(ws.Binary(), expanded, launch); err != nil {
 			return tmux.PaneSpec{}, profile.Launch{}, fmt.Errorf("wire the hooks of %s: %w", p.Name, err)

@@ -295,7 +295,7 @@ func sessionStart(ev event, env Env) (output, error) {
 			display = p.DisplayName
 		}
 	}
-	fmt.Fprintf(&b, "switchboard: you are %s (%s), one agent of a team that talks through switchboard mailboxes.\n", display, env.Agent)
+	fmt.Fprintf(&b, "switchboard: you are %s %s that talks through switchboard mailboxes.\n", display, agents.CardMark(env.Agent))
 	var to, from []string
 	for _, other := range r.Agents() {
 		if other == env.Agent {

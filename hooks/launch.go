@@ -193,6 +193,9 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 		if p.SystemInstructions != "" {
 			extra = append(extra, "--append-system-prompt", p.SystemInstructions)
 		}
+		if launch.Resume != "" {
+			extra = append(extra, "--resume", launch.Resume)
+		}
 		fallthrough
 	case WireCodex, WireGemini:
 		if p.Model != "" && !hasModel {
@@ -210,6 +213,11 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 		launch.Env = env
 	}
 	launch.Command = append(append(append(wired.unsetting(), program), extra...), rest...)
+	if kind == WireCodex && launch.Resume != "" {
+		// Codex goes on with a conversation through its resume command,
+		// which takes the same options.
+		launch.Command = append(launch.Command, "resume", launch.Resume)
+	}
 	if kind == WireCodex && within(ws.Root, w.Dir) {
 		launch.Note = fmt.Sprintf("%s runs Codex in the workspace, which Codex's sandbox lets it write without a prompt: the team's rules, profiles and wiring too. Give it a cwd outside the workspace to keep them out of its reach.", p.Name)
 	}

@@ -91,6 +91,9 @@ type Profile struct {
 	// ApprovalTimeout is how long a prompt sent up waits for an answer
 	// before it is denied; 0 is DefaultApprovalTimeout.
 	ApprovalTimeout time.Duration `yaml:"approval_timeout" json:"approval_timeout,omitempty"`
+	// Fresh starts the agent's client on a new conversation each time the
+	// team comes up, not on the one it had (see Launch.Resume).
+	Fresh bool `yaml:"fresh" json:"fresh,omitempty"`
 
 	// Worktree runs the agent in a git worktree of its own, on branch
 	// switchboard/<agent>, made from the repository that holds its folder

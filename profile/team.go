@@ -121,6 +121,9 @@ type Launch struct {
 	Env map[string]string
 	// Note says why the launch differs from the profile, for the pane to show.
 	Note string
+	// Resume is the conversation (the client's session id) the client goes
+	// on with, where its kind can; "" starts a new one.
+	Resume string
 }
 
 // Launch decides what to run for an expanded profile: its command when its

@@ -30,6 +30,7 @@ type upOptions struct {
 	demoDir   string
 	demoPause time.Duration
 	noMCP     bool
+	fresh     bool
 	noConsole bool
 	web       bool
 	hub       hubGiven
@@ -38,7 +39,7 @@ type upOptions struct {
 func newUpCmd(io *streams, g *globals) *cobra.Command {
 	opts := &upOptions{}
 	cmd := &cobra.Command{
-		Use:   "up [-d] [--session S] [--socket L] [--no-console] [--web] [--no-mcp]",
+		Use:   "up [-d] [--session S] [--socket L] [--no-console] [--web] [--no-mcp] [--fresh]",
 		Short: "Start the master and the team in tmux, one pane per agent, and attach",
 		Long: `Start the master and a tmux session on a private server: an "agents" window with
 one pane per agent of the rules (tiled; more windows for large teams), a
@@ -52,10 +53,14 @@ beside the shell commands; --no-mcp leaves them out.
 
 Detach with Ctrl-b d; come back with switchboard attach; stop with switchboard
 down (mail is kept). up when the team runs just attaches; up after down, or
-after the tmux server died, brings every agent back with its unread mail.`,
+after the tmux server died, brings every agent back with its unread mail, and
+each Claude Code or Codex CLI agent on the conversation it had (the session
+its start-up hook recorded for it; --fresh, or fresh: true in a profile,
+starts anew).`,
 		Example: `  go run ./cmd/switchboard up          # from the repository root: the default team
   switchboard up -d                    # start without attaching
   switchboard up --demo                # watch a demo team at work, in a new folder
+  switchboard up -d --fresh            # every agent on a new conversation
   switchboard up --session review --socket review-team`,
 		Args: args(0, 0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,6 +76,7 @@ after the tmux server died, brings every agent back with its unread mail.`,
 	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
+	f.BoolVar(&opts.fresh, "fresh", false, "start every agent's client on a new conversation, not on the one it had")
 	f.BoolVar(&opts.noMCP, "no-mcp", false, "leave the MCP server out of the agent clients: they use switchboard's shell commands alone")
 	hubFlags(f, &opts.hub)
 	return cmd
@@ -164,7 +170,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.folder, Names: names, Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd, Windows: windows,
-		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP},
+		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP}, Fresh: opts.fresh,
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,64 @@
+package agents
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"switchboard/internal/clientinbox"
+	"switchboard/mailbox"
+	"switchboard/profile"
+)
+
+// When the team comes up again (after down, a reboot, or the master's
+// restart of a client), each agent's client goes on with the conversation
+// it had: the session its start-up hook recorded for that agent
+// (mailboxes/<agent>/client.json), never "the latest in this folder". The
+// record is believed only when the session's transcript is that agent's:
+// it holds the identity card switchboard gave that agent. A record written
+// by hand to name another agent's session, or a helper's parent's, is not.
+
+// resumingKinds are the kinds of client that go on with a conversation by
+// its id: Claude Code (--resume ID) and Codex CLI (resume ID). Gemini CLI
+// 0.61.0 resumes "latest" or a number in its list of the folder's
+// sessions, which could be another agent's: it starts afresh.
+var resumingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true}
+
+// cardScan is how much of a transcript is read for the identity card,
+// which comes with the conversation's first start.
+const cardScan = 1 << 20
+
+// resumable is the conversation the agent's client goes on with; "" for a
+// new one.
+func resumable(store *mailbox.Store, p *profile.Profile) string {
+	if p.Fresh || !resumingKinds[p.Kind] {
+		return ""
+	}
+	rec, ok, err := clientinbox.ReadRecord(store.ClientRecordPath(p.Name))
+	if err != nil || !ok || rec.Transcript == "" {
+		return ""
+	}
+	if !holdsCard(rec.Transcript, p.Name) {
+		return ""
+	}
+	return rec.SessionID
+}
+
+// holdsCard reports whether the transcript holds the identity card
+// switchboard's start-up hook gives the agent.
+func holdsCard(path, agent string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head, err := io.ReadAll(io.LimitReader(f, cardScan))
+	if err != nil {
+		return false
+	}
+	return bytes.Contains(head, []byte(CardMark(agent)))
+}
+
+// CardMark is the words of the identity card that name the agent, as its
+// start-up hook writes them.
+func CardMark(agent string) string { return "(" + agent + "), one agent of a team" }

@@ -1,0 +1,92 @@
+package agents
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"switchboard/internal/clientinbox"
+	"switchboard/mailbox"
+	"switchboard/profile"
+)
+
+// recordSession writes the agent's client record naming a session whose
+// transcript holds text.
+func recordSession(t *testing.T, store *mailbox.Store, agent, id, text string) {
+	t.Helper()
+	transcript := filepath.Join(t.TempDir(), id+".jsonl")
+	if err := os.WriteFile(transcript, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Ensure(agent); err != nil {
+		t.Fatal(err)
+	}
+	rec := clientinbox.Record{SessionID: id, Transcript: transcript}
+	if err := rec.Write(store.ClientRecordPath(agent), ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
+	store := mailbox.NewStore(t.TempDir())
+	store.Durable = false
+	dev := &profile.Profile{Name: "developer_agent", Kind: profile.KindClaude}
+	card := `{"content":"switchboard: you are Developer Agent ` + CardMark("developer_agent") + ` that talks"}`
+	recordSession(t, store, "developer_agent", "s-dev", card)
+	if got := resumable(store, dev); got != "s-dev" {
+		t.Errorf("its own session: resumable = %q; want s-dev", got)
+	}
+	fresh := *dev
+	fresh.Fresh = true
+	if got := resumable(store, &fresh); got != "" {
+		t.Errorf("a profile that asks for a fresh start resumes %q", got)
+	}
+	gemini := *dev
+	gemini.Kind = profile.KindGemini
+	if got := resumable(store, &gemini); got != "" {
+		t.Errorf("Gemini CLI, which resumes by number, resumes %q", got)
+	}
+
+	// A record written by hand for the reviewer's session, or a helper's
+	// record naming its parent's: the transcript's card names another.
+	reviewer := `{"content":"switchboard: you are Reviewer Agent ` + CardMark("reviewer_agent") + ` that talks"}`
+	recordSession(t, store, "developer_agent", "s-rev", reviewer)
+	if got := resumable(store, dev); got != "" {
+		t.Errorf("a record naming the reviewer's session: resumable = %q; want a new conversation", got)
+	}
+	h1 := &profile.Profile{Name: "h1", Kind: profile.KindClaude}
+	recordSession(t, store, "h1", "s-dev", card)
+	if got := resumable(store, h1); got != "" {
+		t.Errorf("a helper's record naming its parent's session: resumable = %q", got)
+	}
+}
+
+// A pane started afresh (spawn, up --fresh) forgets its client's record, so
+// that nothing goes on with the last life's conversation; one resumed
+// keeps it, and what it was shown.
+func TestANewConversationForgetsTheRecordAndAResumedOneKeepsIt(t *testing.T) {
+	store := mailbox.NewStore(t.TempDir())
+	store.Durable = false
+	recordSession(t, store, "developer_agent", "s-dev", "x")
+	if _, err := store.ClaimShown("developer_agent", []string{"a.json"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := newConversation(store, "developer_agent", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := clientinbox.ReadRecord(store.ClientRecordPath("developer_agent")); !ok {
+		t.Error("a resumed conversation lost its client's record")
+	}
+	if !store.ReadShown("developer_agent").Has("a.json") {
+		t.Error("a resumed conversation forgot what it was shown")
+	}
+	if err := newConversation(store, "developer_agent", false); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := clientinbox.ReadRecord(store.ClientRecordPath("developer_agent")); ok {
+		t.Error("a new conversation kept the last one's record")
+	}
+	if store.ReadShown("developer_agent").Has("a.json") {
+		t.Error("a new conversation keeps what the last one was shown")
+	}
+}
