@@ -24,6 +24,9 @@ type Session struct {
 	ServerPID int              `json:"server_pid"`
 	Started   time.Time        `json:"started"`
 	Agents    map[string]*Seat `json:"agents"`
+	// NoMCP: the team came up without switchboard's MCP server in its
+	// clients (up --no-mcp), as a client started again is wired too.
+	NoMCP bool `json:"no_mcp,omitempty"`
 }
 
 // Seat is one agent's pane.

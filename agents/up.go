@@ -41,6 +41,8 @@ type UpOptions struct {
 	// Fresh starts every client on a new conversation, not on the one its
 	// agent had (see resumable).
 	Fresh bool
+	// NoMCP is said in the session: the Wirer leaves the MCP server out.
+	NoMCP bool
 }
 
 // Window is one more window of the team: its name, the arguments of the
@@ -78,7 +80,7 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	session = &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat)}
+	session = &Session{Socket: opts.Client.Socket(), Name: opts.Session, Started: time.Now().UTC(), Agents: make(map[string]*Seat), NoMCP: opts.NoMCP}
 	vars := profile.DefaultVars(ws.Root)
 	made := false // the session, which a failure stops
 	defer func() {

@@ -265,6 +265,13 @@ func (c *Client) RespawnPane(ctx context.Context, target string, command ...stri
 	return err
 }
 
+// RespawnSpec runs a pane's program anew as spec says (its folder,
+// environment and command), killing what runs there; the pane keeps its id.
+func (c *Client) RespawnSpec(ctx context.Context, pane string, spec PaneSpec) error {
+	_, err := c.command(ctx, append([]string{"respawn-pane", "-k", "-t", pane}, spec.args()...)...)
+	return err
+}
+
 // KillPane closes a pane; ErrNoPane when it is gone already.
 func (c *Client) KillPane(ctx context.Context, pane string) error {
 	_, err := c.command(ctx, "kill-pane", "-t", pane)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -66,4 +67,41 @@ func containsAll(text string, parts ...string) bool {
 		}
 	}
 	return true
+}
+
+// A client killed with SIGKILL while the team is up runs again in its
+// pane, on its conversation; the message sent while it was down reaches
+// it once.
+func TestClaudeCodeKilledComesBackOnItsConversation(t *testing.T) {
+	t.Parallel() // as testHeadless
+	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
+	const agent = "developer_agent"
+	u.API.Respond(replyToEachAnnounced("Noted"))
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	first := tm.sendAs("reviewer_agent", agent, "The release word is PLUM")
+	waitUntil(t, time.Minute, "the model's first reply", func() bool {
+		return len(responsesTo(t, tm.store, "reviewer_agent", first)) == 1
+	}, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+
+	_, s := tm.session(agent)
+	if err := syscall.Kill(s.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	mark := u.API.Mark()
+	second := tm.sendAs("reviewer_agent", agent, "What was the release word?")
+	waitUntil(t, time.Minute, "the model's reply after the kill", func() bool {
+		return len(responsesTo(t, tm.store, "reviewer_agent", second)) == 1
+	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
+	t.Logf("the killed client answered %v after the kill", time.Since(killed).Round(time.Millisecond))
+	reqs := u.API.Since(mark)
+	last := reqs[len(reqs)-1].Text
+	if !containsAll(last, first) {
+		t.Errorf("the client came back on a new conversation: the earlier turn is not in its request\n%s", dumpRequests(reqs))
+	}
+	if n := listings(last, second); n != 1 {
+		t.Errorf("the message sent while it was down is in the conversation %d times; want once\n%s", n, dumpRequests(reqs))
+	}
 }

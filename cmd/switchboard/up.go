@@ -170,7 +170,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	session, notes, err := agents.Up(ctx, agents.UpOptions{
 		Workspace: ws.folder, Names: names, Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd, Windows: windows,
-		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP}, Fresh: opts.fresh,
+		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP}, Fresh: opts.fresh, NoMCP: opts.noMCP,
 	})
 	if err != nil {
 		return err

@@ -94,6 +94,10 @@ type Panes struct {
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
 
+	restartClient func(ctx context.Context, c *tmux.Client, agent string) error
+	crashLoop     func(agent, why string, lines []string)
+	restartPauses []time.Duration // restartPause
+
 	team            []string                         // the agents the rules name
 	published       map[string]bulletin.AgentSummary // last written to the bulletin; used by look alone
 	bulletinFailing bool                             // the last write of the bulletin failed, and said so; used by look alone
@@ -124,6 +128,14 @@ type view struct {
 	// inbox: its client has an inbox of its own, which takes its notices
 	// also while it works; inboxDown is the session whose inbox did not,
 	// whose notices are typed until inboxRetryAt.
+	// restarts are when its client was started again lately; restarting:
+	// one is under way; gaveUp: it is not started again (a crash loop, or
+	// cancelled); cameUp: its client said it was idle, busy or waiting
+	// since it was last started.
+	restarts     []time.Time
+	restarting   bool
+	gaveUp       bool
+	cameUp       bool
 	inbox        bool
 	inboxDown    string
 	inboxWhy     string // why inboxDown's inbox failed, as last said
@@ -157,6 +169,13 @@ type Config struct {
 	// CommandsByProcess runs each tmux command in a process of its own,
 	// with no control connection to the session.
 	CommandsByProcess bool
+	// Restart starts an agent's client again in its pane, when it ended
+	// while the team was up (ErrNotRestarted for one not to be); nil
+	// leaves ended clients as they are.
+	Restart func(ctx context.Context, c *tmux.Client, agent string) error
+	// CrashLoop says that an agent's client kept ending, with why and its
+	// last lines: it is not started again.
+	CrashLoop func(agent, why string, lines []string)
 }
 
 // New returns the panes side of the master configured by cfg; Run runs it.
@@ -173,7 +192,8 @@ func New(cfg Config) *Panes {
 		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
-		newTmux: func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
+		newTmux:       func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
+		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, restartPauses: restartPause,
 	}
 }
 
@@ -333,10 +353,13 @@ func (p *Panes) look(ctx context.Context) {
 	}
 	p.readDisk(ps)
 	p.readScreens(ctx, ps)
-	labels, summary, writes, jobs := p.decide(ps)
+	labels, summary, writes, jobs, restarts := p.decide(ps)
 	p.writeStates(writes)
 	for _, job := range jobs {
 		p.startTyping(ctx, ps.client, job)
+	}
+	for _, r := range restarts {
+		p.startRestart(ctx, ps.client, r)
 	}
 	if err := ps.client.SetLabels(ctx, labels); err != nil && !errors.Is(err, tmux.ErrNoPane) {
 		p.logf("cannot update pane borders: %v", err)
@@ -469,7 +492,7 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 
 // decide works out, under the lock, each agent's state, border and summary,
 // the states to write, and the notices to type now.
-func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing) {
+func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing, restarts []*restart) {
 	now := p.now().UTC()
 	labels = tmux.Labels{Title: map[string]string{}, Border: map[string]string{}}
 	summary = make(map[string]bulletin.AgentSummary, len(ps.session.Agents))
@@ -494,6 +517,16 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 				writes = append(writes, stateWrite{agent: name, state: next})
 			}
 			v.state = next
+		}
+		switch v.state.State {
+		case mailbox.StateIdle, mailbox.StateBusy, mailbox.StateWaiting:
+			v.cameUp = true
+		case mailbox.StateExited:
+			if pane, ok := ps.alive[seat.Pane]; ok && pane.Dead {
+				if r := p.takeRestart(name, seat.Pane, v, pane.DeadStatus, now); r != nil {
+					restarts = append(restarts, r)
+				}
+			}
 		}
 		if v.state.State == mailbox.StateIdle {
 			idle++
@@ -532,7 +565,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		p.status = status
 		labels.Status = status
 	}
-	return labels, summary, writes, jobs
+	return labels, summary, writes, jobs, restarts
 }
 
 // nextState is what the pass says of an agent's state: exited with its

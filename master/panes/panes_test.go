@@ -39,6 +39,8 @@ type fakePane struct {
 	// early is how many Enter presses are read as a newline, as Codex CLI
 	// was seen to read one on a busy machine.
 	early int
+	// dead: its program ended (tmux keeps the pane, remain-on-exit).
+	dead bool
 }
 
 func newFakeTmux(panes map[string]*fakePane) *fakeTmux {
@@ -79,7 +81,11 @@ func (f *fakeTmux) do(cmd []string, stdin string, out *strings.Builder) error {
 	switch {
 	case cmd[0] == "list-panes":
 		for id, p := range f.panes {
-			fmt.Fprintf(out, "%s\x1f100\x1fswitchboard\x1fagents\x1f0\x1f\x1f0\x1fprog\x1f%s\n", id, p.agent)
+			dead, status := "0", ""
+			if p.dead {
+				dead, status = "1", "1"
+			}
+			fmt.Fprintf(out, "%s\x1f100\x1fswitchboard\x1fagents\x1f%s\x1f%s\x1f0\x1fprog\x1f%s\n", id, dead, status, p.agent)
 		}
 	case cmd[0] == "set-option":
 		f.labels[target(cmd)+" "+cmd[len(cmd)-2]] = cmd[len(cmd)-1]
