@@ -41,6 +41,9 @@ type event struct {
 	Source           string `json:"source"`
 	// TurnID is a Codex extension: Codex sends it, Claude Code does not.
 	TurnID string `json:"turn_id"`
+	// Claude Code's StopFailure: why the turn ended in an error.
+	Error        string `json:"error"`
+	ErrorDetails string `json:"error_details"`
 	// The client's session, and the file its conversation is kept in.
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
@@ -118,6 +121,8 @@ func answer(ev event, env Env) (output, error) {
 		return preToolUse(ev, env)
 	case "Stop":
 		return stop(ev, env, gemini)
+	case "StopFailure":
+		return stopFailure(ev, env)
 	case "Notification":
 		switch ev.NotificationType {
 		case "permission_prompt", "ToolPermission": // Claude Code, Gemini CLI

@@ -152,7 +152,7 @@ func (w Wiring) hookTable(events []string, matchers map[string]string, timeouts 
 	return table
 }
 
-var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "Notification", "PermissionRequest", "SessionEnd"}
+var claudeEvents = []string{"SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop", "StopFailure", "Notification", "PermissionRequest", "SessionEnd"}
 
 // peerListTool is Claude Code's tool that lists every session of the user,
 // teammates included, to write to with PeerMessageTool: denied outright.

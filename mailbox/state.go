@@ -21,10 +21,14 @@ const (
 	StateWaiting     = "waiting" // at a permission prompt
 	StateInterrupted = "interrupted"
 	StateExited      = "exited"
+	// StateLimited: the client says it hit its usage or rate limit, or
+	// lost its login; Detail says what it said (its reset time too, when
+	// it gave one). Not a failure: it is not started again, notices wait.
+	StateLimited = "limited"
 )
 
 // States lists every agent state.
-var States = []string{StateStarting, StateIdle, StateBusy, StateWaiting, StateInterrupted, StateExited}
+var States = []string{StateStarting, StateIdle, StateBusy, StateWaiting, StateInterrupted, StateExited, StateLimited}
 
 // Sources of a state.
 const (

@@ -185,7 +185,7 @@ func (m *Master) Run(ctx context.Context) error {
 	m.panes = panes.New(panes.Config{ // before the watch, whose events wake it
 		Workspace: m.ws, Now: m.now, Logf: m.logf, Started: m.started, Tick: m.opts.PaneTick,
 		Typing: m.opts.Typing, Polled: m.opts.Poll > 0, CommandsByProcess: m.opts.CommandsByProcess,
-		Restart: m.restartClient, CrashLoop: m.crashLoop,
+		Restart: m.restartClient, CrashLoop: m.crashLoop, Limited: m.limited,
 	})
 	if m.watch, err = m.startWatching(ctx); err != nil {
 		return err

@@ -32,7 +32,7 @@ func (p *Panes) hookedStates(ps *pass) map[string]mailbox.AgentState {
 			hooked[name] = st
 		}
 		if st, ok := ps.clients[name]; ok {
-			hooked[name] = newer(hooked[name], st)
+			hooked[name] = clientWord(hooked[name], st)
 		}
 	}
 	return hooked

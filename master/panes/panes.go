@@ -94,6 +94,7 @@ type Panes struct {
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
 
+	limited       func(agent string, st mailbox.AgentState)
 	restartClient func(ctx context.Context, c *tmux.Client, agent string) error
 	crashLoop     func(agent, why string, lines []string)
 	restartPauses []time.Duration // restartPause
@@ -133,6 +134,7 @@ type view struct {
 	// cancelled); cameUp: its client said it was idle, busy or waiting
 	// since it was last started.
 	restarts     []time.Time
+	limitTold    bool // the overseers were told of its limit, since its last turn that worked
 	restarting   bool
 	gaveUp       bool
 	cameUp       bool
@@ -176,6 +178,9 @@ type Config struct {
 	// CrashLoop says that an agent's client kept ending, with why and its
 	// last lines: it is not started again.
 	CrashLoop func(agent, why string, lines []string)
+	// Limited says that an agent's client hit its usage or rate limit, or
+	// lost its login, once an episode.
+	Limited func(agent string, st mailbox.AgentState)
 }
 
 // New returns the panes side of the master configured by cfg; Run runs it.
@@ -193,7 +198,7 @@ func New(cfg Config) *Panes {
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
 		newTmux:       func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
-		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, restartPauses: restartPause,
+		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, limited: cfg.Limited, restartPauses: restartPause,
 	}
 }
 
@@ -353,7 +358,13 @@ func (p *Panes) look(ctx context.Context) {
 	}
 	p.readDisk(ps)
 	p.readScreens(ctx, ps)
-	labels, summary, writes, jobs, restarts := p.decide(ps)
+	labels, summary, writes, jobs, restarts, limits := p.decide(ps)
+	for _, n := range limits {
+		p.logf("%s is limited: %s", n.agent, n.state.Detail)
+		if p.limited != nil {
+			p.limited(n.agent, n.state)
+		}
+	}
 	p.writeStates(writes)
 	for _, job := range jobs {
 		p.startTyping(ctx, ps.client, job)
@@ -492,7 +503,7 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 
 // decide works out, under the lock, each agent's state, border and summary,
 // the states to write, and the notices to type now.
-func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing, restarts []*restart) {
+func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing, restarts []*restart, limits []*limitedNotice) {
 	now := p.now().UTC()
 	labels = tmux.Labels{Title: map[string]string{}, Border: map[string]string{}}
 	summary = make(map[string]bulletin.AgentSummary, len(ps.session.Agents))
@@ -509,6 +520,9 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		if changed(v.state, next) {
 			if next.Since.IsZero() {
 				next.Since = now
+			}
+			if n := noteLimit(name, v, next); n != nil {
+				limits = append(limits, n)
 			}
 			if next.Source == mailbox.SourcePane || next.Source == mailbox.SourceClient {
 				// The state file is what agents, the console and the web
@@ -550,7 +564,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			labels.Border[seat.Pane] = style
 		}
 		v.inbox = v.inboxUsable(ps.inboxes[name], time.Now())
-		if job := p.takeTyping(name, v); job != nil {
+		if job := p.takeTyping(name, v, now); job != nil {
 			jobs = append(jobs, job)
 		}
 	}
@@ -565,7 +579,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		p.status = status
 		labels.Status = status
 	}
-	return labels, summary, writes, jobs, restarts
+	return labels, summary, writes, jobs, restarts, limits
 }
 
 // nextState is what the pass says of an agent's state: exited with its

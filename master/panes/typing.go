@@ -28,7 +28,7 @@ type typing struct {
 // takeTyping takes what waits for an agent when it may be typed now: an
 // interrupt at once, notices when it is idle and its pane is ready. Each
 // pane has one typist at a time. Called with p.mu held; it does no I/O.
-func (p *Panes) takeTyping(name string, v *view) *typing {
+func (p *Panes) takeTyping(name string, v *view, now time.Time) *typing {
 	if v.typing || len(v.pending) == 0 || v.state.State == mailbox.StateExited {
 		return nil
 	}
@@ -36,7 +36,11 @@ func (p *Panes) takeTyping(name string, v *view) *typing {
 	for _, a := range v.pending {
 		interrupting = interrupting || a.interrupt
 	}
-	idle := v.state.State == mailbox.StateIdle && v.ready
+	if !interrupting && limitHolds(v, now) {
+		return nil // its notices wait for its limit
+	}
+	// A limited client past limitRetry sits at its prompt as an idle one.
+	idle := (v.state.State == mailbox.StateIdle || v.state.State == mailbox.StateLimited) && v.ready
 	if !interrupting && !idle && !v.inbox {
 		return nil // a busy agent hears at its next checkpoint, or when idle
 	}

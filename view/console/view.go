@@ -41,6 +41,8 @@ func stateOf(a desk.AgentSummary) (symbol, word string, style lipgloss.Style) {
 		return "○", "idle", lipgloss.NewStyle()
 	case a.State == mailbox.StateInterrupted:
 		return "‖", "interrupted", styleWarn
+	case a.State == mailbox.StateLimited:
+		return "⏸", "limited", styleWarn
 	case a.State == desk.StateCancelled:
 		return "⊘", "cancelled", styleQuiet
 	case a.State == mailbox.StateExited && a.ExitStatus != nil:

@@ -30,6 +30,14 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if ans.RateLimited {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("retry-after", "3600")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]any{"type": "error",
+			"error": map[string]any{"type": "rate_limit_error", "message": "This request would exceed your account's rate limit. Please try again later."}})
+		return
+	}
 	var in struct {
 		Model  string `json:"model"`
 		Stream bool   `json:"stream"`

@@ -70,6 +70,9 @@ type Answer struct {
 	// client names it to its model).
 	Tool  string
 	Input map[string]any
+	// RateLimited refuses the request as the vendor's API does when the
+	// account's rate or usage limit is reached (the Messages API's 429).
+	RateLimited bool
 }
 
 // A Responder decides the answer to a request.

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"switchboard/desk"
+	"switchboard/internal/testkit/realclient"
+	"switchboard/mailbox"
+	"switchboard/workspace"
+)
+
+// A client whose model API says the account's rate limit is reached is
+// limited, not failed: its state says so with what the client said, the
+// overseers are told once, its pane is not started again, and mail that
+// comes meanwhile waits.
+func TestClaudeCodeAtItsRateLimitIsLimited(t *testing.T) {
+	t.Parallel() // as testHeadless
+	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
+	const agent = "developer_agent"
+	u.API.Respond(func(r realclient.Request) realclient.Answer {
+		if r.Tools {
+			return realclient.Answer{RateLimited: true}
+		}
+		return realclient.TextReply(r)
+	})
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.sendAs("reviewer_agent", agent, "Start the build")
+	waitUntil(t, time.Minute, agent+" to be limited", func() bool { return tm.state(agent).State == mailbox.StateLimited }, tm.diagnose)
+	if st := tm.state(agent); !strings.Contains(st.Detail, "rate limited") {
+		t.Errorf("state %+v; want the client's word in its detail", st)
+	}
+	overseer := desk.New(workspace.New(tm.root), nil, "master_agent")
+	told := func() int {
+		items, _, _ := overseer.Inbox(false)
+		n := 0
+		for _, it := range items {
+			if strings.HasPrefix(it.Title, "LIMITED: developer_agent") {
+				n++
+			}
+		}
+		return n
+	}
+	waitUntil(t, 30*time.Second, "the overseer to be told", func() bool { return told() == 1 }, tm.diagnose)
+
+	// More mail waits: no turn is started, nobody is told again.
+	mark := u.API.Mark()
+	waiting := tm.sendAs("reviewer_agent", agent, "And the tests")
+	waitUntil(t, 30*time.Second, "the second message to be routed", func() bool {
+		items, _ := tm.store.List(agent, mailbox.Unread)
+		return len(items) >= 2
+	}, tm.diagnose)
+	if got := tm.channelOf(waiting, agent); got != "" {
+		t.Errorf("the message to the limited agent was announced (%s)", got)
+	}
+	for _, r := range u.API.Since(mark) {
+		if r.Contains(waiting) {
+			t.Errorf("the limited client was handed the message")
+		}
+	}
+	if n := told(); n != 1 {
+		t.Errorf("the overseer was told %d times; want once", n)
+	}
+	if st := tm.state(agent); st.State != mailbox.StateLimited {
+		t.Errorf("state %+v; want still limited", st)
+	}
+	for _, line := range strings.Split(tm.must("agents"), "\n") {
+		if strings.Contains(line, agent) && !strings.Contains(line, "limited") {
+			t.Errorf("agents shows %q", line)
+		}
+	}
+}

@@ -1,0 +1,53 @@
+package panes
+
+import (
+	"time"
+
+	"switchboard/mailbox"
+)
+
+// An agent whose client hit its usage or rate limit, or lost its login,
+// is limited (its StopFailure hook says so): not failed, not started
+// again. Its notices wait; the overseers are told once; after limitRetry
+// a notice is let through, which has the client try again: a turn that
+// works makes it busy, then idle, and one that does not makes it limited
+// again, without telling anyone twice.
+const limitRetry = 5 * time.Minute
+
+// limitHolds reports whether the agent's notices wait for its limit.
+func limitHolds(v *view, now time.Time) bool {
+	return v.state.State == mailbox.StateLimited && now.Sub(v.state.Since) < limitRetry
+}
+
+// limitedNotice is an agent newly limited, for the overseers.
+type limitedNotice struct {
+	agent string
+	state mailbox.AgentState
+}
+
+// noteLimit follows an agent's state under the lock: the first limit
+// after a turn that worked is to be told; a turn that worked ends the
+// episode.
+func noteLimit(name string, v *view, next mailbox.AgentState) *limitedNotice {
+	switch next.State {
+	case mailbox.StateLimited:
+		if v.limitTold {
+			return nil
+		}
+		v.limitTold = true
+		return &limitedNotice{agent: name, state: next}
+	case mailbox.StateBusy:
+		v.limitTold = false
+	}
+	return nil
+}
+
+// clientWord is the newer of what the agent's hooks and its client's
+// registry say, but that the client's registry says idle after a turn
+// that ended on a limit: it is idle at its prompt, and limited still.
+func clientWord(hooked, client mailbox.AgentState) mailbox.AgentState {
+	if hooked.State == mailbox.StateLimited && client.State == mailbox.StateIdle {
+		return hooked
+	}
+	return newer(hooked, client)
+}
