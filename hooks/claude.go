@@ -174,6 +174,9 @@ func recordSession(ev event, env Env) error {
 	if err := r.Write(store.ClientRecordPath(env.Agent), store.TmpDir(env.Agent)); err != nil {
 		return fmt.Errorf("record the session of %s: %w", env.Agent, err)
 	}
+	if err := clientinbox.AddTranscript(store.TranscriptsPath(env.Agent), ev.TranscriptPath); err != nil {
+		return fmt.Errorf("record the transcript of %s: %w", env.Agent, err)
+	}
 	return nil
 }
 

@@ -66,6 +66,12 @@ func (s *Store) ClientRecordPath(agent string) string {
 	return filepath.Join(s.Dir, agent, "client.json")
 }
 
+// TranscriptsPath lists, a line each, every transcript the agent's clients
+// recorded, for what they spent (switchboard usage).
+func (s *Store) TranscriptsPath(agent string) string {
+	return filepath.Join(s.Dir, agent, "transcripts")
+}
+
 // WriteState replaces the agent's state file atomically.
 func (s *Store) WriteState(agent string, st AgentState) error {
 	if err := st.Validate(); err != nil {

@@ -86,6 +86,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newDownCmd(io, g),
 		newAttachCmd(io, g),
 		newAgentsCmd(io, g),
+		newUsageCmd(io, g),
 		newTopCmd(io, g),
 		newWebCmd(io, g),
 		newSpawnCmd(io, g),

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
+	"syscall"
 
 	"switchboard/internal/atomicfile"
 )
@@ -49,3 +52,39 @@ func ReadRecord(path string) (r Record, ok bool, err error) {
 
 // Session is the live session the record names.
 func (r Record) Session() (Session, error) { return Find(r.ConfigDir, r.SessionID) }
+
+// AddTranscript adds a transcript to the list at path (one path a line),
+// unless it is there already: every conversation an agent had, for what
+// its client spent.
+func AddTranscript(path, transcript string) error {
+	if transcript == "" || strings.ContainsAny(transcript, "\n\r") {
+		return nil
+	}
+	if slices.Contains(Transcripts(path), transcript) {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(transcript + "\n")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Transcripts lists the transcripts at path.
+func Transcripts(path string) []string {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var list []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if line != "" {
+			list = append(list, line)
+		}
+	}
+	return list
+}

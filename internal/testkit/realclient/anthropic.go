@@ -54,12 +54,13 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 			"input": map[string]any{"command": ans.Command, "description": "Run a switchboard command"}}
 		stopReason = "tool_use"
 	}
-	usage := map[string]int{"input_tokens": 10, "output_tokens": 5}
+	charged, chargedOut := Charge(req.N)
+	usage := map[string]int{"input_tokens": charged, "output_tokens": 1, "cache_read_input_tokens": 2 * req.N, "cache_creation_input_tokens": req.N}
 	if !in.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
 			"id": id, "type": "message", "role": "assistant", "model": in.Model,
-			"content": []any{block}, "stop_reason": stopReason, "stop_sequence": nil, "usage": usage,
+			"content": []any{block}, "stop_reason": stopReason, "stop_sequence": nil, "usage": map[string]int{"input_tokens": charged, "output_tokens": chargedOut, "cache_read_input_tokens": 2 * req.N, "cache_creation_input_tokens": req.N},
 		})
 		return
 	}
@@ -81,9 +82,14 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.event("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
 	s.event("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": 5}})
+		"delta": map[string]any{"stop_reason": stopReason, "stop_sequence": nil}, "usage": map[string]int{"output_tokens": chargedOut}})
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }
+
+// Charge is what the stand-in charges for its answer to request n: input
+// tokens in, output tokens out, and cache reads of 2n and writes of n, so
+// that a sum of usage tells which requests it counted.
+func Charge(n int) (in, out int) { return 1000 + n, 10 * n }
 
 // anthropicToolOutput finds a tool_result block in the last message but
 // those of the system (Claude Code 2.1.328 ends its list with one).

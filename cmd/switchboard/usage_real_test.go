@@ -1,0 +1,57 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"switchboard/desk"
+	"switchboard/internal/testkit/realclient"
+	"switchboard/mailbox"
+)
+
+// switchboard usage shows, token for token, what the stand-in model
+// charged Claude Code for the answers in its conversation.
+func TestUsageIsWhatTheModelCharged(t *testing.T) {
+	t.Parallel() // as testHeadless
+	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
+	const agent = "developer_agent"
+	u.API.Respond(replyToEachAnnounced("Done"))
+	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	id := tm.sendAs("reviewer_agent", agent, "Review the login change")
+	waitUntil(t, time.Minute, "the model's reply", func() bool {
+		return len(responsesTo(t, tm.store, "reviewer_agent", id)) == 1
+	}, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+
+	var want [4]int64 // in, out, cache read, cache write: the conversation's requests
+	for _, r := range u.API.Since(0) {
+		if !r.Tools {
+			continue // the client's side requests (a title) are not the conversation's
+		}
+		in, out := realclient.Charge(r.N)
+		want[0] += int64(in)
+		want[1] += int64(out)
+		want[2] += int64(2 * r.N)
+		want[3] += int64(r.N)
+	}
+	// The client writes its last answer to its transcript a moment after
+	// its turn ends.
+	var got [4]int64
+	waitUntil(t, 30*time.Second, "usage to be what the stand-in charged", func() bool {
+		var rows []desk.AgentUsage
+		if err := json.Unmarshal([]byte(tm.must("usage", "--json", "--since", "all")), &rows); err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range rows {
+			if row.Agent == agent {
+				got = [4]int64{row.Tokens.In, row.Tokens.Out, row.Tokens.CacheRead, row.Tokens.CacheWrite}
+			}
+		}
+		return got == want
+	}, func() string {
+		return fmt.Sprintf("usage of %s = %v; the stand-in charged %v\n%s", agent, got, want, dumpRequests(u.API.Since(0)))
+	})
+}

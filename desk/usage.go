@@ -1,0 +1,94 @@
+package desk
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"switchboard/internal/clientinbox"
+	"switchboard/internal/clientusage"
+)
+
+// PricesFile is the workspace's own price table, which replaces rows of
+// clientusage.DefaultPrices or adds some: model name prefix → dollars per
+// million tokens in, out, read from and written to the cache.
+const PricesFile = "prices.yaml"
+
+// AgentUsage is what one agent's clients spent.
+type AgentUsage struct {
+	Agent   string             `json:"agent"`
+	Profile string             `json:"profile"`
+	Tokens  clientusage.Tokens `json:"tokens"`
+	// Models are the tokens by model.
+	Models clientusage.Usage `json:"models"`
+	// Cost is the estimate in US dollars by the price table; Unpriced are
+	// the models the table does not know, left out of it.
+	Cost     float64  `json:"cost_usd"`
+	Unpriced []string `json:"unpriced,omitempty"`
+}
+
+// Usage is what each agent of the team spent since then (the zero time for
+// all), from its clients' own transcripts, read now: nothing is kept or
+// watched at rest.
+func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
+	if d.rules == nil {
+		return nil, d.noRules()
+	}
+	prices, err := d.Prices()
+	if err != nil {
+		return nil, err
+	}
+	spawned, err := d.ws.Spawned()
+	if err != nil {
+		return nil, err
+	}
+	var out []AgentUsage
+	for _, agent := range d.rules.Agents() {
+		u := AgentUsage{Agent: agent, Profile: agent, Models: clientusage.Usage{}}
+		if sp, ok := spawned[agent]; ok && sp.Profile != "" {
+			u.Profile = sp.Profile
+		}
+		for _, path := range clientinbox.Transcripts(d.store().TranscriptsPath(agent)) {
+			got, err := clientusage.ReadTranscript(path, since)
+			if err != nil {
+				return nil, fmt.Errorf("read the transcript of %s: %w", agent, err)
+			}
+			u.Models.Merge(got)
+		}
+		u.Tokens = u.Models.Total()
+		u.Cost, u.Unpriced = prices.Cost(u.Models)
+		slices.Sort(u.Unpriced)
+		out = append(out, u)
+	}
+	return out, nil
+}
+
+// Prices is the price table: the defaults, with the workspace's own rows
+// over them.
+func (d *Desk) Prices() (clientusage.Prices, error) {
+	prices := make(clientusage.Prices, len(clientusage.DefaultPrices))
+	for k, v := range clientusage.DefaultPrices {
+		prices[k] = v
+	}
+	data, err := os.ReadFile(filepath.Join(d.ws.Root, PricesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return prices, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var own map[string]clientusage.Price
+	if err := yaml.Unmarshal(data, &own); err != nil {
+		return nil, fmt.Errorf("read %s: %w", PricesFile, err)
+	}
+	for k, v := range own {
+		prices[k] = v
+	}
+	return prices, nil
+}
