@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"switchboard/bulletin"
@@ -101,6 +102,9 @@ type Master struct {
 	toldOfLink    map[string]bool     // keys of the link's notices told; the loop's alone
 	refusedCopies *mailbox.HubRefused // notes of the copies from other hosts refused here; set by startLink
 	errands       errandDesk          // the commands' errands on the hub, under way and answered
+	// notified are the events the person was told of (notifyPerson).
+	notifiedMu sync.Mutex
+	notified   map[string]bool
 }
 
 // New prepares a master for the workspace at root. Run starts it.
@@ -134,6 +138,7 @@ func New(root string, opts Options) *Master {
 		known:         make(map[uint64]fileID),
 		link:          opts.Link,
 		toldOfLink:    make(map[string]bool),
+		notified:      make(map[string]bool),
 		refusedCopies: ws.Store.HubRefused(),
 	}
 }

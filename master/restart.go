@@ -40,12 +40,16 @@ func (m *Master) crashLoop(agent, why string, lines []string) {
 		}
 	}
 	fmt.Fprintf(&b, "\nLook at its pane (switchboard attach), fix what it says, then start the team again (switchboard down, then switchboard up).\n")
-	m.tellOverseers(fmt.Sprintf("crash-loop/%s/%d", agent, at.UnixNano()), fmt.Sprintf("DOWN: %s keeps exiting (%s)", agent, why), b.String(), at)
+	key, title := fmt.Sprintf("crash-loop/%s/%d", agent, at.UnixNano()), fmt.Sprintf("DOWN: %s keeps exiting (%s)", agent, why)
+	m.tellOverseers(key, title, b.String(), at)
+	m.notifyPerson(key, title, b.String())
 }
 
 // limited tells the overseers, once an episode, that an agent's client hit
 // its usage or rate limit or lost its login: its notices wait.
 func (m *Master) limited(agent string, st mailbox.AgentState) {
 	content := fmt.Sprintf("The client of %s says: %s.\n\nIt is not restarted, and its notices wait; switchboard lets one through every %s, which has the client try again, and the agent is idle again once a turn works. A login lost is yours to give back in its pane (switchboard attach).\n", agent, st.Detail, "5 minutes")
-	m.tellOverseers(fmt.Sprintf("limited/%s/%d", agent, st.Since.UnixNano()), fmt.Sprintf("LIMITED: %s: %s", agent, st.Detail), content, st.Since)
+	key, title := fmt.Sprintf("limited/%s/%d", agent, st.Since.UnixNano()), fmt.Sprintf("LIMITED: %s: %s", agent, st.Detail)
+	m.tellOverseers(key, title, content, st.Since)
+	m.notifyPerson(key, title, content)
 }

@@ -294,6 +294,7 @@ func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all
 		all = all && in
 		if now {
 			fresh = append(fresh, to)
+			m.needsPerson(to, &copy, r.rec.Permission)
 		}
 	}
 	if len(r.rec.Blocked) > 0 {

@@ -2,11 +2,13 @@ package master
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"switchboard/internal/notify"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -202,5 +204,26 @@ func TestFilesThatCannotLeaveTheOutboxDoNotKeepTheMasterBusy(t *testing.T) {
 	}
 	if counts[2] != counts[1] {
 		t.Errorf("the master kept taking the tester's messages: %d lines saying one cannot be moved, then %d", counts[1], counts[2])
+	}
+}
+
+// A question for the person is also told where they are, by the command
+// the workspace's notify.yaml names, once; a message that asks nothing is
+// not.
+func TestThePersonIsToldOfAQuestionWhereverTheyAre(t *testing.T) {
+	h := newHarness(t)
+	told := filepath.Join(t.TempDir(), "told")
+	writeFile(t, filepath.Join(h.root, notify.File), "command: [sh, -c, 'printf \"%s\\n\" \"$0\" >> "+told+"']\n")
+	h.start(Options{})
+	post(t, h, "master_agent", &mailbox.Message{To: []string{mailbox.Operator}, Title: "FYI: nightly build green", Type: mailbox.TypeStatus})
+	post(t, h, "master_agent", &mailbox.Message{To: []string{mailbox.Operator}, Title: "Ship the release?", Type: mailbox.TypeQuery, RequiresResponse: true})
+	h.waitInbox(mailbox.Operator, 2)
+	h.waitFor("the person to be told", func() bool {
+		data, _ := os.ReadFile(told)
+		return strings.Contains(string(data), "QUESTION from master_agent: Ship the release?")
+	})
+	data, _ := os.ReadFile(told)
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != 1 {
+		t.Errorf("the person was told %q; want the question alone, once", lines)
 	}
 }

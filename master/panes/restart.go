@@ -11,9 +11,9 @@ import (
 	"switchboard/tmux"
 )
 
-// An agent's client that exits while the team is up (a crash, an
-// out-of-memory kill, /exit typed by mistake) is started again in its
-// pane, on its conversation, after a pause that grows with each restart of
+// An agent's client (Claude Code, Codex CLI, Gemini CLI) that exits while
+// the team is up (a crash, an out-of-memory kill, /exit typed by mistake)
+// is started again in its pane, on its conversation, after a pause that grows with each restart of
 // a short time. A client that keeps exiting (a crash loop) stays exited,
 // and the overseers are told why, with its last lines. A pane closed (close,
 // down) is gone, not exited: it is never started again. Its mail waits, and
@@ -48,8 +48,8 @@ type restart struct {
 // client never came up since it was started (a typo in its command, which
 // up reports to the person). Called from decide when the pane is dead.
 func (p *Panes) takeRestart(name, pane string, v *view, status *int, now time.Time) *restart {
-	if p.restartClient == nil || v.restarting || v.gaveUp || !v.cameUp {
-		return nil
+	if p.restartClient == nil || v.restarting || v.gaveUp || !v.cameUp || !hookedKinds[v.seat.Kind] {
+		return nil // a shell or a generic program a person or its own end closed stays as it is
 	}
 	v.cameUp = false
 	recent := v.restarts[:0]
