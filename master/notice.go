@@ -89,6 +89,11 @@ func blockedNotice(msg *mailbox.Message, rec mailbox.Record) *mailbox.Message {
 // before the move, so a crash in between repeats the notice under the same
 // name rather than losing it. It reports whether the file was moved.
 func (m *Master) reject(agent, path, reason string) (moved bool) {
+	// rejected/ may have been made a link since the last pass looked: the
+	// reason and the file go nowhere a link points.
+	if m.unlink(agent) != nil {
+		return false
+	}
 	r, err := m.store.Reject(agent, path, reason)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false // gone meanwhile
