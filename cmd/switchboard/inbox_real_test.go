@@ -83,8 +83,7 @@ func TestClaudeCodeHearsMailAtItsNextToolBoundary(t *testing.T) {
 		turn++
 		return realclient.Answer{Command: "switchboard status --format line"}
 	})
-	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.upIdle(agent)
 	rec, _ := tm.session(agent)
 	transcript := clientinbox.Transcript{Path: rec.Transcript}
 
@@ -158,8 +157,7 @@ func TestClaudeCodeWithoutItsInboxIsTypedAt(t *testing.T) {
 	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(replyToEachAnnounced("Done without the inbox"))
-	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.upIdle(agent)
 	_, s := tm.session(agent)
 	if err := os.Remove(s.Socket); err != nil {
 		t.Fatal(err)

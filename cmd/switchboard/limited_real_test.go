@@ -25,8 +25,7 @@ func TestClaudeCodeAtItsRateLimitIsLimited(t *testing.T) {
 		}
 		return realclient.TextReply(r)
 	})
-	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.upIdle(agent)
 	tm.sendAs("reviewer_agent", agent, "Start the build")
 	waitUntil(t, time.Minute, agent+" to be limited", func() bool { return tm.state(agent).State == mailbox.StateLimited }, tm.diagnose)
 	if st := tm.state(agent); !strings.Contains(st.Detail, "rate limited") {

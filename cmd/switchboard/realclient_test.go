@@ -278,6 +278,35 @@ func replyToEachAnnounced(content string) realclient.Responder {
 	}
 }
 
+// upIdle brings the team up, detached, with args, and waits for agent's
+// client to be idle.
+func (tm *team) upIdle(agent string, args ...string) {
+	tm.t.Helper()
+	tm.must(append([]string{"up", "-d", "--no-console", "--socket", tm.socket}, args...)...)
+	waitUntil(tm.t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+}
+
+// answered sends a request from the reviewer to agent, waits for the
+// model's reply to it and for the agent to be idle after its turn, and
+// returns the message's id and the text of the request that carried it.
+func (tm *team) answered(api realclient.API, agent, title string) (id, request string) {
+	tm.t.Helper()
+	mark := api.Mark()
+	id = tm.sendAs("reviewer_agent", agent, title)
+	explain := func() string { return tm.diagnose() + dumpRequests(api.Since(mark)) }
+	waitUntil(tm.t, time.Minute, "the model's reply to "+title, func() bool {
+		return len(responsesTo(tm.t, tm.store, "reviewer_agent", id)) == 1
+	}, explain)
+	waitUntil(tm.t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, explain)
+	for _, r := range api.Since(mark) {
+		if r.Contains(id) {
+			return id, r.Text
+		}
+	}
+	tm.t.Fatalf("no request carried %s\n%s", id, explain())
+	return "", ""
+}
+
 // sendAs sends a request from an agent, as the operator may, and returns
 // its id once it is delivered.
 func (tm *team) sendAs(from, to, title string) string {
@@ -331,7 +360,7 @@ func waitUntil(t testing.TB, d time.Duration, what string, cond func() bool, exp
 }
 
 // responsesTo lists the responses in agent's inbox that answer the message id.
-func responsesTo(t *testing.T, store *mailbox.Store, agent, id string) []*mailbox.Message {
+func responsesTo(t testing.TB, store *mailbox.Store, agent, id string) []*mailbox.Message {
 	entries, err := store.List(agent, mailbox.All)
 	if err != nil {
 		return nil

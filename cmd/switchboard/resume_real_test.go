@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"switchboard/internal/testkit/realclient"
-	"switchboard/mailbox"
 )
 
 // After down and up, each agent's client goes on with the conversation it
@@ -21,39 +20,17 @@ func testResume(t *testing.T, c realclient.Client) {
 	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(replyToEachAnnounced("Noted"))
-	upIdle := func(args ...string) {
-		t.Helper()
-		tm.must(append([]string{"up", "-d", "--no-console", "--socket", tm.socket}, args...)...)
-		waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
-	}
-	answered := func(title string) (id string, text string) {
-		t.Helper()
-		mark := u.API.Mark()
-		id = tm.sendAs("reviewer_agent", agent, title)
-		waitUntil(t, time.Minute, "the model's reply to "+title, func() bool {
-			return len(responsesTo(t, tm.store, "reviewer_agent", id)) == 1
-		}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
-		reqs := u.API.Since(mark)
-		for _, r := range reqs {
-			if r.Contains(id) {
-				return id, r.Text
-			}
-		}
-		t.Fatalf("no request carried %s\n%s", id, dumpRequests(reqs))
-		return "", ""
-	}
-
-	upIdle()
-	first, _ := answered("The release word is PLUM")
+	tm.upIdle(agent)
+	first, _ := tm.answered(u.API, agent, "The release word is PLUM")
 	tm.must("down")
-	upIdle()
-	_, text := answered("What was the release word?")
+	tm.upIdle(agent)
+	_, text := tm.answered(u.API, agent, "What was the release word?")
 	if !containsAll(text, first, "The release word is PLUM") {
 		t.Errorf("after down and up, the model's request does not carry the earlier turn (%s)\n%s", first, text)
 	}
 	tm.must("down")
-	upIdle("--fresh")
-	_, text = answered("Start over")
+	tm.upIdle(agent, "--fresh")
+	_, text = tm.answered(u.API, agent, "Start over")
 	if containsAll(text, first) {
 		t.Errorf("after up --fresh, the model's request still carries the earlier turn")
 	}
@@ -77,13 +54,8 @@ func TestClaudeCodeKilledComesBackOnItsConversation(t *testing.T) {
 	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(replyToEachAnnounced("Noted"))
-	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
-	first := tm.sendAs("reviewer_agent", agent, "The release word is PLUM")
-	waitUntil(t, time.Minute, "the model's first reply", func() bool {
-		return len(responsesTo(t, tm.store, "reviewer_agent", first)) == 1
-	}, tm.diagnose)
-	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.upIdle(agent)
+	first, _ := tm.answered(u.API, agent, "The release word is PLUM")
 
 	_, s := tm.session(agent)
 	if err := syscall.Kill(s.PID, syscall.SIGKILL); err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"switchboard/desk"
 	"switchboard/internal/testkit/realclient"
-	"switchboard/mailbox"
 )
 
 // switchboard usage shows, token for token, what the stand-in model
@@ -18,13 +17,8 @@ func TestUsageIsWhatTheModelCharged(t *testing.T) {
 	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(replyToEachAnnounced("Done"))
-	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
-	id := tm.sendAs("reviewer_agent", agent, "Review the login change")
-	waitUntil(t, time.Minute, "the model's reply", func() bool {
-		return len(responsesTo(t, tm.store, "reviewer_agent", id)) == 1
-	}, tm.diagnose)
-	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	tm.upIdle(agent)
+	tm.answered(u.API, agent, "Review the login change")
 
 	var want [4]int64 // in, out, cache read, cache write: the conversation's requests
 	for _, r := range u.API.Since(0) {
