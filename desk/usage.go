@@ -13,6 +13,7 @@ import (
 
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/clientusage"
+	"switchboard/mailbox"
 )
 
 // PricesFile is the workspace's own price table, which replaces rows of
@@ -50,6 +51,9 @@ func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
 	}
 	var out []AgentUsage
 	for _, agent := range d.rules.Agents() {
+		if agent == mailbox.Operator {
+			continue // the person, who runs no client
+		}
 		u := AgentUsage{Agent: agent, Profile: agent, Models: clientusage.Usage{}}
 		if sp, ok := spawned[agent]; ok && sp.Profile != "" {
 			u.Profile = sp.Profile
@@ -85,7 +89,7 @@ func (d *Desk) Prices() (clientusage.Prices, error) {
 	}
 	var own map[string]clientusage.Price
 	if err := yaml.Unmarshal(data, &own); err != nil {
-		return nil, fmt.Errorf("read %s: %w", PricesFile, err)
+		return nil, fmt.Errorf("read %s (each row: a model name prefix, then {in: 3, out: 15, cache_read: 0.3, cache_write: 3.75} in dollars per million tokens): %w", PricesFile, err)
 	}
 	for k, v := range own {
 		prices[k] = v
