@@ -91,6 +91,9 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 		if sp, ok := spawned[p.Name]; ok && sp.Cancelled != nil && m.State != mailbox.StateExited && m.State != StateDown {
 			m.State = StateCancelled
 		}
+		if up && m.State != mailbox.StateExited && d.overBudgetMark(p.Name) != "" {
+			m.State = StateOverBudget
+		}
 		m.Unread, m.Urgent, _ = d.store().Counts(p.Name)
 		m.Parent, _ = d.rules.Parent(p.Name)
 		if t, ok := trees[p.Name]; ok {

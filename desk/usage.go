@@ -41,6 +41,17 @@ func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
 	if d.rules == nil {
 		return nil, d.noRules()
 	}
+	var agents []string
+	for _, agent := range d.rules.Agents() {
+		if agent != mailbox.Operator { // the person, who runs no client
+			agents = append(agents, agent)
+		}
+	}
+	return d.usageOf(agents, since)
+}
+
+// usageOf is Usage for the agents named.
+func (d *Desk) usageOf(agents []string, since time.Time) ([]AgentUsage, error) {
 	prices, err := d.Prices()
 	if err != nil {
 		return nil, err
@@ -50,10 +61,7 @@ func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
 		return nil, err
 	}
 	var out []AgentUsage
-	for _, agent := range d.rules.Agents() {
-		if agent == mailbox.Operator {
-			continue // the person, who runs no client
-		}
+	for _, agent := range agents {
 		u := AgentUsage{Agent: agent, Profile: agent, Models: clientusage.Usage{}}
 		if sp, ok := spawned[agent]; ok && sp.Profile != "" {
 			u.Profile = sp.Profile

@@ -66,6 +66,12 @@ func (s *Store) ClientRecordPath(agent string) string {
 	return filepath.Join(s.Dir, agent, "client.json")
 }
 
+// BudgetPath marks an agent over its budget: its notices are held until
+// the budget is raised or a new day begins (see desk.OverBudget).
+func (s *Store) BudgetPath(agent string) string {
+	return filepath.Join(s.Dir, agent, "over-budget")
+}
+
 // TranscriptsPath lists, a line each, every transcript the agent's clients
 // recorded, for what they spent (switchboard usage).
 func (s *Store) TranscriptsPath(agent string) string {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"switchboard/bulletin"
@@ -74,6 +75,9 @@ type Master struct {
 	store *mailbox.Store
 	log   *mailbox.LogWriter
 	rules *rules.Rules
+	// shared is rules as other goroutines read them (the panes' callbacks):
+	// set with rules, which the master's own loop alone uses.
+	shared atomic.Pointer[rules.Rules]
 	// started is when Run began.
 	started time.Time
 	// rulesFile is the rules file as the master follows it: the version in
@@ -191,6 +195,7 @@ func (m *Master) Run(ctx context.Context) error {
 		Workspace: m.ws, Now: m.now, Logf: m.logf, Started: m.started, Tick: m.opts.PaneTick,
 		Typing: m.opts.Typing, Polled: m.opts.Poll > 0, CommandsByProcess: m.opts.CommandsByProcess,
 		Restart: m.restartClient, CrashLoop: m.crashLoop, Limited: m.limited,
+		Budget: m.overBudget, BudgetChanged: m.budgetChanged,
 	})
 	if m.watch, err = m.startWatching(ctx); err != nil {
 		return err

@@ -30,7 +30,13 @@ func notice(to, key, title, content string, at time.Time) *mailbox.Message {
 // operator when the rules name none), the same key giving the same notice
 // again, and returns those told now.
 func (m *Master) tellOverseers(key, title, content string, at time.Time) (told []string) {
-	for _, to := range m.overseersHere() {
+	return m.tell(m.overseersHere(), key, title, content, at)
+}
+
+// tell delivers a notice from switchboard to each of to, the same key
+// giving the same notice again, and returns those told now.
+func (m *Master) tell(recipients []string, key, title, content string, at time.Time) (told []string) {
+	for _, to := range recipients {
 		n := notice(to, key, title, content, at)
 		err := m.store.VouchNotice(to, n)
 		delivered := false
@@ -54,7 +60,7 @@ func (m *Master) tellOverseers(key, title, content string, at time.Time) (told [
 // machines, those of this host, or the person at it when they all run
 // elsewhere (a notice of the master's own does not cross the hop).
 func (m *Master) overseersHere() []string {
-	all := m.rules.Overseers()
+	all := m.shared.Load().Overseers()
 	if m.link == nil {
 		return all
 	}

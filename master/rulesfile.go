@@ -60,6 +60,7 @@ func (m *Master) loadRulesAtStart() error {
 	if kept, ok := m.ws.ReadLoadedRules(); ok && (err != nil || !bytes.Equal(data, kept)) {
 		if r, kerr := rules.ParseTeam(m.ws, m.ws.LoadedRulesPath(), kept); kerr == nil {
 			m.rules, f.loaded, f.loadedFrom = r, kept, m.ws.LoadedRulesPath()
+			m.shared.Store(r)
 			return nil
 		}
 	}
@@ -71,6 +72,7 @@ func (m *Master) loadRulesAtStart() error {
 		return err
 	}
 	m.rules, f.loaded, f.loadedFrom = r, data, m.ws.RulesPath()
+	m.shared.Store(r)
 	return nil
 }
 
@@ -178,6 +180,7 @@ func (m *Master) applyRules(data []byte, spawned string, fileChanged bool) {
 	}
 	before, old := len(m.watched), m.rules
 	m.rules, f.spawned = r, spawned
+	m.shared.Store(r)
 	if fileChanged {
 		f.loaded, f.loadedFrom = data, path
 		m.keepLoadedRules()

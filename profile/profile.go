@@ -94,6 +94,8 @@ type Profile struct {
 	// Fresh starts the agent's client on a new conversation each time the
 	// team comes up, not on the one it had (see Launch.Resume).
 	Fresh bool `yaml:"fresh" json:"fresh,omitempty"`
+	// Budget bounds what the agent's client may spend in a day.
+	Budget *Budget `yaml:"budget" json:"budget,omitempty"`
 
 	// Worktree runs the agent in a git worktree of its own, on branch
 	// switchboard/<agent>, made from the repository that holds its folder

@@ -95,6 +95,8 @@ type Panes struct {
 	lookAt time.Time
 
 	limited       func(agent string, st mailbox.AgentState)
+	budget        func(agent string) (over bool, detail string, err error)
+	budgetChanged func(agent string, over bool, detail string)
 	restartClient func(ctx context.Context, c *tmux.Client, agent string) error
 	crashLoop     func(agent, why string, lines []string)
 	restartPauses []time.Duration // restartPause
@@ -133,15 +135,21 @@ type view struct {
 	// one is under way; gaveUp: it is not started again (a crash loop, or
 	// cancelled); cameUp: its client said it was idle, busy or waiting
 	// since it was last started.
-	restarts     []time.Time
-	limitTold    bool // the overseers were told of its limit, since its last turn that worked
-	restarting   bool
-	gaveUp       bool
-	cameUp       bool
-	inbox        bool
-	inboxDown    string
-	inboxWhy     string // why inboxDown's inbox failed, as last said
-	inboxRetryAt time.Time
+	restarts  []time.Time
+	limitTold bool // the overseers were told of its limit, since its last turn that worked
+	// overBudget: its client spent its day's budget, and its notices are
+	// held; budgetAt is when it was last checked, budgetChecking while a
+	// check runs.
+	overBudget     bool
+	budgetAt       time.Time
+	budgetChecking bool
+	restarting     bool
+	gaveUp         bool
+	cameUp         bool
+	inbox          bool
+	inboxDown      string
+	inboxWhy       string // why inboxDown's inbox failed, as last said
+	inboxRetryAt   time.Time
 }
 
 // alert is what a pane's border says of an interrupt not read yet.
@@ -181,6 +189,12 @@ type Config struct {
 	// Limited says that an agent's client hit its usage or rate limit, or
 	// lost its login, once an episode.
 	Limited func(agent string, st mailbox.AgentState)
+	// Budget reports whether an agent's client spent more today than its
+	// profile's budget allows, and how much of what; nil checks none.
+	Budget func(agent string) (over bool, detail string, err error)
+	// BudgetChanged says that an agent went over its budget, or back
+	// within it.
+	BudgetChanged func(agent string, over bool, detail string)
 }
 
 // New returns the panes side of the master configured by cfg; Run runs it.
@@ -198,7 +212,8 @@ func New(cfg Config) *Panes {
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
 		newTmux:       func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
-		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, limited: cfg.Limited, restartPauses: restartPause,
+		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, limited: cfg.Limited,
+		budget: cfg.Budget, budgetChanged: cfg.BudgetChanged, restartPauses: restartPause,
 	}
 }
 
@@ -358,7 +373,10 @@ func (p *Panes) look(ctx context.Context) {
 	}
 	p.readDisk(ps)
 	p.readScreens(ctx, ps)
-	labels, summary, writes, jobs, restarts, limits := p.decide(ps)
+	labels, summary, writes, jobs, restarts, limits, budgets := p.decide(ps)
+	for _, c := range budgets {
+		p.checkBudget(c)
+	}
 	for _, n := range limits {
 		p.logf("%s is limited: %s", n.agent, n.state.Detail)
 		if p.limited != nil {
@@ -503,7 +521,7 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 
 // decide works out, under the lock, each agent's state, border and summary,
 // the states to write, and the notices to type now.
-func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing, restarts []*restart, limits []*limitedNotice) {
+func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulletin.AgentSummary, writes []stateWrite, jobs []*typing, restarts []*restart, limits []*limitedNotice, budgets []*budgetCheck) {
 	now := p.now().UTC()
 	labels = tmux.Labels{Title: map[string]string{}, Border: map[string]string{}}
 	summary = make(map[string]bulletin.AgentSummary, len(ps.session.Agents))
@@ -514,6 +532,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		v := p.viewOf(name)
 		v.seat = seat
 		next := p.nextState(name, seat, v, ps, now)
+		turnEnded := next.State == mailbox.StateIdle && v.state.State != mailbox.StateIdle && v.state.State != ""
 		if sc, ok := ps.screens[seat.Pane]; ok && !v.ready {
 			p.settle(v, sc, now)
 		}
@@ -564,6 +583,9 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			labels.Border[seat.Pane] = style
 		}
 		v.inbox = v.inboxUsable(ps.inboxes[name], time.Now())
+		if c := p.takeBudgetCheck(name, v, turnEnded, now); c != nil {
+			budgets = append(budgets, c)
+		}
 		if job := p.takeTyping(name, v, now); job != nil {
 			jobs = append(jobs, job)
 		}
@@ -579,7 +601,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		p.status = status
 		labels.Status = status
 	}
-	return labels, summary, writes, jobs, restarts, limits
+	return labels, summary, writes, jobs, restarts, limits, budgets
 }
 
 // nextState is what the pass says of an agent's state: exited with its

@@ -36,8 +36,8 @@ func (p *Panes) takeTyping(name string, v *view, now time.Time) *typing {
 	for _, a := range v.pending {
 		interrupting = interrupting || a.interrupt
 	}
-	if !interrupting && limitHolds(v, now) {
-		return nil // its notices wait for its limit
+	if !interrupting && (limitHolds(v, now) || v.overBudget) {
+		return nil // its notices wait for its limit, or its budget
 	}
 	// A limited client past limitRetry sits at its prompt as an idle one.
 	idle := (v.state.State == mailbox.StateIdle || v.state.State == mailbox.StateLimited) && v.ready
