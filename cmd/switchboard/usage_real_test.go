@@ -11,10 +11,13 @@ import (
 )
 
 // switchboard usage shows, token for token, what the stand-in model
-// charged Claude Code for the answers in its conversation.
-func TestUsageIsWhatTheModelCharged(t *testing.T) {
+// charged the client for the answers in its conversation.
+func TestUsageIsWhatTheModelCharged(t *testing.T)      { testUsage(t, realclient.ClaudeCode) }
+func TestCodexUsageIsWhatTheModelCharged(t *testing.T) { testUsage(t, realclient.Codex) }
+
+func testUsage(t *testing.T, c realclient.Client) {
 	t.Parallel() // as testHeadless
-	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
+	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(replyToEachAnnounced("Done"))
 	tm.upIdle(agent)
@@ -26,6 +29,14 @@ func TestUsageIsWhatTheModelCharged(t *testing.T) {
 			continue // the client's side requests (a title) are not the conversation's
 		}
 		in, out := realclient.Charge(r.N)
+		if c.Kind == realclient.Codex.Kind {
+			// The Responses API counts the cache read among the input, and
+			// writes no cache.
+			want[0] += int64(in - 2*r.N)
+			want[1] += int64(out)
+			want[2] += int64(2 * r.N)
+			continue
+		}
 		want[0] += int64(in)
 		want[1] += int64(out)
 		want[2] += int64(2 * r.N)

@@ -1,5 +1,6 @@
 // Package clientusage reads what an agent client spent: the tokens each of
 // its model's answers took, as the client records them in its own
 // transcript (Claude Code: an "assistant" line per answer, with its model
-// and usage), summed per model, and what that costs by a price table.
+// and usage; Codex CLI: a token count after each answer in its session
+// log), summed per model, and what that costs by a price table.
 package clientusage

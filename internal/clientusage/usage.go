@@ -58,14 +58,35 @@ type assistantLine struct {
 	} `json:"message"`
 }
 
+// codexLine is the part of a Codex CLI session log line read here: its
+// turn's context names the model, each token count what the last answer
+// took (its input counting the cached part too).
+type codexLine struct {
+	Timestamp time.Time `json:"timestamp"`
+	Type      string    `json:"type"`
+	Payload   struct {
+		Type  string `json:"type"`
+		Model string `json:"model"`
+		Info  *struct {
+			Last struct {
+				In         int64 `json:"input_tokens"`
+				Cached     int64 `json:"cached_input_tokens"`
+				CacheWrite int64 `json:"cache_write_input_tokens"`
+				Out        int64 `json:"output_tokens"`
+			} `json:"last_token_usage"`
+		} `json:"info"`
+	} `json:"payload"`
+}
+
 // maxLine bounds one transcript line read; a longer one (a tool's huge
 // output) is skipped.
 const maxLine = 16 << 20
 
-// ReadTranscript sums the usage a Claude Code transcript records for the
-// answers given at or after since. An answer written in several lines (one
-// per content block) is counted once, as its last line says. A transcript
-// not there is no usage.
+// ReadTranscript sums the usage a client's transcript records for the
+// answers given at or after since: Claude Code's (an answer written in
+// several lines, one per content block, is counted once, as its last line
+// says) or Codex CLI's session log (a token count after each answer). A
+// transcript not there is no usage.
 func ReadTranscript(path string, since time.Time) (Usage, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -77,6 +98,8 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 	defer f.Close()
 	byAnswer := make(map[string]assistantLine)
 	var order []string
+	u := Usage{}
+	codexModel := ""
 	r := bufio.NewReaderSize(f, 256<<10)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -87,7 +110,18 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 			}
 			continue
 		}
-		if len(line) > 0 && containsAssistant(line) {
+		if bytes.Contains(line, []byte(`"turn_context"`)) || bytes.Contains(line, []byte(`"token_count"`)) {
+			var c codexLine
+			if json.Unmarshal(line, &c) == nil {
+				switch {
+				case c.Type == "turn_context" && c.Payload.Model != "":
+					codexModel = c.Payload.Model
+				case c.Payload.Type == "token_count" && c.Payload.Info != nil && !c.Timestamp.Before(since):
+					l := c.Payload.Info.Last
+					u[codexModel] = u[codexModel].Add(Tokens{In: l.In - l.Cached, Out: l.Out, CacheRead: l.Cached, CacheWrite: l.CacheWrite})
+				}
+			}
+		} else if containsAssistant(line) {
 			var a assistantLine
 			if json.Unmarshal(line, &a) == nil && a.Type == "assistant" && a.Message.ID != "" && !a.Timestamp.Before(since) {
 				if _, seen := byAnswer[a.Message.ID]; !seen {
@@ -100,7 +134,6 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 			break
 		}
 	}
-	u := Usage{}
 	for _, id := range order {
 		a := byAnswer[id]
 		u[a.Message.Model] = u[a.Message.Model].Add(Tokens{In: a.Message.Usage.In, Out: a.Message.Usage.Out, CacheRead: a.Message.Usage.CacheRead, CacheWrite: a.Message.Usage.CacheWrite})

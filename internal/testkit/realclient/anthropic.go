@@ -86,9 +86,10 @@ func (a *MessagesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	s.event("message_stop", map[string]any{"type": "message_stop"})
 }
 
-// Charge is what the stand-in charges for its answer to request n: input
-// tokens in, output tokens out, and cache reads of 2n and writes of n, so
-// that a sum of usage tells which requests it counted.
+// Charge is what a stand-in charges for its answer to request n: input
+// tokens in (the Responses API counts its cache reads of 2n among them),
+// output tokens out, and cache reads of 2n and writes of n (the Messages
+// API), so that a sum of usage tells which requests it counted.
 func Charge(n int) (in, out int) { return 1000 + n, 10 * n }
 
 // anthropicToolOutput finds a tool_result block in the last message but

@@ -36,11 +36,12 @@ func (a *ResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	json.Unmarshal(req.Body, &in)
 	respID := fmt.Sprintf("resp_%d", req.N)
+	charged, chargedOut := Charge(req.N)
 	response := func(status string, output []any) map[string]any {
 		return map[string]any{"id": respID, "object": "response", "created_at": 1700000000, "status": status,
 			"model": in.Model, "output": output,
-			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15,
-				"input_tokens_details": map[string]int{"cached_tokens": 0}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
+			"usage": map[string]any{"input_tokens": charged, "output_tokens": chargedOut, "total_tokens": charged + chargedOut,
+				"input_tokens_details": map[string]int{"cached_tokens": 2 * req.N}, "output_tokens_details": map[string]int{"reasoning_tokens": 0}}}
 	}
 	s := newSSE(w)
 	s.event("response.created", map[string]any{"type": "response.created", "response": response("in_progress", []any{})})
