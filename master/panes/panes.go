@@ -130,26 +130,29 @@ type view struct {
 	alert *alert
 	// inbox: its client has an inbox of its own, which takes its notices
 	// also while it works; inboxDown is the session whose inbox did not,
-	// whose notices are typed until inboxRetryAt.
+	// whose notices are typed until inboxRetryAt; inboxWhy is why, as
+	// last said.
+	inbox        bool
+	inboxDown    string
+	inboxWhy     string
+	inboxRetryAt time.Time
 	// restarts are when its client was started again lately; restarting:
 	// one is under way; gaveUp: it is not started again (a crash loop, or
 	// cancelled); cameUp: its client said it was idle, busy or waiting
 	// since it was last started.
-	restarts  []time.Time
-	limitTold bool // the overseers were told of its limit, since its last turn that worked
+	restarts   []time.Time
+	restarting bool
+	gaveUp     bool
+	cameUp     bool
+	// limitTold: the overseers were told of its limit, since its last turn
+	// that worked.
+	limitTold bool
 	// overBudget: its client spent its day's budget, and its notices are
 	// held; budgetAt is when it was last checked, budgetChecking while a
 	// check runs.
 	overBudget     bool
 	budgetAt       time.Time
 	budgetChecking bool
-	restarting     bool
-	gaveUp         bool
-	cameUp         bool
-	inbox          bool
-	inboxDown      string
-	inboxWhy       string // why inboxDown's inbox failed, as last said
-	inboxRetryAt   time.Time
 }
 
 // alert is what a pane's border says of an interrupt not read yet.
