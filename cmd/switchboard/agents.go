@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"switchboard/desk"
 	"switchboard/internal/safetext"
@@ -20,6 +21,9 @@ import (
 type agentRow struct {
 	desk.Member
 	branch string // drawn before the name: the tree's lines down to it
+	// Today is what its clients spent since midnight (switchboard usage),
+	// in the JSON form alone.
+	Today *desk.AgentUsage `json:"usage_today,omitempty"`
 }
 
 func newAgentsCmd(io *streams, g *globals) *cobra.Command {
@@ -61,6 +65,16 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 		defer func() { err = errors.Join(err, errors.New(parentLoopError(ws.folder, loops))) }()
 	}
 	if g.json {
+		since, _ := usageSince("today", time.Now())
+		if spent, err := ws.desk().Usage(since); err == nil {
+			for i := range rows {
+				for j := range spent {
+					if spent[j].Agent == rows[i].Name {
+						rows[i].Today = &spent[j]
+					}
+				}
+			}
+		}
 		return writeJSON(io.out, rows)
 	}
 	trees := slices.ContainsFunc(rows, func(r agentRow) bool { return r.Worktree != nil })

@@ -59,4 +59,14 @@ func testUsage(t *testing.T, c realclient.Client) {
 	}, func() string {
 		return fmt.Sprintf("usage of %s = %v; the stand-in charged %v\n%s", agent, got, want, dumpRequests(u.API.Since(0)))
 	})
+	// agents --json says what it spent today too.
+	var rows []agentRow
+	if err := json.Unmarshal([]byte(tm.must("agents", "--json")), &rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Name == agent && (r.Today == nil || [4]int64{r.Today.Tokens.In, r.Today.Tokens.Out, r.Today.Tokens.CacheRead, r.Today.Tokens.CacheWrite} != want) {
+			t.Errorf("agents --json says %s spent %+v today; want %v", agent, r.Today, want)
+		}
+	}
 }
