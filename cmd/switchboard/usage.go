@@ -25,15 +25,14 @@ func newUsageCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Tokens and an estimate of the cost, per agent and for the team",
 		Long: `Show what each agent's clients spent: tokens in, out, read from and
 written to the cache, from the clients' own records (Claude Code's
-transcripts, Codex CLI's session logs), and an estimate of the cost by a
-price table of list prices per million tokens. Put your own prices in
+transcripts, Codex CLI's session logs, Gemini CLI's chat logs), and an
+estimate of the cost by a price table of list prices per million tokens. Put your own prices in
 prices.yaml at the workspace's root, by model name prefix, for example:
 
   claude-opus: {in: 15, out: 75, cache_read: 1.5, cache_write: 18.75}
   gpt-5: {in: 1.25, out: 10, cache_read: 0.125}
 
-Gemini CLI agents show no usage yet. Nothing is read at rest: the records
-are read when you ask.`,
+Nothing is read at rest: the records are read when you ask.`,
 		Example: `  switchboard usage
   switchboard usage --since week --by profile
   switchboard usage --since 2h --json`,

@@ -12,8 +12,9 @@ import (
 
 // switchboard usage shows, token for token, what the stand-in model
 // charged the client for the answers in its conversation.
-func TestUsageIsWhatTheModelCharged(t *testing.T)      { testUsage(t, realclient.ClaudeCode) }
-func TestCodexUsageIsWhatTheModelCharged(t *testing.T) { testUsage(t, realclient.Codex) }
+func TestUsageIsWhatTheModelCharged(t *testing.T)       { testUsage(t, realclient.ClaudeCode) }
+func TestCodexUsageIsWhatTheModelCharged(t *testing.T)  { testUsage(t, realclient.Codex) }
+func TestGeminiUsageIsWhatTheModelCharged(t *testing.T) { testUsage(t, realclient.GeminiCLI) }
 
 func testUsage(t *testing.T, c realclient.Client) {
 	t.Parallel() // as testHeadless
@@ -29,9 +30,9 @@ func testUsage(t *testing.T, c realclient.Client) {
 			continue // the client's side requests (a title) are not the conversation's
 		}
 		in, out := realclient.Charge(r.N)
-		if c.Kind == realclient.Codex.Kind {
-			// The Responses API counts the cache read among the input, and
-			// writes no cache.
+		if c.Kind != realclient.ClaudeCode.Kind {
+			// The Responses API and Gemini's count the cache read among the
+			// input, and write no cache.
 			want[0] += int64(in - 2*r.N)
 			want[1] += int64(out)
 			want[2] += int64(2 * r.N)

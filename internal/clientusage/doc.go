@@ -2,5 +2,6 @@
 // its model's answers took, as the client records them in its own
 // transcript (Claude Code: an "assistant" line per answer, with its model
 // and usage; Codex CLI: a token count after each answer in its session
-// log), summed per model, and what that costs by a price table.
+// log; Gemini CLI: each answer's tokens in its chat log), summed per
+// model, and what that costs by a price table.
 package clientusage

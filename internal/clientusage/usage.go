@@ -58,6 +58,22 @@ type assistantLine struct {
 	} `json:"message"`
 }
 
+// geminiLine is the part of a Gemini CLI chat log line read here: one of
+// its model's answers, written again as it grows (its input counting the
+// cached part too; its thoughts paid as output).
+type geminiLine struct {
+	ID        string    `json:"id"`
+	Type      string    `json:"type"`
+	Timestamp time.Time `json:"timestamp"`
+	Model     string    `json:"model"`
+	Tokens    *struct {
+		In       int64 `json:"input"`
+		Out      int64 `json:"output"`
+		Cached   int64 `json:"cached"`
+		Thoughts int64 `json:"thoughts"`
+	} `json:"tokens"`
+}
+
 // codexLine is the part of a Codex CLI session log line read here: its
 // turn's context names the model, each token count what the last answer
 // took (its input counting the cached part too).
@@ -85,8 +101,9 @@ const maxLine = 16 << 20
 // ReadTranscript sums the usage a client's transcript records for the
 // answers given at or after since: Claude Code's (an answer written in
 // several lines, one per content block, is counted once, as its last line
-// says) or Codex CLI's session log (a token count after each answer). A
-// transcript not there is no usage.
+// says), Codex CLI's session log (a token count after each answer) or
+// Gemini CLI's chat log (an answer written again as it grows, counted
+// once). A transcript not there is no usage.
 func ReadTranscript(path string, since time.Time) (Usage, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -100,6 +117,8 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 	var order []string
 	u := Usage{}
 	codexModel := ""
+	gemini := make(map[string]geminiLine)
+	var geminiOrder []string
 	r := bufio.NewReaderSize(f, 256<<10)
 	for {
 		line, err := r.ReadSlice('\n')
@@ -121,6 +140,14 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 					u[codexModel] = u[codexModel].Add(Tokens{In: l.In - l.Cached, Out: l.Out, CacheRead: l.Cached, CacheWrite: l.CacheWrite})
 				}
 			}
+		} else if bytes.Contains(line, []byte(`"type":"gemini"`)) {
+			var g geminiLine
+			if json.Unmarshal(line, &g) == nil && g.Type == "gemini" && g.ID != "" && g.Tokens != nil && !g.Timestamp.Before(since) {
+				if _, seen := gemini[g.ID]; !seen {
+					geminiOrder = append(geminiOrder, g.ID)
+				}
+				gemini[g.ID] = g
+			}
 		} else if containsAssistant(line) {
 			var a assistantLine
 			if json.Unmarshal(line, &a) == nil && a.Type == "assistant" && a.Message.ID != "" && !a.Timestamp.Before(since) {
@@ -133,6 +160,11 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 		if err != nil {
 			break
 		}
+	}
+	for _, id := range geminiOrder {
+		g := gemini[id]
+		t := g.Tokens
+		u[g.Model] = u[g.Model].Add(Tokens{In: t.In - t.Cached, Out: t.Out + t.Thoughts, CacheRead: t.Cached})
 	}
 	for _, id := range order {
 		a := byAnswer[id]

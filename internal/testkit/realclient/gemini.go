@@ -31,6 +31,7 @@ func (a *GeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	charged, chargedOut := Charge(req.N)
 	part := map[string]any{"text": ans.Text}
 	switch {
 	case ans.Tool != "":
@@ -44,7 +45,7 @@ func (a *GeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 			"content":      map[string]any{"role": "model", "parts": []any{part}},
 			"finishReason": "STOP", "index": 0,
 		}},
-		"usageMetadata": map[string]int{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
+		"usageMetadata": map[string]int{"promptTokenCount": charged, "candidatesTokenCount": chargedOut, "cachedContentTokenCount": 2 * req.N, "totalTokenCount": charged + chargedOut},
 		"modelVersion":  "gemini-2.5-pro",
 	}
 	if strings.HasSuffix(req.Path, ":streamGenerateContent") {
