@@ -3,9 +3,12 @@ package agents
 import (
 	"bytes"
 	"io"
-	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 
 	"switchboard/internal/clientinbox"
+	"switchboard/internal/clientusage"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -38,16 +41,25 @@ func resumable(store *mailbox.Store, p *profile.Profile) string {
 	if err != nil || !ok || rec.Transcript == "" {
 		return ""
 	}
+	// The id goes on the client's command line: an id, nothing a flag
+	// could be made of; and the transcript is the client's own file of that
+	// session (Claude Code's <id>.jsonl, Codex CLI's rollout-…-<id>.jsonl).
+	if !sessionID.MatchString(rec.SessionID) || !strings.HasSuffix(filepath.Base(rec.Transcript), rec.SessionID+".jsonl") {
+		return ""
+	}
 	if !holdsCard(rec.Transcript, p.Name) {
 		return ""
 	}
 	return rec.SessionID
 }
 
+// sessionID is the form of a session id the clients give: a UUID.
+var sessionID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
 // holdsCard reports whether the transcript holds the identity card
 // switchboard's start-up hook gives the agent.
 func holdsCard(path, agent string) bool {
-	f, err := os.Open(path)
+	f, err := clientusage.OpenRegular(path)
 	if err != nil {
 		return false
 	}

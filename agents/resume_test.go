@@ -32,9 +32,9 @@ func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
 	store.Durable = false
 	dev := &profile.Profile{Name: "developer_agent", Kind: profile.KindClaude}
 	card := `{"content":"switchboard: you are Developer Agent ` + CardMark("developer_agent") + ` that talks"}`
-	recordSession(t, store, "developer_agent", "s-dev", card)
-	if got := resumable(store, dev); got != "s-dev" {
-		t.Errorf("its own session: resumable = %q; want s-dev", got)
+	recordSession(t, store, "developer_agent", "11111111-2222-4333-8444-555555555555", card)
+	if got := resumable(store, dev); got != "11111111-2222-4333-8444-555555555555" {
+		t.Errorf("its own session: resumable = %q; want it", got)
 	}
 	fresh := *dev
 	fresh.Fresh = true
@@ -50,12 +50,24 @@ func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
 	// A record written by hand for the reviewer's session, or a helper's
 	// record naming its parent's: the transcript's card names another.
 	reviewer := `{"content":"switchboard: you are Reviewer Agent ` + CardMark("reviewer_agent") + ` that talks"}`
-	recordSession(t, store, "developer_agent", "s-rev", reviewer)
+	recordSession(t, store, "developer_agent", "66666666-2222-4333-8444-555555555555", reviewer)
 	if got := resumable(store, dev); got != "" {
 		t.Errorf("a record naming the reviewer's session: resumable = %q; want a new conversation", got)
 	}
+	// An id a flag could be made of, or a transcript of another session.
+	recordSession(t, store, "developer_agent", "--dangerously-skip-permissions", card)
+	if got := resumable(store, dev); got != "" {
+		t.Errorf("an id that is no session's: resumable = %q", got)
+	}
+	other := filepath.Join(t.TempDir(), "77777777-2222-4333-8444-555555555555.jsonl")
+	os.WriteFile(other, []byte(card), 0o600)
+	rec := clientinbox.Record{SessionID: "66666666-2222-4333-8444-555555555555", Transcript: other}
+	rec.Write(store.ClientRecordPath("developer_agent"), "")
+	if got := resumable(store, dev); got != "" {
+		t.Errorf("a record whose transcript is another session's: resumable = %q", got)
+	}
 	h1 := &profile.Profile{Name: "h1", Kind: profile.KindClaude}
-	recordSession(t, store, "h1", "s-dev", card)
+	recordSession(t, store, "h1", "11111111-2222-4333-8444-555555555555", card)
 	if got := resumable(store, h1); got != "" {
 		t.Errorf("a helper's record naming its parent's session: resumable = %q", got)
 	}
@@ -67,7 +79,7 @@ func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
 func TestANewConversationForgetsTheRecordAndAResumedOneKeepsIt(t *testing.T) {
 	store := mailbox.NewStore(t.TempDir())
 	store.Durable = false
-	recordSession(t, store, "developer_agent", "s-dev", "x")
+	recordSession(t, store, "developer_agent", "11111111-2222-4333-8444-555555555555", "x")
 	if _, err := store.ClaimShown("developer_agent", []string{"a.json"}, ""); err != nil {
 		t.Fatal(err)
 	}

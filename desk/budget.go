@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/atomicfile"
 	"switchboard/profile"
 )
 
@@ -51,7 +52,7 @@ func (d *Desk) MarkOverBudget(agent, detail string) error {
 		}
 		return nil
 	}
-	return os.WriteFile(path, []byte(detail+"\n"), 0o600)
+	return atomicfile.WriteFile(path, []byte(detail+"\n"), atomicfile.Options{TmpDir: d.store().TmpDir(agent)})
 }
 
 // overBudgetMark is what the agent's mark says; "" when it has none.

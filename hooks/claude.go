@@ -128,6 +128,10 @@ func answer(ev event, env Env) (output, error) {
 		case "permission_prompt", "ToolPermission": // Claude Code, Gemini CLI
 			return output{}, setState(env, mailbox.StateWaiting)
 		case "idle_prompt":
+			// A client waiting at its prompt on its limit is limited still.
+			if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State == mailbox.StateLimited {
+				return output{}, nil
+			}
 			return output{}, setState(env, mailbox.StateIdle)
 		}
 	case "PermissionRequest":

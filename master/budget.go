@@ -11,7 +11,16 @@ import (
 // overBudget reports whether the agent's client spent more today than its
 // profile's budget allows.
 func (m *Master) overBudget(agent string) (bool, string, error) {
-	return desk.New(m.ws, m.shared.Load(), mailbox.Operator).OverBudget(agent, m.now())
+	d := desk.New(m.ws, m.shared.Load(), mailbox.Operator)
+	over, detail, err := d.OverBudget(agent, m.now())
+	if err == nil && !over {
+		// A mark left from before (a master started again, a new day)
+		// goes with the check that finds it within its budget.
+		if err := d.MarkOverBudget(agent, ""); err != nil {
+			m.logf("cannot mark %s's budget: %v", agent, err)
+		}
+	}
+	return over, detail, err
 }
 
 // budgetChanged marks an agent over its budget, or back within it, for
@@ -31,7 +40,9 @@ func (m *Master) budgetChanged(agent string, over bool, detail string) {
 	}
 	m.logf("%s is over its budget (%s): its notices are held", agent, detail)
 	at := m.now().UTC()
-	key, title := fmt.Sprintf("over-budget/%s/%s", agent, at.Format("2006-01-02")), fmt.Sprintf("OVER BUDGET: %s: %s", agent, detail)
+	// Once a day: the budget's own, since local midnight.
+	key := fmt.Sprintf("over-budget/%s/%s", agent, m.now().Format("2006-01-02"))
+	title := fmt.Sprintf("OVER BUDGET: %s: %s", agent, detail)
 	content := fmt.Sprintf("%s's client has spent %s, more than its profile's budget allows. Its notices are held until the budget is raised (budget: in agents/%s.yaml) or a new day begins; its pane is yours meanwhile (switchboard attach).\n", agent, detail, agent)
 	recipients := m.overseersHere()
 	if parent, ok := m.shared.Load().Parent(agent); ok && !slices.Contains(recipients, parent) && !m.remote(parent) {

@@ -106,6 +106,10 @@ type Master struct {
 	toldOfLink    map[string]bool     // keys of the link's notices told; the loop's alone
 	refusedCopies *mailbox.HubRefused // notes of the copies from other hosts refused here; set by startLink
 	errands       errandDesk          // the commands' errands on the hub, under way and answered
+	// fromPanes carries what the panes' goroutines ask of the master's
+	// loop (telling overseers of a crash loop, a limit, a budget), which
+	// owns the state that telling touches.
+	fromPanes chan func()
 	// notified are the events the person was told of (notifyPerson).
 	notifiedMu sync.Mutex
 	notified   map[string]bool
@@ -143,6 +147,7 @@ func New(root string, opts Options) *Master {
 		link:          opts.Link,
 		toldOfLink:    make(map[string]bool),
 		notified:      make(map[string]bool),
+		fromPanes:     make(chan func(), 64),
 		refusedCopies: ws.Store.HubRefused(),
 	}
 }
@@ -194,8 +199,17 @@ func (m *Master) Run(ctx context.Context) error {
 	m.panes = panes.New(panes.Config{ // before the watch, whose events wake it
 		Workspace: m.ws, Now: m.now, Logf: m.logf, Started: m.started, Tick: m.opts.PaneTick,
 		Typing: m.opts.Typing, Polled: m.opts.Poll > 0, CommandsByProcess: m.opts.CommandsByProcess,
-		Restart: m.restartClient, CrashLoop: m.crashLoop, Limited: m.limited,
-		Budget: m.overBudget, BudgetChanged: m.budgetChanged,
+		Restart: m.restartClient,
+		CrashLoop: func(agent, why string, lines []string) {
+			m.onLoop("a crash loop of "+agent, func() { m.crashLoop(agent, why, lines) })
+		},
+		Limited: func(agent string, st mailbox.AgentState) {
+			m.onLoop("the limit of "+agent, func() { m.limited(agent, st) })
+		},
+		Budget: m.overBudget,
+		BudgetChanged: func(agent string, over bool, detail string) {
+			m.onLoop("the budget of "+agent, func() { m.budgetChanged(agent, over, detail) })
+		},
 	})
 	if m.watch, err = m.startWatching(ctx); err != nil {
 		return err
@@ -270,6 +284,9 @@ func (m *Master) loop(ctx context.Context) error {
 			continue
 		case n := <-m.linkNotes():
 			m.tellOfLink(n)
+			continue
+		case do := <-m.fromPanes:
+			do()
 			continue
 		}
 		dirty, rulesChanged, all := m.work.take()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	"switchboard/internal/notify"
 	"switchboard/mailbox"
@@ -36,6 +37,7 @@ func (m *Master) notifyPerson(key, title, text string) {
 	}
 	m.notified[key] = true
 	m.notifiedMu.Unlock()
+	title = mailbox.ClipTitle(title) // one line: a header, an argument
 	go func() {
 		if err := n.Send(context.Background(), title, text); err != nil {
 			m.logf("cannot tell the person of %q: %v", title, err)
@@ -55,4 +57,16 @@ func (m *Master) needsPerson(to string, msg *mailbox.Message, permission bool) {
 	}
 	text := fmt.Sprintf("%s asks: %s\n\nRead it with: switchboard read %s\nAnswer it with: switchboard reply %s --content \"...\"", msg.From, msg.Title, msg.ID, msg.ID)
 	m.notifyPerson("ask/"+msg.ID, fmt.Sprintf("%s from %s: %s", what, msg.From, msg.Title), text)
+}
+
+// onLoop runs do in the master's loop, which owns what telling touches:
+// the panes' goroutines hand their news over this way. It never blocks a
+// pane's goroutine for long: when the loop is far behind, the news is
+// said in the log instead.
+func (m *Master) onLoop(what string, do func()) {
+	select {
+	case m.fromPanes <- do:
+	case <-time.After(5 * time.Second):
+		m.logf("the master is busy: %s was not told", what)
+	}
 }

@@ -16,8 +16,11 @@ import (
 // wired the team (with or without the MCP server, as its session says).
 func (m *Master) restartClient(ctx context.Context, c *tmux.Client, agent string) error {
 	session, ok, err := agents.LoadSession(m.ws)
-	if err != nil || !ok {
+	if err != nil {
 		return fmt.Errorf("read the team's session: %w", err)
+	}
+	if !ok {
+		return fmt.Errorf("the team has no session")
 	}
 	err = agents.Restart(ctx, m.ws, c, agent, hooks.Wirer{Workspace: m.ws, NoMCP: session.NoMCP})
 	if errors.Is(err, agents.ErrCancelled) {
@@ -31,7 +34,7 @@ func (m *Master) restartClient(ctx context.Context, c *tmux.Client, agent string
 func (m *Master) crashLoop(agent, why string, lines []string) {
 	at := m.now().UTC()
 	var b strings.Builder
-	fmt.Fprintf(&b, "The client of %s ended again (%s), after being started again several times within a minute: it is not started again.\n", agent, why)
+	fmt.Fprintf(&b, "The client of %s ended again (%s), after being started again several times within ten minutes: it is not started again.\n", agent, why)
 	if len(lines) > 0 {
 		b.WriteString("\nIts last lines:\n")
 		for _, line := range lines {

@@ -265,10 +265,12 @@ func (c *Client) RespawnPane(ctx context.Context, target string, command ...stri
 	return err
 }
 
-// RespawnSpec runs a pane's program anew as spec says (its folder,
-// environment and command), killing what runs there; the pane keeps its id.
+// RespawnSpec runs the program of a pane whose program ended anew, as spec
+// says (its folder, environment and command); the pane keeps its id. A
+// pane whose program runs (a person started one meanwhile) is refused by
+// tmux, and left alone.
 func (c *Client) RespawnSpec(ctx context.Context, pane string, spec PaneSpec) error {
-	_, err := c.command(ctx, append([]string{"respawn-pane", "-k", "-t", pane}, spec.args()...)...)
+	_, err := c.command(ctx, append([]string{"respawn-pane", "-t", pane}, spec.args()...)...)
 	return err
 }
 

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -84,6 +87,9 @@ type codexLine struct {
 		Type  string `json:"type"`
 		Model string `json:"model"`
 		Info  *struct {
+			Total struct {
+				Tokens int64 `json:"total_tokens"`
+			} `json:"total_token_usage"`
 			Last struct {
 				In         int64 `json:"input_tokens"`
 				Cached     int64 `json:"cached_input_tokens"`
@@ -94,9 +100,46 @@ type codexLine struct {
 	} `json:"payload"`
 }
 
-// maxLine bounds one transcript line read; a longer one (a tool's huge
-// output) is skipped.
+// readLine reads one line; one longer than maxLine (a tool's huge output)
+// is read through and given back empty.
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	tooLong := false
+	for {
+		part, err := r.ReadSlice('\n')
+		if !tooLong && len(line)+len(part) <= maxLine {
+			line = append(line, part...)
+		} else {
+			tooLong, line = true, nil
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// maxLine bounds one transcript line read.
 const maxLine = 16 << 20
+
+// ErrNotRegular is a transcript named that is no regular file (a link, a
+// pipe, a device): an agent may list anything, and nothing but a file of
+// its client's is read.
+var ErrNotRegular = errors.New("clientusage: not a regular file")
+
+// OpenRegular opens a file for reading only when it is a regular one,
+// following no link and never waiting on a pipe.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err != nil || !info.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	return f, nil
+}
 
 // ReadTranscript sums the usage a client's transcript records for the
 // answers given at or after since: Claude Code's (an answer written in
@@ -105,7 +148,7 @@ const maxLine = 16 << 20
 // Gemini CLI's chat log (an answer written again as it grows, counted
 // once). A transcript not there is no usage.
 func ReadTranscript(path string, since time.Time) (Usage, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Usage{}, nil
 	}
@@ -120,24 +163,27 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 	gemini := make(map[string]geminiLine)
 	var geminiOrder []string
 	r := bufio.NewReaderSize(f, 256<<10)
+	var codexTotal int64 // the session's total at the last count read
 	for {
-		line, err := r.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line too long for the buffer is no answer's: skip it.
-			for errors.Is(err, bufio.ErrBufferFull) {
-				_, err = r.ReadSlice('\n')
-			}
-			continue
-		}
+		line, err := readLine(r)
 		if bytes.Contains(line, []byte(`"turn_context"`)) || bytes.Contains(line, []byte(`"token_count"`)) {
 			var c codexLine
 			if json.Unmarshal(line, &c) == nil {
 				switch {
 				case c.Type == "turn_context" && c.Payload.Model != "":
 					codexModel = c.Payload.Model
-				case c.Payload.Type == "token_count" && c.Payload.Info != nil && !c.Timestamp.Before(since):
-					l := c.Payload.Info.Last
-					u[codexModel] = u[codexModel].Add(Tokens{In: l.In - l.Cached, Out: l.Out, CacheRead: l.Cached, CacheWrite: l.CacheWrite})
+				case c.Payload.Type == "token_count" && c.Payload.Info != nil:
+					// Codex says a count again with its total unchanged:
+					// only a count that moved the total is an answer's.
+					total := c.Payload.Info.Total.Tokens
+					if total == codexTotal && total != 0 {
+						break
+					}
+					codexTotal = total
+					if !c.Timestamp.Before(since) {
+						l := c.Payload.Info.Last
+						u[codexModel] = u[codexModel].Add(Tokens{In: l.In - l.Cached, Out: l.Out, CacheRead: l.Cached, CacheWrite: l.CacheWrite})
+					}
 				}
 			}
 		} else if bytes.Contains(line, []byte(`"type":"gemini"`)) {
@@ -157,8 +203,11 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 				byAnswer[a.Message.ID] = a
 			}
 		}
-		if err != nil {
+		if errors.Is(err, io.EOF) {
 			break
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
 	for _, id := range geminiOrder {

@@ -8,15 +8,15 @@ import (
 
 // An agent whose client hit its usage or rate limit, or lost its login,
 // is limited (its StopFailure hook says so): not failed, not started
-// again. Its notices wait; the overseers are told once; after limitRetry
+// again. Its notices wait; the overseers are told once; after LimitRetry
 // a notice is let through, which has the client try again: a turn that
 // works makes it busy, then idle, and one that does not makes it limited
 // again, without telling anyone twice.
-const limitRetry = 5 * time.Minute
+const LimitRetry = 5 * time.Minute
 
 // limitHolds reports whether the agent's notices wait for its limit.
 func limitHolds(v *view, now time.Time) bool {
-	return v.state.State == mailbox.StateLimited && now.Sub(v.state.Since) < limitRetry
+	return v.state.State == mailbox.StateLimited && now.Sub(v.state.Since) < LimitRetry
 }
 
 // limitedNotice is an agent newly limited, for the overseers.
@@ -26,8 +26,9 @@ type limitedNotice struct {
 }
 
 // noteLimit follows an agent's state under the lock: the first limit
-// after a turn that worked is to be told; a turn that worked ends the
-// episode.
+// after a turn that worked is to be told; a turn that worked (busy, then
+// idle) ends the episode. A retry that fails goes busy, then limited:
+// nobody is told again.
 func noteLimit(name string, v *view, next mailbox.AgentState) *limitedNotice {
 	switch next.State {
 	case mailbox.StateLimited:
@@ -36,8 +37,10 @@ func noteLimit(name string, v *view, next mailbox.AgentState) *limitedNotice {
 		}
 		v.limitTold = true
 		return &limitedNotice{agent: name, state: next}
-	case mailbox.StateBusy:
-		v.limitTold = false
+	case mailbox.StateIdle:
+		if v.state.State == mailbox.StateBusy {
+			v.limitTold = false
+		}
 	}
 	return nil
 }

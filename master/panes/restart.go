@@ -23,7 +23,7 @@ import (
 // loop; restartPause is the pause before each restart of the window, by
 // how many came before it.
 const (
-	crashWindow = time.Minute
+	crashWindow = 10 * time.Minute
 	maxRestarts = 3
 )
 
@@ -65,6 +65,11 @@ func (p *Panes) takeRestart(name, pane string, v *view, status *int, now time.Ti
 	}
 	v.restarting = true
 	v.restarts = append(v.restarts, now)
+	// The program started again is new to the pane: it is waited for as
+	// any program starting (readyAfter), and its session is looked up anew.
+	v.ready, v.seen, v.firstLook, v.quiet, v.quietSince = false, false, time.Time{}, 0, time.Time{}
+	v.inboxDown, v.inboxWhy = "", ""
+	delete(p.sessions, name)
 	return &restart{agent: name, pane: pane, pause: p.restartPauses[len(recent)], status: status}
 }
 
@@ -97,6 +102,9 @@ func (p *Panes) startRestart(ctx context.Context, c *tmux.Client, r *restart) {
 		case errors.Is(err, ErrNotRestarted):
 		case err != nil:
 			p.logf("cannot start %s again: %v", r.agent, err)
+			if p.crashLoop != nil {
+				p.crashLoop(r.agent, "it could not be started again: "+err.Error(), nil)
+			}
 		default:
 			p.logf("%s's client ended (%s): started again in its pane, on its conversation where it can", r.agent, exitOf(r.status))
 		}

@@ -36,16 +36,28 @@ func (p *Panes) takeTyping(name string, v *view, now time.Time) *typing {
 	for _, a := range v.pending {
 		interrupting = interrupting || a.interrupt
 	}
-	if !interrupting && (limitHolds(v, now) || v.overBudget) {
+	holding := limitHolds(v, now) || v.overBudget
+	if !interrupting && holding {
 		return nil // its notices wait for its limit, or its budget
 	}
-	// A limited client past limitRetry sits at its prompt as an idle one.
+	// A limited client past LimitRetry sits at its prompt as an idle one.
 	idle := (v.state.State == mailbox.StateIdle || v.state.State == mailbox.StateLimited) && v.ready
 	if !interrupting && !idle && !v.inbox {
 		return nil // a busy agent hears at its next checkpoint, or when idle
 	}
 	job := &typing{agent: name, view: v, items: v.pending, idle: idle, inbox: v.inbox}
 	v.pending, v.typing = nil, true
+	if holding { // the interrupts go; the notices wait still
+		var interrupts, held []announcement
+		for _, a := range job.items {
+			if a.interrupt {
+				interrupts = append(interrupts, a)
+			} else {
+				held = append(held, a)
+			}
+		}
+		job.items, v.pending = interrupts, held
+	}
 	return job
 }
 
