@@ -67,6 +67,9 @@ func (d *Desk) usageOf(agents []string, since time.Time) ([]AgentUsage, error) {
 			u.Profile = sp.Profile
 		}
 		for _, path := range clientinbox.Transcripts(d.store().TranscriptsPath(agent)) {
+			if info, err := os.Stat(path); err == nil && info.ModTime().Before(since) {
+				continue // written to last before the period: nothing of it is in it
+			}
 			got, err := clientusage.ReadTranscript(path, since)
 			if err != nil {
 				return nil, fmt.Errorf("read the transcript of %s: %w", agent, err)
