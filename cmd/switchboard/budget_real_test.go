@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"switchboard/desk"
 	"switchboard/internal/testkit/realclient"
-	"switchboard/workspace"
 )
 
 // An agent whose client spends more in a day than its profile's budget
@@ -38,17 +36,7 @@ func TestClaudeCodeOverItsBudgetIsHeld(t *testing.T) {
 		return ""
 	}
 	waitUntil(t, 30*time.Second, agent+" to be over budget", func() bool { return state() == desk.StateOverBudget }, tm.diagnose)
-	overseer := desk.New(workspace.New(tm.root), nil, "master_agent")
-	told := func() int {
-		items, _, _ := overseer.Inbox(false)
-		n := 0
-		for _, it := range items {
-			if strings.HasPrefix(it.Title, "OVER BUDGET: developer_agent") {
-				n++
-			}
-		}
-		return n
-	}
+	told := func() int { return tm.unreadTitled("master_agent", "OVER BUDGET: developer_agent") }
 	waitUntil(t, 30*time.Second, "the overseer to be told", func() bool { return told() == 1 }, tm.diagnose)
 
 	held := tm.sendAs("reviewer_agent", agent, "And the tests")

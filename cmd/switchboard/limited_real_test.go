@@ -5,10 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/desk"
 	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
-	"switchboard/workspace"
 )
 
 // A client whose model API says the account's rate limit is reached is
@@ -31,17 +29,7 @@ func TestClaudeCodeAtItsRateLimitIsLimited(t *testing.T) {
 	if st := tm.state(agent); !strings.Contains(st.Detail, "rate limited") {
 		t.Errorf("state %+v; want the client's word in its detail", st)
 	}
-	overseer := desk.New(workspace.New(tm.root), nil, "master_agent")
-	told := func() int {
-		items, _, _ := overseer.Inbox(false)
-		n := 0
-		for _, it := range items {
-			if strings.HasPrefix(it.Title, "LIMITED: developer_agent") {
-				n++
-			}
-		}
-		return n
-	}
+	told := func() int { return tm.unreadTitled("master_agent", "LIMITED: developer_agent") }
 	waitUntil(t, 30*time.Second, "the overseer to be told", func() bool { return told() == 1 }, tm.diagnose)
 
 	// More mail waits: no turn is started, nobody is told again.

@@ -15,11 +15,13 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/desk"
 	"switchboard/internal/proctree"
 	"switchboard/internal/safetext"
 	"switchboard/internal/testkit/realclient"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/workspace"
 )
 
 // The real agent clients, installed from npm and run against loopback
@@ -305,6 +307,19 @@ func (tm *team) answered(api realclient.API, agent, title string) (id, request s
 	}
 	tm.t.Fatalf("no request carried %s\n%s", id, explain())
 	return "", ""
+}
+
+// unreadTitled is how many unread messages of agent have a title that
+// starts with prefix.
+func (tm *team) unreadTitled(agent, prefix string) int {
+	items, _, _ := desk.New(workspace.New(tm.root), nil, agent).Inbox(false)
+	n := 0
+	for _, it := range items {
+		if strings.HasPrefix(it.Title, prefix) {
+			n++
+		}
+	}
+	return n
 }
 
 // sendAs sends a request from an agent, as the operator may, and returns
