@@ -43,6 +43,8 @@ func stateOf(a desk.AgentSummary) (symbol, word string, style lipgloss.Style) {
 		return "‖", "interrupted", styleWarn
 	case a.State == mailbox.StateLimited:
 		return "⏸", "limited", styleWarn
+	case a.State == desk.StateOverBudget:
+		return "$", "over budget", styleWarn
 	case a.State == desk.StateCancelled:
 		return "⊘", "cancelled", styleQuiet
 	case a.State == mailbox.StateExited && a.ExitStatus != nil:
