@@ -22,10 +22,8 @@ import (
 // by hand to name another agent's session, or a helper's parent's, is not.
 
 // resumingKinds are the kinds of client that go on with a conversation by
-// its id: Claude Code (--resume ID) and Codex CLI (resume ID). Gemini CLI
-// 0.61.0 resumes "latest" or a number in its list of the folder's
-// sessions, which could be another agent's: it starts afresh.
-var resumingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true}
+// its id: Claude Code and Gemini CLI (--resume ID), Codex CLI (resume ID).
+var resumingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true, profile.KindGemini: true}
 
 // cardScan is how much of a transcript is read for the identity card,
 // which comes with the conversation's first start.
@@ -43,14 +41,23 @@ func resumable(store *mailbox.Store, p *profile.Profile) string {
 	}
 	// The id goes on the client's command line: an id, nothing a flag
 	// could be made of; and the transcript is the client's own file of that
-	// session (Claude Code's <id>.jsonl, Codex CLI's rollout-…-<id>.jsonl).
-	if !sessionID.MatchString(rec.SessionID) || !strings.HasSuffix(filepath.Base(rec.Transcript), rec.SessionID+".jsonl") {
+	// session.
+	if !sessionID.MatchString(rec.SessionID) || !namedFor(filepath.Base(rec.Transcript), rec.SessionID) {
 		return ""
 	}
 	if !holdsCard(rec.Transcript, p.Name) {
 		return ""
 	}
 	return rec.SessionID
+}
+
+// namedFor reports whether a transcript's file name is the one its client
+// gives the session id: Claude Code's <id>.jsonl, Codex CLI's
+// rollout-<time>-<id>.jsonl, Gemini CLI's session-<time>-<first eight of
+// id>.jsonl (which holds the whole id, checked with the card).
+func namedFor(name, id string) bool {
+	return strings.HasSuffix(name, id+".jsonl") ||
+		strings.HasPrefix(name, "session-") && strings.HasSuffix(name, "-"+id[:8]+".jsonl")
 }
 
 // sessionID is the form of a session id the clients give: a UUID.

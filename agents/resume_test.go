@@ -14,7 +14,14 @@ import (
 // transcript holds text.
 func recordSession(t *testing.T, store *mailbox.Store, agent, id, text string) {
 	t.Helper()
-	transcript := filepath.Join(t.TempDir(), id+".jsonl")
+	recordTranscript(t, store, agent, id, id+".jsonl", text)
+}
+
+// recordTranscript writes the agent's client record naming a session whose
+// transcript, of the file name given, holds text.
+func recordTranscript(t *testing.T, store *mailbox.Store, agent, id, name, text string) {
+	t.Helper()
+	transcript := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(transcript, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -41,10 +48,17 @@ func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
 	if got := resumable(store, &fresh); got != "" {
 		t.Errorf("a profile that asks for a fresh start resumes %q", got)
 	}
+	// Gemini CLI names its transcript by the first eight of the id.
 	gemini := *dev
 	gemini.Kind = profile.KindGemini
+	const geminiID = "abcdef01-2222-4333-8444-555555555555"
+	recordTranscript(t, store, "developer_agent", geminiID, "session-2026-11-28T09-16-abcdef01.jsonl", card)
+	if got := resumable(store, &gemini); got != geminiID {
+		t.Errorf("Gemini CLI's own session: resumable = %q; want it", got)
+	}
+	recordTranscript(t, store, "developer_agent", geminiID, "session-2026-11-28T09-16-99999999.jsonl", card)
 	if got := resumable(store, &gemini); got != "" {
-		t.Errorf("Gemini CLI, which resumes by number, resumes %q", got)
+		t.Errorf("Gemini CLI's record naming another session's file: resumable = %q", got)
 	}
 
 	// A record written by hand for the reviewer's session, or a helper's

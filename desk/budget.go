@@ -26,7 +26,7 @@ func (d *Desk) OverBudget(agent string, now time.Time) (over bool, detail string
 	}
 	b := team[0].Budget
 	y, m, day := now.Date()
-	rows, err := d.usageOf([]string{agent}, time.Date(y, m, day, 0, 0, 0, 0, now.Location()))
+	rows, err := d.usageOf([]string{agent}, time.Date(y, m, day, 0, 0, 0, 0, now.Location()), nil)
 	if err != nil || len(rows) == 0 {
 		return false, "", err
 	}

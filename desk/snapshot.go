@@ -40,6 +40,9 @@ type AgentSummary struct {
 	Locks   []string     `json:"locks,omitempty"`    // the shared resources it holds
 	// Asking is how many of its permission requests wait for an answer.
 	Asking int `json:"asking"`
+	// Today is what its clients spent since midnight, when the snapshot's
+	// taker asked (AddUsage).
+	Today *AgentUsage `json:"usage_today,omitempty"`
 }
 
 // MessageLine is a message in a word: who, what, when.
@@ -76,9 +79,14 @@ type OpenRequest struct {
 func (r OpenRequest) ForOperator() bool { return slices.Contains(r.To, mailbox.Operator) }
 
 // NeedsYou reports whether the agent waits for someone: at a permission
-// prompt, with a permission request unanswered, or idle with urgent mail.
+// prompt, with a permission request unanswered, idle with urgent mail, at
+// its client's usage limit, or over its budget.
 func (a AgentSummary) NeedsYou() bool {
-	return a.State == mailbox.StateWaiting || a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
+	switch a.State {
+	case mailbox.StateWaiting, mailbox.StateLimited, StateOverBudget:
+		return true
+	}
+	return a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
 }
 
 // Snapshot takes a snapshot of the team, reading the last logTail records

@@ -36,8 +36,9 @@ type AgentUsage struct {
 
 // Usage is what each agent of the team spent since then (the zero time for
 // all), from its clients' own transcripts, read now: nothing is kept or
-// watched at rest.
-func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
+// watched at rest. A cache (nil for none) keeps what was read for the next
+// call, which reads only the transcripts written to since.
+func (d *Desk) Usage(since time.Time, cache *clientusage.Cache) ([]AgentUsage, error) {
 	if d.rules == nil {
 		return nil, d.noRules()
 	}
@@ -47,11 +48,15 @@ func (d *Desk) Usage(since time.Time) ([]AgentUsage, error) {
 			agents = append(agents, agent)
 		}
 	}
-	return d.usageOf(agents, since)
+	return d.usageOf(agents, since, cache)
 }
 
 // usageOf is Usage for the agents named.
-func (d *Desk) usageOf(agents []string, since time.Time) ([]AgentUsage, error) {
+func (d *Desk) usageOf(agents []string, since time.Time, cache *clientusage.Cache) ([]AgentUsage, error) {
+	read := clientusage.ReadTranscript
+	if cache != nil {
+		read = cache.Read
+	}
 	prices, err := d.Prices()
 	if err != nil {
 		return nil, err
@@ -70,7 +75,7 @@ func (d *Desk) usageOf(agents []string, since time.Time) ([]AgentUsage, error) {
 			if info, err := os.Stat(path); err == nil && info.ModTime().Before(since) {
 				continue // written to last before the period: nothing of it is in it
 			}
-			got, err := clientusage.ReadTranscript(path, since)
+			got, err := read(path, since)
 			if err != nil {
 				return nil, fmt.Errorf("read the transcript of %s: %w", agent, err)
 			}
@@ -82,6 +87,29 @@ func (d *Desk) usageOf(agents []string, since time.Time) ([]AgentUsage, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// AddUsage puts into the snapshot what each agent spent since then, read
+// through the cache; an agent whose transcripts cannot be read is shown
+// without.
+func (d *Desk) AddUsage(s *Snapshot, since time.Time, cache *clientusage.Cache) {
+	var names []string
+	for _, a := range s.Agents {
+		if a.Name != mailbox.Operator {
+			names = append(names, a.Name)
+		}
+	}
+	spent, err := d.usageOf(names, since, cache)
+	if err != nil {
+		return
+	}
+	byName := make(map[string]*AgentUsage, len(spent))
+	for i := range spent {
+		byName[spent[i].Agent] = &spent[i]
+	}
+	for i := range s.Agents {
+		s.Agents[i].Today = byName[s.Agents[i].Name]
+	}
 }
 
 // Prices is the price table: the defaults, with the workspace's own rows

@@ -193,11 +193,13 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 		if p.SystemInstructions != "" {
 			extra = append(extra, "--append-system-prompt", p.SystemInstructions)
 		}
+		fallthrough
+	case WireGemini:
 		if launch.Resume != "" {
 			extra = append(extra, "--resume", launch.Resume)
 		}
 		fallthrough
-	case WireCodex, WireGemini:
+	case WireCodex:
 		if p.Model != "" && !hasModel {
 			extra = append(extra, "--model", p.Model)
 		}

@@ -31,11 +31,7 @@ func stopFailure(ev event, env Env) (output, error) {
 	if d := strings.TrimSpace(ev.ErrorDetails); d != "" {
 		detail += ": " + d
 	}
-	const maxDetail = 300
-	if r := []rune(detail); len(r) > maxDetail {
-		detail = string(r[:maxDetail]) + "…"
-	}
 	return output{}, env.Workspace.Store.WriteState(env.Agent, mailbox.AgentState{
-		State: mailbox.StateLimited, Since: time.Now().UTC(), Source: mailbox.SourceHook, Detail: detail,
-	})
+		State: mailbox.StateLimited, Since: time.Now().UTC(), Source: mailbox.SourceHook,
+	}.Detailed(detail))
 }

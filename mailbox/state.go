@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"switchboard/internal/atomicfile"
@@ -35,7 +36,8 @@ const (
 	SourceHook = "hook" // the agent's own hooks: authoritative
 	SourcePane = "pane" // the master, from the pane: its death, or its screen standing still
 	// SourceClient: the client's own record of its session (Claude Code's
-	// session registry), read by the master beside the hooks.
+	// session registry, Codex CLI's session log), read by the master
+	// beside the hooks.
 	SourceClient = "client"
 )
 
@@ -47,6 +49,20 @@ type AgentState struct {
 	Source     string    `json:"source"`
 	ExitStatus *int      `json:"exit_status,omitempty"` // set when exited
 	Detail     string    `json:"detail,omitempty"`
+}
+
+// maxDetail bounds a state's detail, in runes.
+const maxDetail = 300
+
+// Detailed returns the state with what the client said as its detail, cut
+// to maxDetail runes: a client's words can be long.
+func (s AgentState) Detailed(said string) AgentState {
+	said = strings.TrimSpace(said)
+	if r := []rune(said); len(r) > maxDetail {
+		said = string(r[:maxDetail]) + "…"
+	}
+	s.Detail = said
+	return s
 }
 
 // Validate checks the state name.

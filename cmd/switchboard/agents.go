@@ -66,7 +66,7 @@ func runAgents(ctx context.Context, io *streams, g *globals) (err error) {
 	}
 	if g.json {
 		since, _ := usageSince("today", time.Now())
-		if spent, err := ws.desk().Usage(since); err == nil {
+		if spent, err := ws.desk().Usage(since, nil); err == nil {
 			for i := range rows {
 				for j := range spent {
 					if spent[j].Agent == rows[i].Name {

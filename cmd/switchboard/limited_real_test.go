@@ -14,8 +14,18 @@ import (
 // overseers are told once, its pane is not started again, and mail that
 // comes meanwhile waits.
 func TestClaudeCodeAtItsRateLimitIsLimited(t *testing.T) {
+	testLimited(t, realclient.ClaudeCode, "rate limited")
+}
+
+// Codex CLI runs no hook at the end of a turn that failed: its session
+// log says the turn ended at the usage limit, and when the limit resets.
+func TestCodexAtItsUsageLimitIsLimited(t *testing.T) {
+	testLimited(t, realclient.Codex, "usage limit reached", "2030")
+}
+
+func testLimited(t *testing.T, c realclient.Client, said ...string) {
 	t.Parallel() // as testHeadless
-	tm, u := clientInTeam(t, realclient.ClaudeCode, "developer_agent", "Developer Agent", "")
+	tm, u := clientInTeam(t, c, "developer_agent", "Developer Agent", "")
 	const agent = "developer_agent"
 	u.API.Respond(func(r realclient.Request) realclient.Answer {
 		if r.Tools {
@@ -26,8 +36,8 @@ func TestClaudeCodeAtItsRateLimitIsLimited(t *testing.T) {
 	tm.upIdle(agent)
 	tm.sendAs("reviewer_agent", agent, "Start the build")
 	waitUntil(t, time.Minute, agent+" to be limited", func() bool { return tm.state(agent).State == mailbox.StateLimited }, tm.diagnose)
-	if st := tm.state(agent); !strings.Contains(st.Detail, "rate limited") {
-		t.Errorf("state %+v; want the client's word in its detail", st)
+	if st := tm.state(agent); !containsAll(st.Detail, said...) {
+		t.Errorf("state %+v; want the client's words %q in its detail", st, said)
 	}
 	told := func() int { return tm.unreadTitled("master_agent", "LIMITED: developer_agent") }
 	waitUntil(t, 30*time.Second, "the overseer to be told", func() bool { return told() == 1 }, tm.diagnose)

@@ -13,6 +13,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/desk"
+	"switchboard/internal/clientusage"
 	"switchboard/internal/desktop"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
@@ -149,6 +150,9 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		}
 		return d.Graph()
 	}
+	// What each agent spent today, shown beside it: each look reads only
+	// the transcripts written to since the last.
+	spent := new(clientusage.Cache)
 	return &watchedTeam{folders: folders, act: act, graph: graph, read: func(ctx context.Context) (*desk.Snapshot, error) {
 		d, err := open()
 		if err != nil {
@@ -158,6 +162,8 @@ func newWatchedTeam(g *globals, ws *caller) *watchedTeam {
 		if err != nil {
 			return nil, err
 		}
+		today, _ := usageSince("today", s.At)
+		d.AddUsage(s, today, spent)
 		for _, a := range s.Agents {
 			folders.Add(ws.store.AgentDir(a.Name), ws.store.InboxDir(a.Name))
 		}

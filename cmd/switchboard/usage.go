@@ -60,7 +60,7 @@ func runUsage(io *streams, g *globals, opts *usageOptions) error {
 		return err
 	}
 	warnBrokenRules(io, ws, rulesErr)
-	rows, err := ws.desk().Usage(since)
+	rows, err := ws.desk().Usage(since, nil)
 	if err != nil {
 		return err
 	}

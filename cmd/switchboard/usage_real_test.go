@@ -70,4 +70,14 @@ func testUsage(t *testing.T, c realclient.Client) {
 			t.Errorf("agents --json says %s spent %+v today; want %v", agent, r.Today, want)
 		}
 	}
+	// The console and the web view show it beside the agent.
+	var top desk.Snapshot
+	if err := json.Unmarshal([]byte(tm.must("top", "--once", "--json")), &top); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range top.Agents {
+		if a.Name == agent && (a.Today == nil || [4]int64{a.Today.Tokens.In, a.Today.Tokens.Out, a.Today.Tokens.CacheRead, a.Today.Tokens.CacheWrite} != want) {
+			t.Errorf("top says %s spent %+v today; want %v", agent, a.Today, want)
+		}
+	}
 }

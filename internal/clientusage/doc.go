@@ -4,4 +4,7 @@
 // and usage; Codex CLI: a token count after each answer in its session
 // log; Gemini CLI: each answer's tokens in its chat log), summed per
 // model, and what that costs by a price table.
+//
+// It also reads how Codex CLI's turns end (LastTurnEnd): a turn that ends
+// on an error, its usage limit among them, runs no hook of Codex's.
 package clientusage

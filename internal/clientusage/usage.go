@@ -26,6 +26,9 @@ func (t Tokens) Add(o Tokens) Tokens {
 	return Tokens{In: t.In + o.In, Out: t.Out + o.Out, CacheRead: t.CacheRead + o.CacheRead, CacheWrite: t.CacheWrite + o.CacheWrite}
 }
 
+// Sum is every token counted, in, out and cached.
+func (t Tokens) Sum() int64 { return t.In + t.Out + t.CacheRead + t.CacheWrite }
+
 // Usage is what a transcript records, by model.
 type Usage map[string]Tokens
 
@@ -100,20 +103,21 @@ type codexLine struct {
 	} `json:"payload"`
 }
 
-// readLine reads one line; one longer than maxLine (a tool's huge output)
-// is read through and given back empty.
-func readLine(r *bufio.Reader) ([]byte, error) {
-	var line []byte
+// readLine reads one line, and says how many bytes it took; one longer
+// than maxLine (a tool's huge output) is read through and given back
+// empty.
+func readLine(r *bufio.Reader) (line []byte, n int64, err error) {
 	tooLong := false
 	for {
 		part, err := r.ReadSlice('\n')
+		n += int64(len(part))
 		if !tooLong && len(line)+len(part) <= maxLine {
 			line = append(line, part...)
 		} else {
 			tooLong, line = true, nil
 		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return line, err
+			return line, n, err
 		}
 	}
 }
@@ -165,7 +169,7 @@ func ReadTranscript(path string, since time.Time) (Usage, error) {
 	r := bufio.NewReaderSize(f, 256<<10)
 	var codexTotal int64 // the session's total at the last count read
 	for {
-		line, err := readLine(r)
+		line, _, err := readLine(r)
 		if bytes.Contains(line, []byte(`"turn_context"`)) || bytes.Contains(line, []byte(`"token_count"`)) {
 			var c codexLine
 			if json.Unmarshal(line, &c) == nil {

@@ -1,8 +1,11 @@
 package panes
 
 import (
+	"time"
+
 	"switchboard/agents"
 	"switchboard/internal/clientinbox"
+	"switchboard/internal/clientusage"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -13,6 +16,8 @@ import (
 // agent's state. Its hooks and its entry change together mostly; the
 // entry also covers a turn no hook marks (a turn its inbox started before
 // the hooks of an older client ran, a prompt the Notification hook missed).
+// Codex CLI's session log says how each turn ended, a failed one too,
+// which no hook of Codex's marks.
 
 // clientStatus maps a registry status to an agent state.
 var clientStatus = map[string]string{
@@ -27,15 +32,22 @@ type clientRecord struct {
 	ok  bool
 }
 
-// readClients reads, for each agent whose kind of client keeps a session
-// registry, the session its client recorded (its inbox, by session id) and
-// the state its registry entry gives. Each file is read again only when it
-// changed; the registry is searched only for a session not found before.
-func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string, states map[string]mailbox.AgentState) {
+// recordingKinds are the kinds of client the master reads beside their
+// hooks: Claude Code's session registry, Codex CLI's session log.
+var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex: true}
+
+// readClients reads, for each agent whose kind of client keeps a record
+// the master reads, the session its client recorded (its inbox, by
+// session id) and the state its record gives: Claude Code's registry
+// entry, the end of Codex CLI's last turn. Each file is read again only
+// when it changed; the registry is searched only for a session not found
+// before. followLogs is whether a Codex agent works: the look after next
+// comes soon, to read how its turn ends.
+func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
 	inboxes = make(map[string]string)
 	states = make(map[string]mailbox.AgentState)
 	for name, seat := range session.Agents {
-		if seat.Kind != profile.KindClaude {
+		if !recordingKinds[seat.Kind] {
 			continue
 		}
 		path := p.store.ClientRecordPath(name)
@@ -46,12 +58,21 @@ func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string,
 		if !got.ok {
 			continue
 		}
+		if seat.Kind == profile.KindCodex {
+			if st, ok := p.turnEnd(name, got.rec.Transcript); ok {
+				states[name] = st
+			}
+			if st, _ := p.readState(name); st.State == mailbox.StateBusy {
+				followLogs = true
+			}
+			continue
+		}
 		inboxes[name] = got.rec.SessionID
 		if st, ok := p.clientState(name, seat.Pane, got.rec); ok {
 			states[name] = st
 		}
 	}
-	return inboxes, states
+	return inboxes, states, followLogs
 }
 
 // clientState is what the registry entry of the agent's session says, when
@@ -73,6 +94,43 @@ func (p *Panes) clientState(agent, pane string, rec clientinbox.Record) (mailbox
 		return mailbox.AgentState{}, false
 	}
 	return mailbox.AgentState{State: state, Since: now.Changed.UTC(), Source: mailbox.SourceClient}, true
+}
+
+// LogTick is how often the master reads the session log of a Codex CLI
+// agent that works: Codex runs no hook at the end of a turn that failed
+// (its usage limit reached, say), so the log is how the master learns it.
+const LogTick = 2 * time.Second
+
+// turnLog is how far an agent's Codex session log was read, and the last
+// turn's end found in it.
+type turnLog struct {
+	path   string
+	offset int64
+	end    clientusage.TurnEnd
+	ok     bool
+}
+
+// turnEnd is what the end of a Codex agent's last turn says of it, when
+// that turn failed: limited at its usage limit or login, else idle (the
+// turn is over; no hook said so). A turn that worked says nothing its Stop
+// hook did not.
+func (p *Panes) turnEnd(agent, path string) (mailbox.AgentState, bool) {
+	l := p.turnLogs[agent]
+	if l == nil || l.path != path {
+		l = &turnLog{path: path}
+		p.turnLogs[agent] = l
+	}
+	if end, ok, err := clientusage.LastTurnEnd(path, &l.offset); err == nil && ok {
+		l.end, l.ok = end, true
+	}
+	if !l.ok || !l.end.Failed {
+		return mailbox.AgentState{}, false
+	}
+	st := mailbox.AgentState{State: mailbox.StateIdle, Since: l.end.Time.UTC(), Source: mailbox.SourceClient}
+	if l.end.Limited {
+		st.State = mailbox.StateLimited
+	}
+	return st.Detailed(l.end.Why), true
 }
 
 // newer is the state of the two that was said last; a says it on a tie.

@@ -83,6 +83,11 @@ func (p *Panes) forgetGone(names iter.Seq[string]) {
 	}
 	p.stateFiles.Forget(func(path string) bool { return keep[path] })
 	p.inboxCounts.Forget(func(path string) bool { return keep[path] })
+	for name := range p.turnLogs {
+		if !keep[p.store.StatePath(name)] {
+			delete(p.turnLogs, name)
+		}
+	}
 }
 
 // stateWrite is a state the screen, the pane's death or the client's

@@ -90,6 +90,7 @@ type Panes struct {
 	clientRecords watch.Remembered[clientRecord]
 	clientEntries watch.Remembered[clientinbox.Session]
 	sessions      map[string]clientinbox.Session
+	turnLogs      map[string]*turnLog
 	// lookAt is when a printing pane will have been quiet for a tick: the
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
@@ -213,7 +214,7 @@ func New(cfg Config) *Panes {
 	return &Panes{
 		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
-		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session),
+		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session), turnLogs: make(map[string]*turnLog),
 		newTmux:       func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
 		restartClient: cfg.Restart, crashLoop: cfg.CrashLoop, limited: cfg.Limited,
 		budget: cfg.Budget, budgetChanged: cfg.BudgetChanged, restartPauses: restartPause,
@@ -414,8 +415,9 @@ type pass struct {
 	// inboxes: the session each agent's client recorded, for a kind of
 	// client that keeps an inbox; clients: the state its session registry
 	// gives.
-	inboxes map[string]string
-	clients map[string]mailbox.AgentState
+	inboxes    map[string]string
+	clients    map[string]mailbox.AgentState
+	followLogs bool // a Codex agent works: its log is read again soon
 	// readScreens: the panes whose output is followed, whether a follower
 	// runs, the screens read, the panes heard printing.
 	listen   map[string]bool
@@ -490,7 +492,7 @@ func (p *Panes) readDisk(ps *pass) {
 	ps.readAlerts = p.readAlerts(alerts)
 	p.forgetGone(maps.Keys(ps.session.Agents))
 	ps.mail = p.mailCounts(ps.session)
-	ps.inboxes, ps.clients = p.readClients(ps.session)
+	ps.inboxes, ps.clients, ps.followLogs = p.readClients(ps.session)
 	ps.hooked = p.hookedStates(ps)
 }
 
@@ -516,6 +518,9 @@ func (p *Panes) readScreens(ctx context.Context, ps *pass) {
 	p.watching = len(toRead) > 0 || p.serverWatchFailed
 	ps.screens = p.captureScreens(ctx, ps.client, toRead)
 	ps.printing, p.lookAt = p.stillPrinting(time.Now())
+	if at := time.Now().Add(LogTick); ps.followLogs && (p.lookAt.IsZero() || at.Before(p.lookAt)) {
+		p.lookAt = at
+	}
 	if len(toRead) > 0 {
 		// A hook that spoke while the screens were read has the last word.
 		ps.hooked = p.hookedStates(ps)

@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"switchboard/desk"
+	"switchboard/internal/clientusage"
 	"switchboard/mailbox"
 )
 
@@ -348,5 +349,27 @@ func TestARefusedWorktreeSaysSoNotNothingChanged(t *testing.T) {
 	m, _, _ := console(t, 140, 24, s)
 	if frame := m.View(); !strings.Contains(frame, "REFUSED") || strings.Contains(frame, "+0/-0") {
 		t.Errorf("the frame does not say the worktree was refused:\n%s", frame)
+	}
+}
+
+// TestWhatEachAgentSpentTodayIsShown: the tokens and the cost estimate of
+// an agent's day sit beside it; a team that spent nothing has no column;
+// an agent at its usage limit or over its budget counts among those that
+// need the person.
+func TestWhatEachAgentSpentTodayIsShown(t *testing.T) {
+	s := team()
+	s.Agents[0].Today = &desk.AgentUsage{Tokens: clientusage.Tokens{In: 12000, Out: 6000, CacheRead: 200}, Cost: 0.052}
+	m, _, _ := console(t, 160, 24, s)
+	if frame := m.View(); !strings.Contains(frame, "TODAY") || !strings.Contains(frame, "18.2k $0.05") {
+		t.Errorf("the frame does not show what the agent spent today:\n%s", frame)
+	}
+	if plain, _, _ := console(t, 160, 24, team()); strings.Contains(plain.View(), "TODAY") {
+		t.Error("a team that spent nothing has a TODAY column")
+	}
+	for _, state := range []string{mailbox.StateLimited, desk.StateOverBudget} {
+		a := desk.AgentSummary{Member: desk.Member{State: state}}
+		if !a.NeedsYou() {
+			t.Errorf("an agent %s does not need the person", state)
+		}
 	}
 }

@@ -74,6 +74,7 @@ var agentColumns = []column{
 	{"NEW", 4, func(a desk.AgentSummary, _ *clockFace) string { return count(a.Unread) }},
 	{"URG", 4, func(a desk.AgentSummary, _ *clockFace) string { return count(a.Urgent) }},
 	{treeHead, 12, func(a desk.AgentSummary, _ *clockFace) string { return treeCell(a) }},
+	{spentHead, 13, func(a desk.AgentSummary, _ *clockFace) string { return spentCell(a.Today) }},
 	{"TASK", 28, func(a desk.AgentSummary, _ *clockFace) string { return a.Task }},
 	{"LAST IN", 30, func(a desk.AgentSummary, c *clockFace) string { return lineOf(a.LastIn, c) }},
 	{"LAST OUT", 30, func(a desk.AgentSummary, c *clockFace) string { return lineOf(a.LastOut, c) }},
@@ -93,6 +94,31 @@ func treeCell(a desk.AgentSummary) string {
 		return "REFUSED" // no git was run in it; switchboard agents says why
 	}
 	return fmt.Sprintf("+%d/-%d", a.Worktree.Added, a.Worktree.Deleted)
+}
+
+// spentHead heads the column of what each agent's clients spent today,
+// shown only when one spent something.
+const spentHead = "TODAY"
+
+// spentCell is what an agent spent today: its tokens, in, out and cached
+// together, and the cost estimate ("18.2k $0.05"); "" when nothing.
+func spentCell(u *desk.AgentUsage) string {
+	if u == nil || u.Tokens.Sum() == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s $%.2f", shortCount(u.Tokens.Sum()), u.Cost)
+}
+
+// shortCount writes a count in three figures at most: 950, 18.2k, 3.4M.
+func shortCount(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	default:
+		return fmt.Sprintf("%.1fM", float64(n)/1e6)
+	}
 }
 
 // The fixed columns: the name (with its place in the tree) and the state,
@@ -156,11 +182,15 @@ func fit(s string, width int) string {
 }
 
 // shownColumns are the columns that fit in width, and how many do not. The
-// worktree column is there only when an agent has a tree.
+// worktree column is there only when an agent has a tree, the spending one
+// only when an agent spent something today.
 func shownColumns(s *desk.Snapshot, width int) (shown []column, hidden int) {
 	all := agentColumns
 	if !slices.ContainsFunc(s.Agents, func(a desk.AgentSummary) bool { return a.Worktree != nil }) {
 		all = slices.DeleteFunc(slices.Clone(all), func(c column) bool { return c.head == treeHead })
+	}
+	if !slices.ContainsFunc(s.Agents, func(a desk.AgentSummary) bool { return spentCell(a.Today) != "" }) {
+		all = slices.DeleteFunc(slices.Clone(all), func(c column) bool { return c.head == spentHead })
 	}
 	used := fixedWidth
 	for i, c := range all {

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"switchboard/desk"
+	"switchboard/internal/clientusage"
 	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
 	"switchboard/worktree"
@@ -147,6 +148,14 @@ func TestTheWebViewInABrowser(t *testing.T) {
 		t.Errorf("a refused worktree: %v", err)
 	}
 	o.team.change(func(s *desk.Snapshot) { s.Agents[0].Worktree.Refused = "" })
+	// What an agent spent today sits beside it.
+	o.team.change(func(s *desk.Snapshot) {
+		s.Agents[0].Today = &desk.AgentUsage{Tokens: clientusage.Tokens{In: 12000, Out: 6000, CacheRead: 200}, Cost: 0.052}
+	})
+	o.changes <- struct{}{}
+	if err := shows("#agents", "18.2k $0.05", time.Second); err != nil {
+		t.Errorf("what the developer spent today: %v", err)
+	}
 	if err := shows("#rules", "tester_agent", 20*time.Second); err != nil {
 		t.Errorf("the rules graph: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Request is one call a client made to its model API, as the stand-in saw it.
@@ -74,6 +75,10 @@ type Answer struct {
 	// account's rate or usage limit is reached (the Messages API's 429).
 	RateLimited bool
 }
+
+// LimitResets is when the stand-ins say a limit they answer with resets,
+// for a client that is told.
+var LimitResets = time.Date(2030, 1, 2, 15, 4, 0, 0, time.UTC)
 
 // A Responder decides the answer to a request.
 type Responder func(Request) Answer

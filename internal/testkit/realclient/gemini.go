@@ -31,6 +31,18 @@ func (a *GeminiAPI) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if ans.RateLimited {
+		// A project's daily quota spent: Gemini CLI does not try again
+		// until the day turns.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 429, "status": "RESOURCE_EXHAUSTED",
+			"message": "Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 50",
+			"details": []any{map[string]any{"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+				"violations": []any{map[string]any{"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
+					"quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}}}}}})
+		return
+	}
 	charged, chargedOut := Charge(req.N)
 	part := map[string]any{"text": ans.Text}
 	switch {

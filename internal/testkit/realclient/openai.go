@@ -31,6 +31,15 @@ func (a *ResponsesAPI) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	if ans.RateLimited {
+		// What a ChatGPT plan's account gets at its limit: Codex does not
+		// try again, and says when the limit resets.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusTooManyRequests)
+		json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"type": "usage_limit_reached",
+			"message": "The usage limit has been reached", "plan_type": "plus", "resets_at": LimitResets.Unix()}})
+		return
+	}
 	var in struct {
 		Model string `json:"model"`
 	}

@@ -71,11 +71,24 @@ function stateOf(a) {
   if (a.state === "waiting") return ["at a prompt", "waiting"];
   if (a.state === "idle" && a.urgent > 0) return ["idle, urgent", "asks"];
   if (a.state === "exited" && a.exit_status != null) return ["exited " + a.exit_status, "exited"];
-  return [a.state, a.state];
+  return [a.state, a.state.replace(/ /g, "-")];
 }
 
 function needsYou(a) {
-  return a.asking > 0 || a.state === "waiting" || (a.state === "idle" && a.urgent > 0);
+  return a.asking > 0 || ["waiting", "limited", "over budget"].includes(a.state) || (a.state === "idle" && a.urgent > 0);
+}
+
+// spent is what an agent's clients spent today, "18.2k $0.05", and the
+// figures in full for its tooltip.
+function spent(a) {
+  const u = a.usage_today;
+  const t = u && u.tokens;
+  const sum = t ? t.in + t.out + t.cache_read + t.cache_write : 0;
+  if (!sum) return ["-", ""];
+  const short = sum < 1e3 ? String(sum) : sum < 1e6 ? (sum / 1e3).toFixed(1) + "k" : (sum / 1e6).toFixed(1) + "M";
+  return [`${short} $${u.cost_usd.toFixed(2)}`,
+    `today: ${t.in} in, ${t.out} out, ${t.cache_read} read from the cache, ${t.cache_write} written to it; about $${u.cost_usd.toFixed(4)}` +
+    (u.unpriced ? ` (no price for ${u.unpriced.join(", ")})` : "")];
 }
 
 async function post(path, body, done) {
@@ -204,7 +217,10 @@ function draw(s) {
     }
     tr.append(name);
     tr.append(el("td", word, "state-" + cls));
-    tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), titled(a.task || ""));
+    const [today, figures] = spent(a);
+    const cost = el("td", today, "spent");
+    cost.title = figures;
+    tr.append(el("td", a.unread || "-"), el("td", a.urgent || "-"), cost, titled(a.task || ""));
     tr.append(titled(a.last_in ? times[i][0] + " " + a.last_in.title : ""));
     tr.append(titled(a.last_out ? times[i][1] + " " + a.last_out.title : ""));
     const acts = el("td");
