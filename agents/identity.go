@@ -33,7 +33,7 @@ func notePIDs(ctx context.Context, c *tmux.Client, seats map[string]*Seat) error
 //
 // A process can leave the pane's tree on purpose (double fork, setsid); the
 // rules keep honest and mistaken agents in their lanes, not determined
-// forgers (see the README's trust model).
+// forgers (see the trust model, docs/guarantees.md).
 func PaneAgent(ws *workspace.Workspace) (agent string, ok bool) {
 	s, up, err := LoadSession(ws)
 	if err != nil || !up || s.ServerPID == 0 {

@@ -16,27 +16,27 @@ import (
 	"switchboard/internal/watch"
 )
 
-// containedRecipe is the README's claude-contained script, running its
+// containedRecipe is the trust model's claude-contained script (docs/guarantees.md), running its
 // arguments where the recipe runs claude, with bwrap the bubblewrap program
-// given: the binds the README gives a contained agent, and no other.
+// given: the binds the trust model gives a contained agent, and no other.
 func containedRecipe(t *testing.T, bwrap string) string {
 	t.Helper()
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	readme, err := os.ReadFile(filepath.Join("..", "..", "docs", "guarantees.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, after, ok := strings.Cut(string(readme), "```sh\n#!/bin/sh\n# claude-contained")
 	script, _, closed := strings.Cut(after, "\n```")
 	if !ok || !closed {
-		t.Fatal("the README has no claude-contained script: update this test with it")
+		t.Fatal("docs/guarantees.md has no claude-contained script: update this test with it")
 	}
 	const client = `-- claude "$@"`
 	if strings.Count(script, client) != 1 {
-		t.Fatalf("the README's claude-contained script no longer ends with %s: update this test", client)
+		t.Fatalf("the claude-contained script of docs/guarantees.md no longer ends with %s: update this test", client)
 	}
 	const program = "exec bwrap "
 	if strings.Count(script, program) != 1 {
-		t.Fatalf("the README's claude-contained script no longer runs %q: update this test", program)
+		t.Fatalf("the claude-contained script of docs/guarantees.md no longer runs %q: update this test", program)
 	}
 	script = strings.Replace(script, program, "exec "+bwrap+" ", 1)
 	return "#!/bin/sh\n" + strings.Replace(script, client, `-- "$@"`, 1) + "\n"
@@ -60,7 +60,7 @@ func switchboardAt(t *testing.T, root, agent string, args ...string) (string, in
 }
 
 // TestAContainedAgentTakesALockAcrossHosts runs an agent of a team across
-// machines the way the README contains one (bubblewrap, exactly its binds),
+// machines the way docs/guarantees.md contains one (bubblewrap, exactly its binds),
 // with two commands in place of Claude Code: it takes a lock and sets a
 // shared value through its host's master, without seeing the host's
 // settings, and the other host sees both.

@@ -246,7 +246,7 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 
 // TestWhileTheHubIsAwayTheCommandsSaySo: with the hub killed, `log` says
 // where a copy for another host waits instead of "delivered", and `agents`
-// shows the other host's agents unreachable within the README's 15 seconds
+// shows the other host's agents unreachable within docs/hosts.md's 15 seconds
 // and a beat; with the hub back, the copy goes and is delivered.
 func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 	addr, hubDir := freeAddr(t), t.TempDir()
@@ -294,7 +294,7 @@ func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 		t.Fatalf("tester_agent 30 s after the hub died: %q", row("tester_agent"))
 	}
 	if waited := time.Since(began); waited > 21*time.Second {
-		t.Errorf("tester_agent showed unreachable %s after the hub died; the README says 15 s", waited.Round(time.Second))
+		t.Errorf("tester_agent showed unreachable %s after the hub died; docs/hosts.md says 15 s", waited.Round(time.Second))
 	}
 
 	startHubProcess(t, addr, hubDir, "laptop", "gpu")

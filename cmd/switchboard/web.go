@@ -44,7 +44,7 @@ sends it with each call of the API, which answers 401 without it. The server
 answers to loopback names alone, so that a page of another site cannot reach
 it through a name that resolves here; it refuses actions sent from another
 origin; its page runs no script but its own and loads nothing from the
-network. The README's "In a browser" lists the API.
+network. docs/console-and-web.md lists the API.
 
 --listen binds another address; one that is not loopback is refused unless
 --allow-remote, which warns: the page then travels without TLS.`,

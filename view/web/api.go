@@ -144,7 +144,7 @@ func act[T any](do func(T) error) http.HandlerFunc {
 			}
 		}
 		if err != nil {
-			http.Error(w, fmt.Sprintf("the body is one JSON object of the fields %s takes (the README lists them): %v", r.URL.Path, err), http.StatusBadRequest)
+			http.Error(w, fmt.Sprintf("the body is one JSON object of the fields %s takes (docs/console-and-web.md lists them): %v", r.URL.Path, err), http.StatusBadRequest)
 			return
 		}
 		if err := do(in); err != nil {

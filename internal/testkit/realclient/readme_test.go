@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// The README's first test command installs the clients: a newcomer is told
-// there, before running it, how much it downloads and how to skip it.
+// The README's test command installs the clients: a newcomer is sent to
+// its Development section, which says how much it downloads and how to
+// skip it.
 func TestREADMESaysWhatTheTestsDownload(t *testing.T) {
 	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "README.md"))
 	if err != nil {
@@ -19,11 +20,16 @@ func TestREADMESaysWhatTheTestsDownload(t *testing.T) {
 	if !ok {
 		t.Fatalf("the README gives no %q: update this test", command)
 	}
-	// Beside the command: before the next paragraph ends.
-	beside, _, _ := strings.Cut(after, "\n\n")
-	for _, want := range []string{"750 MB", OptOut + "=1 " + command} {
-		if !strings.Contains(beside, want) {
-			t.Errorf("the README's first %q is not followed by %q, in:\n%s", command, want, beside)
+	if line, _, _ := strings.Cut(after, "\n"); !strings.Contains(line, "see Development") {
+		t.Errorf("the README's first %q does not send the reader to Development: %q", command, line)
+	}
+	_, development, ok := strings.Cut(string(readme), "\n## Development\n")
+	if !ok {
+		t.Fatal("the README has no Development section: update this test")
+	}
+	for _, want := range []string{command, "750 MB", OptOut + "=1 " + command} {
+		if !strings.Contains(development, want) {
+			t.Errorf("the README's Development section does not say %q:\n%s", want, development)
 		}
 	}
 }
