@@ -4,11 +4,13 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/pflag"
 )
@@ -264,5 +266,112 @@ func TestTheREADMEIsShortAndListsEveryDoc(t *testing.T) {
 				t.Errorf("%s links %s, which is not there", filepath.Base(doc), m[1])
 			}
 		}
+	}
+}
+
+// tourBlocks are the README tour's two shell blocks: the first terminal's
+// and the second's.
+func tourBlocks(t *testing.T) (first, second string) {
+	t.Helper()
+	data, err := os.ReadFile(docFiles(t)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, tour, ok := strings.Cut(string(data), "\n## A five-minute tour\n")
+	tour, _, _ = strings.Cut(tour, "\n## ")
+	var blocks []string
+	for rest := tour; ok; {
+		var block string
+		if _, rest, ok = strings.Cut(rest, "```sh\n"); !ok {
+			break
+		}
+		block, rest, _ = strings.Cut(rest, "```")
+		blocks = append(blocks, block)
+	}
+	if len(blocks) < 2 {
+		t.Fatalf("the README's tour has %d shell blocks; this test runs its first two: update it", len(blocks))
+	}
+	return blocks[0], blocks[1]
+}
+
+// The README's tour, run as written: the first block in one terminal (the
+// master left running), the second in another, each command's exit status
+// what the tour says. Between commands the script waits for the master to
+// have routed what was sent, as a person reading each output would.
+func TestTheREADMEsTourRunsAsWritten(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a master")
+	}
+	first, second := tourBlocks(t)
+	dir := filepath.Join(t.TempDir(), "team")
+	const folder = "/tmp/team"
+	if !strings.Contains(first, folder) || !strings.Contains(second, folder) {
+		t.Fatalf("the tour no longer works in %s: update this test", folder)
+	}
+	first, second = strings.ReplaceAll(first, folder, dir), strings.ReplaceAll(second, folder, dir)
+	const master = "switchboard master"
+	before, _, ok := strings.Cut(first, master)
+	if !ok {
+		t.Fatalf("the tour's first block no longer starts %q: update this test", master)
+	}
+	env := append(os.Environ(), "SWITCHBOARD_AGENT=", "SWITCHBOARD_ROOT=")
+	sh := func(script string) *exec.Cmd {
+		cmd := exec.Command("bash", "-c", script)
+		cmd.Env = env
+		return cmd
+	}
+	if out, err := sh("set -e\n" + before).CombinedOutput(); err != nil {
+		t.Fatalf("the tour's first commands: %v\n%s", err, out)
+	}
+	m := exec.Command("switchboard", "master")
+	m.Dir, m.Env = dir, env
+	var masterOut strings.Builder
+	m.Stdout, m.Stderr = &masterOut, &masterOut
+	if err := m.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Process.Signal(os.Interrupt); m.Wait() })
+
+	// Each command's exit status goes to a file; after each, the master
+	// routes what waits in the outboxes.
+	statuses := filepath.Join(t.TempDir(), "statuses")
+	wrapper := `switchboard() {
+  command switchboard "$@"; local rc=$?
+  echo "$rc switchboard $*" >> ` + statuses + `
+  for _ in $(seq 1000); do compgen -G "` + dir + `/mailboxes/*/outbox/*.json" >/dev/null || break; sleep 0.01; done
+  return $rc
+}
+`
+	started := time.Now()
+	out, _ := sh(wrapper + second).CombinedOutput()
+	t.Logf("the tour's second terminal ran in %v", time.Since(started).Round(time.Millisecond))
+	for _, want := range []string{"BLOCKED by the rules: tester_agent → reviewer_agent", "Code review request for login feature", "Code freeze at 17:00"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("the tour's output does not show %q:\n%s", want, out)
+		}
+	}
+	data, err := os.ReadFile(statuses)
+	if err != nil {
+		t.Fatalf("no command of the tour ran: %v\n%s", err, out)
+	}
+	refused := map[string]bool{
+		"switchboard send --as tester_agent --to reviewer_agent --title Found a bug": true,
+		"switchboard show 1 --as tester_agent":                                       true,
+		"switchboard rules explain tester_agent reviewer_agent":                      true, // blocked: exit 3
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		status, command, _ := strings.Cut(line, " ")
+		want := "0"
+		if refused[command] {
+			want = "3"
+		}
+		if status != want {
+			t.Errorf("%s exited %s; the tour says %s\n%s", command, status, want, out)
+		}
+	}
+	reply := exec.Command("switchboard", "inbox", "--as", "developer_agent")
+	reply.Dir, reply.Env = dir, env
+	if got, _ := reply.CombinedOutput(); !strings.Contains(string(got), "Re: Code review request") {
+		t.Errorf("the reviewer's reply did not reach the developer:\n%s\nthe master said:\n%s", got, masterOut.String())
 	}
 }
