@@ -152,7 +152,9 @@ func (h *teamHosts) remote(agent string) (Member, bool) {
 	m := Member{Name: agent, Kind: "-", State: StateUnreachable}
 	if hm, ok := h.hub[agent]; ok {
 		m.Host = hm.Host
-		if hm.Reachable {
+		// An agent whose host stopped on purpose left; one whose host
+		// went quiet is unreachable.
+		if hm.Reachable || hm.State == mailbox.StateLeft {
 			m.State = hm.State
 		}
 	}

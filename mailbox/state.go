@@ -28,6 +28,11 @@ const (
 	StateLimited = "limited"
 )
 
+// StateLeft is the state of an agent of a team across machines whose host
+// stopped on purpose (its down), as that host told the hub before it went;
+// no state file holds it.
+const StateLeft = "left"
+
 // States lists every agent state.
 var States = []string{StateStarting, StateIdle, StateBusy, StateWaiting, StateInterrupted, StateExited, StateLimited}
 

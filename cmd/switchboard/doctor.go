@@ -154,7 +154,12 @@ func diagnose(ctx context.Context, g *globals) []finding {
 	}
 	session, up, _ := agents.LoadSession(ws)
 	vars := profile.DefaultVars(ws.Root)
+	elsewhere := otherHosts(ws)
 	for _, p := range team {
+		if host, ok := elsewhere[p.Name]; ok {
+			add(p.Name, levelOK, "%s", host)
+			continue
+		}
 		level, detail := agentFinding(ctx, ws, p, vars, running && up, session)
 		add(p.Name, level, "%s", detail)
 	}
@@ -164,6 +169,37 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		}
 	}
 	return out
+}
+
+// otherHosts are the agents another host of a team across machines runs,
+// with a word of where, for a workspace that joined a hub: this host's
+// doctor checks none of their programs or hooks, which are not here.
+func otherHosts(ws *workspace.Workspace) map[string]string {
+	here, joined, err := ws.ReadHubHost()
+	if err != nil || !joined {
+		return nil
+	}
+	hosted, err := profile.Hosted(ws)
+	if err != nil {
+		return nil
+	}
+	where := make(map[string]string)
+	team, _, _ := ws.ReadHubTeam()
+	for _, m := range team.Members {
+		if !hosted[m.Agent] && m.Host != "" && m.Host != here.Host {
+			where[m.Agent] = "runs on host " + m.Host + ", not checked here"
+		}
+	}
+	r, err := rules.LoadTeam(ws)
+	if err != nil {
+		return where
+	}
+	for _, agent := range r.Agents() {
+		if _, ok := where[agent]; !ok && !hosted[agent] && agent != mailbox.Operator {
+			where[agent] = "not one of this host's agents (its profile is on another host), not checked here"
+		}
+	}
+	return where
 }
 
 // agentFinding checks one agent: its program, and while the team runs,

@@ -458,3 +458,61 @@ func TestTheHubsPasswordIsOnNoCommandLine(t *testing.T) {
 		})
 	}
 }
+
+// TestAHostThatStopsHasLeft: the doctor of one host checks its own agents
+// and says where the others run; when the other host's master stops on
+// purpose, its agents show "left" at once, and still after its heartbeat
+// lapses, never "unreachable" as a host that was lost does.
+func TestAHostThatStopsHasLeft(t *testing.T) {
+	hub := startHubProcess(t, freeAddr(t), t.TempDir(), "laptop", "gpu")
+	laptop := hostWorkspace(t, "master_agent", "developer_agent")
+	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
+	masters := map[string]*masterProcess{}
+	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
+		m := startMaster(t, root, "--hub", hub.urls[host], "--host", host)
+		masters[host] = m
+		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
+			t.Fatalf("the master of %s did not join the hub:\n%s", host, m.out)
+		}
+	}
+	t.Cleanup(func() { masters["laptop"].stop(t) })
+	row := func(agent string) string {
+		said, _ := switchboardAt(t, laptop, "operator", "agents")
+		for _, line := range strings.Split(said, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(line), agent+" ") {
+				return line
+			}
+		}
+		return ""
+	}
+	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(row("tester_agent"), "gpu") }) {
+		t.Fatalf("tester_agent is not shown on gpu: %q", row("tester_agent"))
+	}
+	doctor, _ := switchboardAt(t, laptop, "operator", "doctor")
+	for _, line := range strings.Split(doctor, "\n") {
+		if strings.Contains(line, "tester_agent") && !strings.Contains(line, "runs on host gpu") {
+			t.Errorf("the laptop's doctor checks gpu's agent as its own: %q", line)
+		}
+	}
+
+	masters["gpu"].stop(t)
+	if !watch.Until(t.Context(), 100*time.Millisecond, 5*time.Second, func() bool { return strings.Contains(row("tester_agent"), "left") }) {
+		t.Fatalf("tester_agent 5 s after its host stopped: %q", row("tester_agent"))
+	}
+	// The heartbeat lapses: the host is gone from the hub's live hosts.
+	lapsed := func() bool {
+		team, _, _ := workspace.New(laptop).ReadHubTeam()
+		for _, m := range team.Members {
+			if m.Agent == "tester_agent" {
+				return !m.Reachable
+			}
+		}
+		return false
+	}
+	if !watch.Until(t.Context(), 250*time.Millisecond, 30*time.Second, lapsed) {
+		t.Fatal("gpu's heartbeat did not lapse within 30 s of its stop")
+	}
+	if r := row("tester_agent"); !strings.Contains(r, "left") || strings.Contains(r, "unreachable") {
+		t.Errorf("tester_agent after its host's heartbeat lapsed: %q; want left", r)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/hub"
+	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -35,11 +36,34 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 		}
 		select {
 		case <-ctx.Done():
+			l.leave(conn)
 			return
 		case <-tick.C:
 		case <-l.look:
 		case <-conn.Changed():
 		}
+	}
+}
+
+// leaveTimeout bounds the last word of a host that stops.
+const leaveTimeout = 2 * time.Second
+
+// leave tells the hub, as this host's master stops, that its agents left
+// the team on purpose: the other hosts show them "left" at once, not as
+// they were until the heartbeat lapses and then "unreachable". A host that
+// lost the hub, or is killed, cannot say it: its agents go unreachable.
+func (l *Link) leave(conn *hub.Conn) {
+	if conn.LostErr() != nil {
+		return
+	}
+	var states []hub.AgentState
+	for _, a := range conn.Agents() {
+		states = append(states, hub.AgentState{Agent: a, State: mailbox.StateLeft})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
+	defer cancel()
+	if err := conn.Announce(ctx, states); err != nil {
+		l.logf("cannot tell the hub that this host's agents left: %v", err)
 	}
 }
 
