@@ -214,12 +214,13 @@ func WireLaunch(ws *workspace.Workspace, binary string, p *profile.Profile, laun
 		}
 		launch.Env = env
 	}
-	launch.Command = append(append(append(wired.unsetting(), program), extra...), rest...)
 	if kind == WireCodex && launch.Resume != "" {
 		// Codex goes on with a conversation through its resume command,
-		// which takes the same options.
-		launch.Command = append(launch.Command, "resume", launch.Resume)
+		// which takes the same options and a prompt after the session's
+		// id: the profile's own words (a prompt among them) come after it.
+		extra = append(extra, "resume", launch.Resume)
 	}
+	launch.Command = append(append(append(wired.unsetting(), program), extra...), rest...)
 	if kind == WireCodex && within(ws.Root, w.Dir) {
 		launch.Note = fmt.Sprintf("%s runs Codex in the workspace, which Codex's sandbox lets it write without a prompt: the team's rules, profiles and wiring too. Give it a cwd outside the workspace to keep them out of its reach.", p.Name)
 	}

@@ -114,6 +114,12 @@ func TestWireLaunchByKind(t *testing.T) {
 	if !strings.Contains(got.Note, "Give it a cwd outside the workspace") {
 		t.Errorf("a Codex agent working in the workspace is not warned: note %q", got.Note)
 	}
+	// A conversation gone on with: the profile's prompt comes after the id.
+	const id = "11111111-2222-4333-8444-555555555555"
+	got, _ = WireLaunch(ws, "/bin/switchboard", p, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex", "Start on the login page"}, Resume: id}, false)
+	if want := []string{"codex", "--no-daemon", "-c", "allow_login_shell=false", "--model", "sonnet", "resume", id, "Start on the login page"}; !slices.Equal(got.Command, want) {
+		t.Errorf("codex launch resuming = %q; want %q", got.Command, want)
+	}
 	outside := *p
 	outside.Cwd = t.TempDir()
 	if got, err := WireLaunch(ws, "/bin/switchboard", &outside, profile.Launch{Kind: profile.KindCodex, Command: []string{"codex"}}, false); err != nil || got.Note != "" {

@@ -23,6 +23,11 @@ func testUsage(t *testing.T, c realclient.Client) {
 	u.API.Respond(replyToEachAnnounced("Done"))
 	tm.upIdle(agent)
 	tm.answered(u.API, agent, "Review the login change")
+	// The conversation goes on after down and up: a client that writes
+	// the earlier turns again on resuming does not have them counted twice.
+	tm.must("down")
+	tm.upIdle(agent)
+	tm.answered(u.API, agent, "And the logout change")
 
 	var want [4]int64 // in, out, cache read, cache write: the conversation's requests
 	for _, r := range u.API.Since(0) {
