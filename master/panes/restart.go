@@ -3,6 +3,7 @@ package panes
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -107,8 +108,25 @@ func (p *Panes) startRestart(ctx context.Context, c *tmux.Client, r *restart) {
 			}
 		default:
 			p.logf("%s's client ended (%s): started again in its pane, on its conversation where it can", r.agent, exitOf(r.status))
+			p.announceWaiting(r.agent)
 		}
 	}()
+}
+
+// announceWaiting queues the agent's unread mail to be announced once its
+// client started again is ready: a conversation gone on with was shown
+// some of it already (claimed as shown, it is not typed twice); a new one
+// was shown none of it, and hears of all of it.
+func (p *Panes) announceWaiting(agent string) {
+	waiting := p.unreadAnnouncements(agent)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	v := p.viewOf(agent)
+	for _, a := range waiting {
+		if !slices.ContainsFunc(v.pending, func(b announcement) bool { return b.file == a.file }) {
+			v.pending = append(v.pending, a)
+		}
+	}
 }
 
 // ErrNotRestarted is what Config.Restart returns for an agent that is not

@@ -77,6 +77,49 @@ func TestAClientThatEndsIsStartedAgain(t *testing.T) {
 	}
 }
 
+// A client started again on a new conversation (its last could not be gone
+// on with) hears again of the mail typed into the one that ended; one that
+// goes on with its conversation does not.
+func TestMailTypedIntoAConversationThatEndedIsTypedIntoTheNextOne(t *testing.T) {
+	for _, resumed := range []bool{false, true} {
+		r := newPaneRig(t)
+		rs := withRestarts(r)
+		if !resumed {
+			restart := r.panes.restartClient
+			r.panes.restartClient = func(ctx context.Context, c *tmux.Client, agent string) error {
+				if err := r.ws.Store.ResetShown(agent); err != nil { // as a new conversation does
+					return err
+				}
+				return restart(ctx, c, agent)
+			}
+		}
+		r.state("developer_agent", mailbox.StateIdle)
+		r.look()
+		m := r.logged("developer_agent", "Review the login change", mailbox.PriorityNormal)
+		r.panes.announce("developer_agent", announcement{seq: m.Seq, id: m.ID, from: m.From, title: m.Title, file: mailbox.FileName(m.DeliveredAt, m.Priority, m.ID)})
+		r.look()
+		want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + m.ID + ")"
+		if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
+			t.Fatalf("before the end the pane got %q; want %q", got, want)
+		}
+		r.die("Killed")
+		r.look()
+		if len(rs.started) != 1 {
+			t.Fatalf("started again %d times; want once", len(rs.started))
+		}
+		r.state("developer_agent", mailbox.StateIdle)
+		r.look()
+		r.look()
+		typed := len(r.tmux.pane("%0").submitted)
+		switch {
+		case !resumed && typed != 2:
+			t.Errorf("a new conversation: the pane was typed %d notices in all; want the one again after the restart (2)", typed)
+		case resumed && typed != 1:
+			t.Errorf("a conversation gone on with: the pane was typed %d notices in all; want 1", typed)
+		}
+	}
+}
+
 // A client that keeps ending is left as it ended after a few restarts, and
 // the overseers are told with its last lines; one that never came up (a
 // typo in its command, which up reports) is not started again at all.
