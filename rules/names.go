@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"switchboard/internal/spelling"
 	"switchboard/mailbox"
 )
 
@@ -62,7 +63,7 @@ func (r *Rules) CheckNames(profiles []string) error {
 	})
 	msg := fmt.Sprintf("%s: %q is not an agent of this team: it has no entry in allowed_interactions and no profile", first.where, first.who)
 	delete(known, Wildcard)
-	if near, ok := closest(first.who, slices.Sorted(maps.Keys(known))); ok {
+	if near, ok := spelling.Nearest(first.who, slices.Sorted(maps.Keys(known))); ok {
 		msg += fmt.Sprintf("; did you mean %s?", near)
 	} else {
 		msg += fmt.Sprintf("; correct the name, or give the agent an entry in allowed_interactions (%s: {} is enough for an agent of another host)", first.who)

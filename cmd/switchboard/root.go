@@ -64,7 +64,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		if words := cmd.Flags().Args(); cmd.HasSubCommands() && len(words) > 0 {
 			return unknownCommand(cmd, words[0])
 		}
-		return usageError("%v (see --help)", err)
+		return flagMistake(cmd, err)
 	})
 	flags := root.PersistentFlags()
 	flags.StringVar(&g.root, "root", "", "the workspace folder (default: $SWITCHBOARD_ROOT, else the nearest folder up holding communication_rules.yaml)")
