@@ -114,6 +114,7 @@ by the rules or a lock; 4 timed out.`,
 		newDemoPlayCmd(io, g),
 		newVersionCmd(io),
 	)
+	groupCommands(root)
 	bashWithoutPackage(root)
 	wordsAreCommands(root)
 	return root
