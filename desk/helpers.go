@@ -154,20 +154,14 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 // nothing of its own, unless discard is set. Of an agent closed before,
 // it removes the worktree it left, on the same terms (no agent is closed).
 func (d *Desk) Close(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
-	if d.rules == nil {
-		return agents.Closed{}, d.noRules()
-	}
-	parent, spawned := d.rules.Parent(agent)
+	kept, err := d.closable(agent)
 	switch {
-	case !d.rules.Knows(agent) && d.ws.HasMailbox(agent):
+	case err != nil:
+		return agents.Closed{}, err
+	case kept:
 		return d.closeKeptTree(ctx, agent, discard)
-	case !spawned && !d.rules.Knows(agent):
-		return agents.Closed{}, NotAnAgent(d.rules, agent)
-	case !spawned:
-		return agents.Closed{}, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
-	case !d.rules.MayClose(d.agent, agent):
-		return agents.Closed{}, &RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
 	}
+	parent, _ := d.rules.Parent(agent)
 	closed, err := agents.Close(ctx, d.ws, agent, discard)
 	if err != nil {
 		return agents.Closed{}, err
@@ -190,6 +184,28 @@ func (d *Desk) Close(ctx context.Context, agent string, discard bool) (agents.Cl
 		return closed, &ParentNotToldError{Parent: parent, Err: err}
 	}
 	return closed, nil
+}
+
+// closable checks that the desk's agent may close agent: a spawned agent,
+// by one of its ancestors or an overseer. kept says agent was closed
+// before, and what is left of it is the worktree it kept, which
+// closeKeptTree checks on its own terms.
+func (d *Desk) closable(agent string) (kept bool, err error) {
+	if d.rules == nil {
+		return false, d.noRules()
+	}
+	_, spawned := d.rules.Parent(agent)
+	switch {
+	case !d.rules.Knows(agent) && d.ws.HasMailbox(agent):
+		return true, nil
+	case !spawned && !d.rules.Knows(agent):
+		return false, NotAnAgent(d.rules, agent)
+	case !spawned:
+		return false, fmt.Errorf("%s %w, so it cannot be closed alone: the team is stopped as a whole", agent, ErrNotSpawned)
+	case !d.rules.MayClose(d.agent, agent):
+		return false, &RightError{Msg: fmt.Sprintf("%s may not close %s: only its ancestors and the overseers may", d.agent, agent)}
+	}
+	return false, nil
 }
 
 // ParentNotToldError is a close done whose notice to the parent did not go

@@ -154,6 +154,8 @@ func blockedTo(rec *mailbox.Record, agent string) bool {
 var (
 	// ErrNoSuchSeq is a seq the log does not have.
 	ErrNoSuchSeq = errors.New("not in the log")
+	// ErrNoSuchID is an id no logged message has, nor starts with.
+	ErrNoSuchID = errors.New("no logged message has id")
 	// ErrBackwardsRange is a range like 8-5.
 	ErrBackwardsRange = errors.New("runs backwards")
 )
@@ -265,9 +267,9 @@ func (d *Desk) selectByID(sel string) ([]mailbox.Record, error) {
 	}
 	switch {
 	case len(out) == 0:
-		return nil, fmt.Errorf("no logged message has id %q; give a seq, a range like 5-8, or an id", sel)
+		return nil, fmt.Errorf("%w %q; give a seq, a range like 5-8, or an id", ErrNoSuchID, sel)
 	case len(out) > 1 && out[0].Message.ID != sel:
-		return nil, fmt.Errorf("id prefix %q matches %d messages; give more of it", sel, len(out))
+		return nil, fmt.Errorf("id prefix %q matches %d messages; %w", sel, len(out), mailbox.ErrAmbiguousID)
 	}
 	return out[:1], nil
 }

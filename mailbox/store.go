@@ -26,6 +26,10 @@ const (
 // ErrNotFound is returned when no message matches an id.
 var ErrNotFound = errors.New("no such message")
 
+// ErrAmbiguousID ends the error of an id prefix that starts the ids of
+// more than one message.
+var ErrAmbiguousID = errors.New("give more of the id")
+
 // Store is the mailboxes folder of a workspace. Durable makes every write
 // fsync its file and folder; turning it off is for benchmarks and tests.
 // Stage, when set, is where the store's atomic writes into mailboxes put
@@ -324,7 +328,7 @@ func (s *Store) Find(agent, id string) (Entry, error) {
 	case 1:
 		return found[0], nil
 	default:
-		return Entry{}, fmt.Errorf("id prefix %q matches %d messages of %s; give more of the id", id, len(found), agent)
+		return Entry{}, fmt.Errorf("id prefix %q matches %d messages of %s; %w", id, len(found), agent, ErrAmbiguousID)
 	}
 }
 

@@ -210,7 +210,7 @@ func (m *Master) refuseRules(data []byte, why error) {
 	content := fmt.Sprintf("A new version of %s does not load:\n  %v\n\n"+
 		"The master routes by the rules it had until a version that loads has stood unchanged for %s.\n"+
 		"Commands that only read (log, show, inbox, read, agents, status) go on from the rules in force; send and up refuse until it is fixed.\n"+
-		"`switchboard rules check` says what is wrong, and when it is fixed.\n", m.ws.RulesPath(), why, m.opts.RulesSettle)
+		"`switchboard rules check` says what is wrong, and when it is fixed.\n", m.ws.RulesPath(), strings.ReplaceAll(why.Error(), "\n", "\n  "), m.opts.RulesSettle)
 	told := m.tellOverseers("rules-refused/"+hash, title, content, m.now().UTC())
 	m.warnOnBulletin(fmt.Sprintf("rules refused, the old ones stay: %v", why))
 	if len(told) > 0 {

@@ -1,8 +1,10 @@
 package rules
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"gopkg.in/yaml.v3"
 
@@ -39,108 +41,145 @@ func Load(path string) (*Rules, error) {
 }
 
 // Parse validates the contents of a rules file; path is used in errors.
+// Every mistake it finds is returned at once, in the order of their lines:
+// each is an *Error (errors.As finds the first); a file that is not YAML
+// has one.
 func Parse(path string, data []byte) (*Rules, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, syntaxError(path, data, err)
-	}
-	p := parser{path: path}
-	r := &Rules{Path: path, Allowed: make(map[string]*Allow)}
-	if len(doc.Content) == 0 {
-		return nil, p.fail(0, "the file is empty: it must define allowed_interactions")
-	}
-	root := doc.Content[0]
-	if err := p.mapping(root, "the rules file", func(key, value *yaml.Node) error {
-		switch key.Value {
-		case "allowed_interactions":
-			return p.allowed(value, r)
-		case "forbidden_interactions":
-			return p.forbidden(value, r)
-		case "oversight":
-			names, err := p.names(value, "oversight", false)
-			r.Oversight = names
-			return err
-		case "interrupts":
-			names, err := p.names(value, "interrupts", false)
-			if names == nil && !(value.Kind == yaml.ScalarNode && value.Tag == "!!null") {
-				names = []Name{} // an explicit empty list: nobody but the operator
-			}
-			r.Interrupts = names
-			return err
-		default:
-			return p.fail(key.Line, "unknown key %q (known: allowed_interactions, forbidden_interactions, oversight, interrupts)", key.Value)
-		}
-	}); err != nil {
-		return nil, err
-	}
-	if len(r.Allowed) == 0 {
-		return nil, p.fail(root.Line, "allowed_interactions is missing or empty: name at least one agent")
+	r, problems := parse(path, data)
+	if len(problems) > 0 {
+		return nil, joinProblems(problems)
 	}
 	return r, nil
 }
 
-type parser struct{ path string }
-
-func (p parser) fail(line int, format string, args ...any) error {
-	return &Error{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)}
+// parse reads what it can of a rules file, and notes every mistake on the
+// way; the rules are nil when the file is not YAML.
+func parse(path string, data []byte) (*Rules, []*Error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, []*Error{syntaxError(path, data, err)}
+	}
+	p := &parser{path: path}
+	r := &Rules{Path: path, Allowed: make(map[string]*Allow)}
+	if len(doc.Content) == 0 {
+		p.fail(0, "the file is empty: it must define allowed_interactions")
+		return r, p.problems
+	}
+	root := doc.Content[0]
+	entries := 0 // of allowed_interactions, valid or not; -1 when it is no mapping
+	p.mapping(root, "the rules file", func(key, value *yaml.Node) {
+		switch key.Value {
+		case "allowed_interactions":
+			before := len(p.problems)
+			if entries = p.allowed(value, r); entries == 0 && len(p.problems) > before {
+				entries = -1 // not a mapping: said so already
+			}
+		case "forbidden_interactions":
+			p.forbidden(value, r)
+		case "oversight":
+			r.Oversight = p.names(value, "oversight", false)
+		case "interrupts":
+			names := p.names(value, "interrupts", false)
+			if names == nil && !(value.Kind == yaml.ScalarNode && value.Tag == "!!null") {
+				names = []Name{} // an explicit empty list: nobody but the operator
+			}
+			r.Interrupts = names
+		default:
+			p.fail(key.Line, "unknown key %q (known: allowed_interactions, forbidden_interactions, oversight, interrupts)", key.Value)
+		}
+	})
+	if entries == 0 {
+		p.fail(root.Line, "allowed_interactions is missing or empty: name at least one agent")
+	}
+	return r, p.problems
 }
 
-func (p parser) mapping(n *yaml.Node, what string, each func(key, value *yaml.Node) error) error {
+// joinProblems is one error of every problem, in the order of their lines,
+// one to a line.
+func joinProblems(problems []*Error) error {
+	slices.SortStableFunc(problems, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	errs := make([]error, len(problems))
+	for i, p := range problems {
+		errs[i] = p
+	}
+	return errors.Join(errs...)
+}
+
+// parser notes the mistakes of one rules file as it reads on: a file with
+// two is told both at once, not one per try.
+type parser struct {
+	path     string
+	problems []*Error
+}
+
+// fail notes a mistake at line (0 when no line is known).
+func (p *parser) fail(line int, format string, args ...any) {
+	p.problems = append(p.problems, &Error{Path: p.path, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+// mapping calls each with every key of n and its value; a key repeated is
+// noted and left out.
+func (p *parser) mapping(n *yaml.Node, what string, each func(key, value *yaml.Node)) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil
+		return
 	}
 	if n.Kind != yaml.MappingNode {
-		return p.fail(n.Line, "%s must be a mapping of keys to values", what)
+		p.fail(n.Line, "%s must be a mapping of keys to values", what)
+		return
 	}
 	seen := make(map[string]int)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		key := n.Content[i]
 		if first, dup := seen[key.Value]; dup {
-			return p.fail(key.Line, "%q is repeated in %s (first at line %d): merge the two", key.Value, what, first)
+			p.fail(key.Line, "%q is repeated in %s (first at line %d): merge the two", key.Value, what, first)
+			continue
 		}
 		seen[key.Value] = key.Line
-		if err := each(key, n.Content[i+1]); err != nil {
-			return err
-		}
+		each(key, n.Content[i+1])
 	}
-	return nil
 }
 
-func (p parser) allowed(n *yaml.Node, r *Rules) error {
-	return p.mapping(n, "allowed_interactions", func(key, value *yaml.Node) error {
+// allowed reads allowed_interactions into r, and returns how many entries
+// it has, valid or not.
+func (p *parser) allowed(n *yaml.Node, r *Rules) int {
+	entries := 0
+	p.mapping(n, "allowed_interactions", func(key, value *yaml.Node) {
+		entries++
 		if err := mailbox.ValidateAgentName(key.Value); err != nil {
-			return p.fail(key.Line, "%v", err)
+			p.fail(key.Line, "%v", err)
+			return
 		}
 		a := &Allow{Line: key.Line}
-		err := p.mapping(value, "the entry of "+key.Value, func(k, v *yaml.Node) error {
-			var err error
+		p.mapping(value, "the entry of "+key.Value, func(k, v *yaml.Node) {
 			switch k.Value {
 			case "can_send_to":
-				a.CanSendTo, err = p.names(v, key.Value+".can_send_to", true)
+				a.CanSendTo = p.names(v, key.Value+".can_send_to", true)
 			case "can_receive_from":
-				a.CanReceiveFrom, err = p.names(v, key.Value+".can_receive_from", true)
+				a.CanReceiveFrom = p.names(v, key.Value+".can_receive_from", true)
 			default:
-				err = p.fail(k.Line, "unknown key %q in the entry of %s (known: can_send_to, can_receive_from)", k.Value, key.Value)
+				p.fail(k.Line, "unknown key %q in the entry of %s (known: can_send_to, can_receive_from)", k.Value, key.Value)
 			}
-			return err
 		})
 		r.Allowed[key.Value] = a
-		return err
 	})
+	return entries
 }
 
-func (p parser) forbidden(n *yaml.Node, r *Rules) error {
+func (p *parser) forbidden(n *yaml.Node, r *Rules) {
 	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-		return nil
+		return
 	}
 	if n.Kind != yaml.SequenceNode {
-		return p.fail(n.Line, "forbidden_interactions must be a list of {from, to, reason}")
+		p.fail(n.Line, "forbidden_interactions must be a list of {from, to, reason}")
+		return
 	}
 	for _, item := range n.Content {
+		before := len(p.problems)
 		f := Forbidden{Line: item.Line}
-		err := p.mapping(item, "a forbidden entry", func(k, v *yaml.Node) error {
+		p.mapping(item, "a forbidden entry", func(k, v *yaml.Node) {
 			if v.Kind != yaml.ScalarNode {
-				return p.fail(v.Line, "%s must be a single value", k.Value)
+				p.fail(v.Line, "%s must be a single value", k.Value)
+				return
 			}
 			switch k.Value {
 			case "from":
@@ -150,54 +189,62 @@ func (p parser) forbidden(n *yaml.Node, r *Rules) error {
 			case "reason":
 				f.Reason = v.Value
 			default:
-				return p.fail(k.Line, "unknown key %q in a forbidden entry (known: from, to, reason)", k.Value)
+				p.fail(k.Line, "unknown key %q in a forbidden entry (known: from, to, reason)", k.Value)
 			}
-			return nil
 		})
-		if err != nil {
-			return err
+		if len(p.problems) > before {
+			continue // an end left out because it was written wrong is said once
 		}
+		valid := true
 		for _, end := range []struct{ field, value string }{{"from", f.From}, {"to", f.To}} {
-			if end.value == "" {
-				return p.fail(item.Line, "forbidden entry has no %q", end.field)
-			}
-			if end.value != Wildcard {
+			switch {
+			case end.value == "":
+				p.fail(item.Line, "forbidden entry has no %q", end.field)
+				valid = false
+			case end.value != Wildcard:
 				if err := mailbox.ValidateAgentName(end.value); err != nil {
-					return p.fail(item.Line, "forbidden entry %s: %v", end.field, err)
+					p.fail(item.Line, "forbidden entry %s: %v", end.field, err)
+					valid = false
 				}
 			}
 		}
-		r.Forbidden = append(r.Forbidden, f)
+		if valid {
+			r.Forbidden = append(r.Forbidden, f)
+		}
 	}
-	return nil
 }
 
-// names reads a list of agent names; a single name is accepted as a list of one.
-func (p parser) names(n *yaml.Node, what string, wildcard bool) ([]Name, error) {
+// names reads a list of agent names; a single name is accepted as a list
+// of one. A name written wrong is noted and left out.
+func (p *parser) names(n *yaml.Node, what string, wildcard bool) []Name {
 	var items []*yaml.Node
 	switch {
 	case n.Kind == yaml.ScalarNode && n.Tag == "!!null":
-		return nil, nil
+		return nil
 	case n.Kind == yaml.ScalarNode:
 		items = []*yaml.Node{n}
 	case n.Kind == yaml.SequenceNode:
 		items = n.Content
 	default:
-		return nil, p.fail(n.Line, "%s must be a list of agent names", what)
+		p.fail(n.Line, "%s must be a list of agent names", what)
+		return nil
 	}
 	names := make([]Name, 0, len(items))
 	for _, item := range items {
-		if item.Kind != yaml.ScalarNode {
-			return nil, p.fail(item.Line, "%s must be a list of agent names", what)
-		}
-		if item.Value == Wildcard {
-			if !wildcard {
-				return nil, p.fail(item.Line, "%s must name agents; \"*\" is not allowed here", what)
+		switch {
+		case item.Kind != yaml.ScalarNode:
+			p.fail(item.Line, "%s must be a list of agent names", what)
+		case item.Value == Wildcard && !wildcard:
+			p.fail(item.Line, "%s must name agents; \"*\" is not allowed here", what)
+		case item.Value == Wildcard:
+			names = append(names, Name{Value: item.Value, Line: item.Line})
+		default:
+			if err := mailbox.ValidateAgentName(item.Value); err != nil {
+				p.fail(item.Line, "%s: %v", what, err)
+				continue
 			}
-		} else if err := mailbox.ValidateAgentName(item.Value); err != nil {
-			return nil, p.fail(item.Line, "%s: %v", what, err)
+			names = append(names, Name{Value: item.Value, Line: item.Line})
 		}
-		names = append(names, Name{Value: item.Value, Line: item.Line})
 	}
-	return names, nil
+	return names
 }

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"switchboard/internal/spelling"
 	"switchboard/mailbox"
 )
 
@@ -22,9 +23,18 @@ import (
 // and the others' are named by their entries. Agents spawned at run time
 // are matched by their profile's name, which is what the file names.
 //
-// The error is the first such name in the file, with the name it was
-// likely meant to be.
+// Every such name is told, each with the name it was likely meant to be,
+// in the order of their lines: each is an *Error.
 func (r *Rules) CheckNames(profiles []string) error {
+	if problems := r.unknownNames(profiles); len(problems) > 0 {
+		return joinProblems(problems)
+	}
+	return nil
+}
+
+// unknownNames are the problems of the names in the file that are no
+// agent of the team, in the order of their lines.
+func (r *Rules) unknownNames(profiles []string) []*Error {
 	known := map[string]bool{Wildcard: true, mailbox.Operator: true}
 	for name := range r.Allowed {
 		known[name] = true
@@ -54,18 +64,20 @@ func (r *Rules) CheckNames(profiles []string) error {
 	}
 	list("oversight", r.Oversight)
 	list("interrupts", r.Interrupts)
-	if len(unknown) == 0 {
-		return nil
-	}
-	first := slices.MinFunc(unknown, func(a, b use) int {
+	slices.SortFunc(unknown, func(a, b use) int {
 		return cmp.Or(cmp.Compare(a.line, b.line), cmp.Compare(a.where, b.where))
 	})
-	msg := fmt.Sprintf("%s: %q is not an agent of this team: it has no entry in allowed_interactions and no profile", first.where, first.who)
 	delete(known, Wildcard)
-	if near, ok := closest(first.who, slices.Sorted(maps.Keys(known))); ok {
-		msg += fmt.Sprintf("; did you mean %s?", near)
-	} else {
-		msg += fmt.Sprintf("; correct the name, or give the agent an entry in allowed_interactions (%s: {} is enough for an agent of another host)", first.who)
+	team := slices.Sorted(maps.Keys(known))
+	var problems []*Error
+	for _, u := range unknown {
+		msg := fmt.Sprintf("%s: %q is not an agent of this team: it has no entry in allowed_interactions and no profile", u.where, u.who)
+		if near, ok := spelling.Nearest(u.who, team); ok {
+			msg += fmt.Sprintf("; did you mean %s?", near)
+		} else {
+			msg += fmt.Sprintf("; correct the name, or give the agent an entry in allowed_interactions (%s: {} is enough for an agent of another host)", u.who)
+		}
+		problems = append(problems, &Error{Path: r.Path, Line: u.line, Msg: msg})
 	}
-	return &Error{Path: r.Path, Line: first.line, Msg: msg}
+	return problems
 }

@@ -49,16 +49,21 @@ func LoadTeamFile(ws *workspace.Workspace) (*Rules, error) {
 // errors), every name in it included: each must be an agent of the team in
 // ws, by its entry in the file or by its profile in agents/.
 func parseTeamFile(ws *workspace.Workspace, path string, data []byte) (*Rules, error) {
-	r, err := Parse(path, data)
-	if err != nil {
-		return nil, err
+	r, problems := parse(path, data)
+	if r == nil {
+		return nil, joinProblems(problems) // not YAML: nothing to look at
 	}
 	profiles, err := ws.ProfileNames()
 	if err != nil {
 		return nil, err
 	}
-	if err := r.CheckNames(profiles); err != nil {
-		return nil, err
+	// A name of no agent is told with the file's other mistakes, unless
+	// the file has no agents at all: every name would be one.
+	if len(r.Allowed) > 0 {
+		problems = append(problems, r.unknownNames(profiles)...)
+	}
+	if len(problems) > 0 {
+		return nil, joinProblems(problems)
 	}
 	return r, nil
 }

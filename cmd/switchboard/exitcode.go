@@ -11,16 +11,20 @@ import (
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/rules"
+	"switchboard/rules/approvals"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
-// Exit codes, the same for every command.
+// Exit codes, the same for every command: one kind of failure, one code.
 const (
-	exitOK       = 0
-	exitError    = 1
+	exitOK    = 0
+	exitError = 1 // anything else: git, tmux, the disk, a master not running
+	// exitUsage is a mistake in the command line: an unknown command or
+	// flag, an argument missing or bad, a name or an id of nothing (no such
+	// agent, profile, message or approval).
 	exitUsage    = 2
-	exitRefused  = 3 // refused by the rules or by a lock
+	exitRefused  = 3 // refused by the rules, a right they do not give, or a lock
 	exitTimedOut = 4
 )
 
@@ -47,6 +51,19 @@ func refusedError(err error) error {
 	return &codedError{code: exitRefused, err: err}
 }
 
+// namesNothing are the libraries' errors of a name or an id, given on the
+// command line, that names nothing the team has: a mistake in the command
+// line, as a misspelt flag is, whichever command it was given to.
+var namesNothing = []error{
+	desk.ErrNoProfile,
+	mailbox.ErrNotFound,
+	mailbox.ErrAmbiguousID,
+	desk.ErrNoSuchSeq,
+	desk.ErrNoSuchID,
+	approvals.ErrNotFound,
+	approvals.ErrAmbiguous,
+}
+
 // exitCode decides the process's exit code from the error a command returned.
 func exitCode(err error) int {
 	if err == nil {
@@ -55,6 +72,15 @@ func exitCode(err error) int {
 	var coded *codedError
 	if errors.As(err, &coded) {
 		return coded.code
+	}
+	var unknown *desk.UnknownAgentError
+	if errors.As(err, &unknown) {
+		return exitUsage
+	}
+	for _, e := range namesNothing {
+		if errors.Is(err, e) {
+			return exitUsage
+		}
 	}
 	return exitError
 }

@@ -32,7 +32,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi"}, exitRefused, "Should go through developer first", "-"},
 		{[]string{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitRefused, "", `"status":"blocked","reason":"tester_agent → reviewer_agent: Should go through developer first"`},
 		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitOK, "", `"status":"sent"`},
-		{[]string{"show", "1", "--as", "tester_agent"}, exitError, "not in the log", ""},
+		{[]string{"show", "1", "--as", "tester_agent"}, exitUsage, "not in the log", ""},
 		{[]string{"ask", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--timeout", "1s"}, exitRefused, "BLOCKED by the rules: tester_agent → reviewer_agent", ""},
 		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required", ""},
 		{[]string{"send", "--nope"}, exitUsage, "unknown flag", ""},
@@ -110,5 +110,87 @@ func TestAFullDiskSaysWhatToDo(t *testing.T) {
 	err := withHint(fmt.Errorf("queue message: %w", &os.PathError{Op: "write", Path: "/w/mailboxes/a/tmp/.tmp-1", Err: syscall.ENOSPC}))
 	if want := "no space left on device; the disk is full: free some space and run the command again"; !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("got %q; want it to end %q", err, want)
+	}
+}
+
+// TestOneCodeForEachKindOfFailure: whichever command meets it, one kind of
+// failure ends with one exit code, the one a script branches on.
+func TestOneCodeForEachKindOfFailure(t *testing.T) {
+	root := t.TempDir()
+	if _, err := profile.WriteDefaultTeam(root, false); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SWITCHBOARD_AGENT", "")
+	t.Setenv("SWITCHBOARD_ROOT", root)
+	const logged = "01a20514-554d-72a7-9a7e-8e2f152b5a77"
+	logLine := `{"seq":1,"time":"2026-11-22T08:57:00Z","status":"delivered","delivered":["reviewer_agent"],"message":{"id":"` + logged + `","timestamp":"2026-11-22T08:57:00Z","from":"developer_agent","to":["reviewer_agent"],"title":"private","priority":"normal","type":"request"}}` + "\n"
+	logPath := filepath.Join(root, "mailboxes", "log", "messages.jsonl")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logPath, []byte(logLine), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kinds := []struct {
+		kind  string
+		code  int
+		cases [][]string
+	}{
+		{"an unknown command or flag", exitUsage, [][]string{
+			{"sned"},
+			{"state", "sett", "k", "v"},
+			{"up", "--sesion", "x"},
+			{"spawn", "--profle", "reviewer_agent"},
+		}},
+		{"an argument missing or bad", exitUsage, [][]string{
+			{"send", "--to", "reviewer_agent"},
+			{"spawn"},
+			{"rules", "explain", "developer_agent"},
+			{"status", "--format", "nosuch"},
+		}},
+		{"no such agent", exitUsage, [][]string{
+			{"send", "--to", "nobody_agent", "--title", "hi"},
+			{"close", "nobody_agent"},
+			{"interrupt", "nobody_agent", "--reason", "why"},
+			{"spawn", "--profile", "reviewer_agent", "--parent", "nobody_agent"},
+			{"inbox", "--as", "nobody_agent"},
+		}},
+		{"no such profile", exitUsage, [][]string{
+			{"spawn", "--profile", "nosuch"},
+			{"spawn", "--profile", "nosuch", "--task", "review it"},
+		}},
+		{"no such message", exitUsage, [][]string{
+			{"read", "01a2ffff"},
+			{"reply", logged, "--content", "yes"},
+			{"show", "99"},
+			{"show", "01a2ffff"},
+		}},
+		{"no such approval", exitUsage, [][]string{
+			{"approvals", "revoke", "abcd"},
+		}},
+		{"refused by the rules, a right or a lock", exitRefused, [][]string{
+			{"send", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi"},
+			{"rules", "explain", "tester_agent", "reviewer_agent"},
+			{"show", "1", "--as", "tester_agent"},
+			{"interrupt", "reviewer_agent", "--reason", "why", "--as", "tester_agent"},
+		}},
+		{"timed out", exitTimedOut, [][]string{
+			{"ask", "--to", "master_agent", "--title", "Deploy?", "--timeout", "1s"},
+		}},
+		{"any other failure", exitError, [][]string{
+			{"diff", "developer_agent"}, // the workspace is no git repository
+			{"unlock", "nothing-held"},
+		}},
+	}
+	for _, k := range kinds {
+		for _, args := range k.cases {
+			t.Run(k.kind+"/"+strings.Join(args, " "), func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				code := run(args, &streams{in: strings.NewReader(""), out: &out, errOut: &errOut})
+				if code != k.code {
+					t.Errorf("exit %d (%s); want %d, the code of %s", code, strings.TrimSpace(errOut.String()), k.code, k.kind)
+				}
+			})
+		}
 	}
 }

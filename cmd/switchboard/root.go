@@ -45,7 +45,9 @@ them talk through file-system mailboxes. One master process per workspace routes
 every message exactly once, enforces the allow and forbid rules of
 communication_rules.yaml, and numbers every message in an audit log.
 
-Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed out.`,
+Exit codes: 0 done; 1 error; 2 a mistake in the command line (an unknown
+command or flag, a bad argument, no such agent, profile or message); 3 refused
+by the rules or a lock; 4 timed out.`,
 		Example: `  switchboard init                     # write the default team here
   switchboard master                   # route messages (keep it running)
   switchboard send --as developer_agent --to reviewer_agent --title "Review the login change"
@@ -64,7 +66,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		if words := cmd.Flags().Args(); cmd.HasSubCommands() && len(words) > 0 {
 			return unknownCommand(cmd, words[0])
 		}
-		return usageError("%v (see --help)", err)
+		return flagMistake(cmd, err)
 	})
 	flags := root.PersistentFlags()
 	flags.StringVar(&g.root, "root", "", "the workspace folder (default: $SWITCHBOARD_ROOT, else the nearest folder up holding communication_rules.yaml)")
@@ -112,6 +114,7 @@ Exit codes: 0 done, 1 error, 2 usage, 3 refused by the rules or a lock, 4 timed 
 		newDemoPlayCmd(io, g),
 		newVersionCmd(io),
 	)
+	groupCommands(root)
 	bashWithoutPackage(root)
 	wordsAreCommands(root)
 	return root

@@ -26,7 +26,8 @@ func newRulesCheckCmd(io *streams, g *globals) *cobra.Command {
 		Short: "Validate communication_rules.yaml and warn of allows that can never pass",
 		Long: `Load communication_rules.yaml strictly: unknown keys, bad agent names, names of
 no agent of the team (neither an entry of allowed_interactions nor a profile in
-agents/) and YAML errors fail with the file and line. A valid file is
+agents/) and YAML errors fail with the file and line, every mistake at once,
+one to a line (a YAML error stops the reading: it comes alone). A valid file is
 summarised, with warnings for allows the other side does not match. The running
 master reloads the file by itself when it changes, and refuses one that fails.`,
 		Example: `  switchboard rules check

@@ -189,8 +189,8 @@ func ring(io *streams) func(text string) {
 	}
 }
 
-// deskActions are the console's actions, each a desk verb as the one who
-// runs the console.
+// deskActions are the actions of the console and of the web view, each a
+// desk verb as the one who runs them.
 type deskActions struct {
 	open    func() (*desk.Desk, error)
 	reading func() (*caller, error) // the rules and who runs the console, for MayClose
@@ -289,11 +289,11 @@ func (a deskActions) Jump(agent string) error {
 	return fmt.Errorf("%s has no pane: the team is not up", agent)
 }
 
-func (a deskActions) Send(to, title string) error {
+func (a deskActions) Send(to, title, content string) error {
 	d, err := a.open()
 	if err != nil {
 		return err
 	}
-	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title})
+	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title, Content: content})
 	return err
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/mailbox"
 	"switchboard/view/web"
 )
 
@@ -86,7 +85,7 @@ func runWeb(ctx context.Context, io *streams, g *globals, opts *webOptions) erro
 	}
 	team := newWatchedTeam(g, ws)
 	defer team.folders.Close()
-	cfg := web.Config{Read: team.read, Graph: team.graph, Act: webActions{team.act}, Changes: team.folders.C, Token: token}
+	cfg := web.Config{Read: team.read, Graph: team.graph, Act: team.act, Changes: team.folders.C, Token: token}
 	// The server answers to the name it was given and to the address it
 	// listens on, which is the one printed: --listen :8377 prints [::].
 	served, _, _ := net.SplitHostPort(listener.Addr().String())
@@ -121,17 +120,4 @@ func runWeb(ctx context.Context, io *streams, g *globals, opts *webOptions) erro
 		return err
 	}
 	return nil
-}
-
-// webActions are the desk's verbs as the web view takes them: a message
-// sent carries its content as well as its title.
-type webActions struct{ deskActions }
-
-func (a webActions) Send(to, title, content string) error {
-	d, err := a.open()
-	if err != nil {
-		return err
-	}
-	_, err = d.Send(&mailbox.Message{To: []string{to}, Title: title, Content: content})
-	return err
 }

@@ -199,7 +199,7 @@ func TestATeamWorksInWorktrees(t *testing.T) {
 	doomed := filepath.Join(tm.root, ".switchboard", "worktrees", helper.Name)
 	tm.cwdOf(helper.Name)
 	writeTestFile(t, filepath.Join(doomed, "scratch.txt"), "x\n")
-	if out := tm.must("close", helper.Name, "--discard"); !strings.Contains(out, "lost: ?? scratch.txt") {
+	if out := tm.must("close", helper.Name, "--discard", "--yes"); !strings.Contains(out, "lost: ?? scratch.txt") {
 		t.Errorf("close --discard said %q", out)
 	}
 	if _, err := os.Stat(doomed); !errors.Is(err, os.ErrNotExist) {
@@ -326,10 +326,17 @@ func TestTheHintsOfACloseWorkAfterIt(t *testing.T) {
 	if !strings.Contains(out, "an overseer (the person, say) may bring it home") {
 		t.Errorf("close by the parent said %q", out)
 	}
+	// Run where no one can answer its question, the hint to discard says
+	// what would be lost, closes nothing, and says how to go ahead.
 	discardHint := tm.hint(out, "--discard")
 	out, code = tm.runHint(discardHint)
-	if code != 0 || !strings.Contains(out, "lost: ?? scratch.txt") {
+	if code != exitRefused || !strings.Contains(out, "1 uncommitted file (?? scratch.txt)") {
 		t.Fatalf("%s: exit %d\n%s", discardHint, code, out)
+	}
+	yesHint := tm.hint(out, "--yes")
+	out, code = tm.runHint(yesHint)
+	if code != 0 || !strings.Contains(out, "lost: ?? scratch.txt") {
+		t.Fatalf("%s: exit %d\n%s", yesHint, code, out)
 	}
 	if _, err := os.Stat(tree); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a discarded tree stayed: %v", err)

@@ -91,8 +91,8 @@ func (f *fakeActions) Jump(agent string) error {
 	f.done = append(f.done, "jump "+agent)
 	return nil
 }
-func (f *fakeActions) Send(to, title string) error {
-	f.done = append(f.done, "send "+to+": "+title)
+func (f *fakeActions) Send(to, title, content string) error {
+	f.done = append(f.done, "send "+to+": "+title+" / "+content)
 	return nil
 }
 
@@ -246,6 +246,43 @@ func TestAnAgentIsInterruptedWithAReason(t *testing.T) {
 	press(m, "g")
 	if len(acts.done) != 2 || acts.done[1] != "jump tester_agent" {
 		t.Errorf("g did not go to the agent's pane: %q", acts.done)
+	}
+}
+
+// TestSendAsksForATitleAndABody: s asks for the title, then for the body,
+// as the web view does, and sends both; a body left empty sends the title
+// alone, and esc at the body sends nothing.
+func TestSendAsksForATitleAndABody(t *testing.T) {
+	m, acts, _ := console(t, 140, 30, team())
+	press(m, "down", "down", "s")
+	press(m, strings.Split("Rebase", "")...)
+	press(m, "enter")
+	if len(acts.done) != 0 {
+		t.Fatalf("sent before the body was asked: %q", acts.done)
+	}
+	if v := m.View(); !strings.Contains(v, "send to tester_agent, body (enter for none):") {
+		t.Fatalf("after the title the console does not ask for the body:\n%s", v)
+	}
+	press(m, strings.Split("the API changed", "")...)
+	press(m, "enter")
+	if len(acts.done) != 1 || acts.done[0] != "send tester_agent: Rebase / the API changed" {
+		t.Fatalf("actions after a title and a body: %q", acts.done)
+	}
+	if v := m.View(); !strings.Contains(v, "sent to tester_agent: Rebase") {
+		t.Errorf("the console does not say what it sent:\n%s", v)
+	}
+
+	press(m, "s", "O", "K", "enter", "enter")
+	if len(acts.done) != 2 || acts.done[1] != "send tester_agent: OK / " {
+		t.Errorf("a message without a body: %q", acts.done)
+	}
+	press(m, "s", "O", "K", "enter", "esc")
+	if len(acts.done) != 2 {
+		t.Errorf("esc at the body sent: %q", acts.done)
+	}
+	press(m, "s", "enter")
+	if len(acts.done) != 2 || !strings.Contains(m.View(), "not sent: a message needs a title") {
+		t.Errorf("a message without a title: %q\n%s", acts.done, m.View())
 	}
 }
 

@@ -115,10 +115,30 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 		}
 	case "s":
 		if agent := m.chosenAgent(); agent != "" {
-			m.ask("send to "+agent+", title", func(title string) error { return m.cfg.Act.Send(agent, title) })
+			m.askMessage(agent)
 		}
 	}
 	return nil
+}
+
+// askMessage asks for a message to agent as the web view does, its title
+// and then its body, which may be left empty; enter on the body sends both.
+func (m *Model) askMessage(agent string) {
+	m.askFor("send to "+agent+", title", mailbox.MaxTitleLength, func(title string) tea.Cmd {
+		if title == "" {
+			m.said = "not sent: a message needs a title"
+			return nil
+		}
+		label := "send to " + agent + ", body (enter for none)"
+		m.askFor(label, mailbox.MaxContentSize, func(body string) tea.Cmd {
+			return func() tea.Msg {
+				return doneMsg{said: "sent to " + agent + ": " + title, err: m.cfg.Act.Send(agent, title, body)}
+			}
+		})
+		// A body is longer than the line: it scrolls in what is left of it.
+		m.prompt.input.Width = max(10, m.width-len([]rune(label))-3)
+		return nil
+	})
 }
 
 // checkClose asks whether agent may be closed, before the person is asked
@@ -250,22 +270,28 @@ func (m *Model) answer(key string) tea.Cmd {
 	}
 }
 
-// ask opens a prompt; enter runs do with the line typed. The agent or
-// question it acts on is bound before it asks: what the snapshots do
-// meanwhile does not change it.
+// ask opens a prompt of one line; enter runs do with the line typed. The
+// agent or question it acts on is bound before it asks: what the snapshots
+// do meanwhile does not change it.
 func (m *Model) ask(label string, do func(text string) error) {
-	in := textinput.New()
-	in.CharLimit = mailbox.MaxTitleLength
-	// A cursor that blinks is a timer that wakes the console twice a
-	// second for as long as the prompt is open.
-	in.Cursor.SetMode(cursor.CursorStatic)
-	in.Focus()
-	m.prompt = &prompt{label: label, input: in, then: func(text string) tea.Cmd {
+	m.askFor(label, mailbox.MaxTitleLength, func(text string) tea.Cmd {
 		return func() tea.Msg {
 			err := do(text)
 			return doneMsg{said: label + ": " + text + " — done", err: err}
 		}
-	}}
+	})
+}
+
+// askFor opens a prompt of at most limit characters; enter hands the line
+// typed, trimmed, to then, which may open the next prompt.
+func (m *Model) askFor(label string, limit int, then func(text string) tea.Cmd) {
+	in := textinput.New()
+	in.CharLimit = limit
+	// A cursor that blinks is a timer that wakes the console twice a
+	// second for as long as the prompt is open.
+	in.Cursor.SetMode(cursor.CursorStatic)
+	in.Focus()
+	m.prompt = &prompt{label: label, input: in, then: then}
 }
 
 func (m *Model) promptKey(k tea.KeyMsg) tea.Cmd {

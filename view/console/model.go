@@ -21,7 +21,9 @@ type Actions interface {
 	Interrupt(agent, reason string) error
 	Cancel(agent, reason string) error
 	Close(agent string) error
-	Send(to, title string) error
+	// Send sends a message of the operator's: a title and a body, which
+	// may be empty.
+	Send(to, title, content string) error
 	// Jump shows the agent's pane, when the console runs in the team's
 	// tmux.
 	Jump(agent string) error
