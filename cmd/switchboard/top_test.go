@@ -8,7 +8,9 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +139,17 @@ func TestUpOpensTheConsoleInView(t *testing.T) {
 	}
 	if got := tmuxOut("list-windows", "-t", "=switchboard", "-f", "#{window_active}", "-F", "#{window_name}"); got != "console" {
 		t.Errorf("the window in view is %q; want console", got)
+	}
+	// The README lists the windows in their order.
+	readme, _ := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	var listed []string
+	for _, m := range regexp.MustCompile(`(?m)^- \*\*(\w+)\*\*`).FindAllStringSubmatch(string(readme), -1) {
+		listed = append(listed, m[1])
+	}
+	made := slices.DeleteFunc(strings.Fields(tmuxOut("list-windows", "-t", "=switchboard", "-F", "#{window_name}")),
+		func(w string) bool { return w == "web" }) // asked for here, with --web
+	if !slices.Equal(listed, made) {
+		t.Errorf("the README lists the windows %q; up makes them %q", listed, made)
 	}
 	tm.waitFor("the console showing the team", func() bool {
 		screen := tmuxOut("capture-pane", "-p", "-t", "=switchboard:console")
