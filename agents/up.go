@@ -162,7 +162,7 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 	// no window is made while it connects to tmux (see UpUnderWay).
 	if len(opts.Master) > 0 {
 		command := append([]string{ws.Binary()}, opts.Master...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, MasterWindow, tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
 		if err == nil {
 			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
 		}
