@@ -37,8 +37,8 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
 	})
 	out := tm.must("up", "--demo", "--demo-dir", dir, "-d", "--demo-pause", "10ms", "--socket", tm.socket)
-	if !strings.Contains(out, "attach --root "+dir) {
-		t.Errorf("up --demo does not say how to attach to the demo's folder:\n%s", out)
+	if !strings.Contains(out, "attach --root "+dir) || !strings.Contains(out, "stop it and delete its folder with `switchboard down --purge --root "+dir+"`") {
+		t.Errorf("up --demo does not say how to attach to the demo's folder, and how to stop it and delete it:\n%s", out)
 	}
 	var recs []mailbox.Record
 	tm.waitFor("the answer to the last ask", func() bool {
