@@ -23,7 +23,7 @@ import (
 )
 
 type upOptions struct {
-	root      string // set for --demo, whose workspace is not the current folder
+	root      string // set for --demo and --root, whose workspace need not be the current folder: the hints name it
 	detach    bool
 	session   string
 	socket    string
@@ -99,6 +99,9 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
+	}
+	if g.root != "" && opts.root == "" {
+		opts.root = ws.root
 	}
 	if err := programsInstalled(ws, opts.hub); err != nil {
 		return err
@@ -286,7 +289,7 @@ func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Cli
 	}
 	ended, err := waitForMaster(ctx, ws, client, opts)
 	if ended != nil {
-		return masterEndedError(*ended, fmt.Sprintf("its window keeps what it printed (`switchboard attach%s`, then Ctrl-b w and choose master); the agents run on", rootFlag(opts)))
+		return masterEndedError(*ended, fmt.Sprintf("and the agents run on without it (its window: `switchboard attach%s`, then Ctrl-b w and choose master)", rootFlag(opts)))
 	}
 	return err
 }
@@ -373,8 +376,8 @@ func programsInstalled(ws *caller, given hubGiven) error {
 	return nil
 }
 
-// rootFlag is the --root a hint gives for the workspace of a demo, which
-// is not the current folder.
+// rootFlag is the --root a hint gives for a workspace that need not be
+// the current folder's: a demo's, or one given with --root.
 func rootFlag(opts *upOptions) string {
 	if opts.root == "" {
 		return ""
