@@ -162,7 +162,7 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 	// no window is made while it connects to tmux (see UpUnderWay).
 	if len(opts.Master) > 0 {
 		command := append([]string{ws.Binary()}, opts.Master...)
-		pane, err := opts.Client.NewWindow(ctx, opts.Session, "master", tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
+		pane, err := opts.Client.NewWindow(ctx, opts.Session, MasterWindow, tmux.PaneSpec{Dir: ws.Root, Env: paneEnv(nil, ws, mailbox.Operator), Command: command})
 		if err == nil {
 			err = opts.Client.SetLabels(ctx, tmux.Labels{Title: map[string]string{pane: "switchboard " + strings.Join(opts.Master, " ")}})
 		}
@@ -282,7 +282,10 @@ func startingTitle(seat *Seat) string { return seat.DisplayName + " · starting"
 // Binary), whose folder goes first on every pane's PATH: a copy that
 // outlives the binary of `go run`. The programs of switchboard that speak
 // NATS go with it when they sit beside the binary: the master of a host of
-// a team across machines runs in one (LinkProgram).
+// a team across machines runs in one (LinkProgram). A copy staged before
+// with an earlier binary, that this binary has none beside it to replace,
+// is removed: a master would take it, of another build, over the one the
+// PATH finds.
 func StageBinary(ws *workspace.Workspace, binary string) error {
 	if binary == "" {
 		return nil // staged before
@@ -296,6 +299,9 @@ func StageBinary(ws *workspace.Workspace, binary string) error {
 	for _, name := range []string{HubProgram, LinkProgram} {
 		companion := filepath.Join(filepath.Dir(binary), name)
 		if _, err := os.Stat(companion); err != nil {
+			if err := os.Remove(filepath.Join(ws.BinDir(), name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("remove the staged %s of an earlier build: %w", name, err)
+			}
 			continue
 		}
 		if err := stageProgram(companion, filepath.Join(ws.BinDir(), name)); err != nil {

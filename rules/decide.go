@@ -38,6 +38,7 @@ func (r *Rules) Decide(from, to string) Decision {
 		return d
 	}
 	asFrom, asTo := r.role(from), r.role(to)
+	self := from == to
 	if r.family(from, to) {
 		d.Allowed = true
 		d.Because = append(d.Because, fmt.Sprintf("%s and %s are parent and spawned child, who may always talk", from, to))
@@ -52,6 +53,11 @@ func (r *Rules) Decide(from, to string) Decision {
 	receiveOK, receiveWhy := r.mayReceive(to, from)
 	d.Because = append(d.Because, sendWhy, receiveWhy)
 	switch {
+	case self && (!sendOK || !receiveOK):
+		// Adding the agent to its own lists is no fix: the writer meant
+		// someone else, or took itself for someone else.
+		d.Reason = fmt.Sprintf("%s is writing to itself: a message is for another agent", d.From)
+		return d
 	case !sendOK && !receiveOK:
 		d.Reason = fmt.Sprintf("%s is not allowed to send to %s, nor does %s accept messages from %s (add %s to %s's can_send_to, and %s to %s's can_receive_from)", from, to, to, from, to, from, from, to)
 		return d

@@ -32,6 +32,8 @@ func TestDecideOnTheDefaultTeam(t *testing.T) {
 		{"tester_agent", "master_agent", true, ""},
 		{"tester_agent", "reviewer_agent", false, "Should go through developer first"},
 		{"reviewer_agent", "tester_agent", false, "reviewer_agent is not allowed to send to tester_agent, nor does tester_agent accept messages from reviewer_agent (add tester_agent to reviewer_agent's can_send_to, and reviewer_agent to tester_agent's can_receive_from)"},
+		{"developer_agent", "developer_agent", false, "developer_agent is writing to itself: a message is for another agent"},
+		{"master_agent", "master_agent", true, ""}, // its can_send_to and can_receive_from are "*"
 		{"operator", "tester_agent", true, ""},
 		{"reviewer_agent", "operator", true, ""},
 	}

@@ -244,6 +244,13 @@ func (c *Client) SelectWindow(ctx context.Context, window string) error {
 	return err
 }
 
+// SelectPane puts the keyboard in a pane: its window becomes the one its
+// session shows, and the pane the window's active one.
+func (c *Client) SelectPane(ctx context.Context, pane string) error {
+	_, err := c.command(ctx, "select-window", "-t", pane, ";", "select-pane", "-t", pane)
+	return err
+}
+
 // SelectLayout arranges the panes of a window ("tiled", ...).
 func (c *Client) SelectLayout(ctx context.Context, window, layout string) error {
 	_, err := c.command(ctx, "select-layout", "-t", window, layout)

@@ -98,7 +98,7 @@ func newDemoPlayCmd(io *streams, g *globals) *cobra.Command {
 				return agents.ErrNotUp
 			}
 			d := &director{ctx: cmd.Context(), out: io.out, store: ws.store, session: session,
-				client: tmux.NewClient(session.Socket, nil), pause: pause, root: ws.root}
+				client: tmux.NewClient(session.Socket, nil), pause: pause, root: ws.root, pane: os.Getenv("TMUX_PANE")}
 			return d.play()
 		},
 	}

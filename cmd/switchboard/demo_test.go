@@ -37,8 +37,8 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		exec.Command("tmux", "-L", tm.socket, "kill-server").Run()
 	})
 	out := tm.must("up", "--demo", "--demo-dir", dir, "-d", "--demo-pause", "10ms", "--socket", tm.socket)
-	if !strings.Contains(out, "attach --root "+dir) {
-		t.Errorf("up --demo does not say how to attach to the demo's folder:\n%s", out)
+	if !strings.Contains(out, "attach --root "+dir) || !strings.Contains(out, "stop it and delete its folder with `switchboard down --purge --root "+dir+"`") {
+		t.Errorf("up --demo does not say how to attach to the demo's folder, and how to stop it and delete it:\n%s", out)
 	}
 	var recs []mailbox.Record
 	tm.waitFor("the answer to the last ask", func() bool {
@@ -76,6 +76,42 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 		dev, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", session.Agents["developer_agent"].Pane).Output()
 		narrator, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()
 		return strings.Count(string(dev), "\nyes\n") == 2 && strings.Contains(string(narrator), "Done: 13 messages, every one in the log: 12 delivered, 1 blocked")
+	})
+
+	// The demo ends with the keyboard in the narration's pane, where the
+	// person is the operator: the ask it suggests, typed where the keyboard
+	// is, reaches the developer (in the developer's own pane it would be
+	// the developer writing to itself, and blocked).
+	var narrator []byte
+	tm.waitFor("the demo's last words", func() bool {
+		narrator, _ = exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()
+		return strings.Contains(string(narrator), "down --purge --root")
+	})
+	if !strings.Contains(string(narrator), "Try next, in this pane, where you are the operator (the keyboard is here now):") {
+		t.Errorf("the demo's last words do not say the keyboard is in the narration's pane:\n%s", narrator)
+	}
+	if want := "stop the team and delete it with `switchboard down --purge --root " + dir + "`"; !strings.Contains(string(narrator), want) {
+		t.Errorf("the demo's last words lack %q:\n%s", want, narrator)
+	}
+	ask := `switchboard ask --to developer_agent --title "Ready?" --options yes,no`
+	if !strings.Contains(string(narrator), ask) {
+		t.Fatalf("the demo no longer suggests %s:\n%s", ask, narrator)
+	}
+	// A target of the session alone is its window in view, and that
+	// window's active pane: where a person's keys go.
+	for _, keys := range [][]string{{"-l", ask}, {"Enter"}} {
+		if out, err := exec.Command("tmux", append([]string{"-L", tm.socket, "send-keys", "-t", "=switchboard:"}, keys...)...).CombinedOutput(); err != nil {
+			t.Fatalf("tmux send-keys: %v\n%s", err, out)
+		}
+	}
+	tm.waitFor("the suggested ask, typed where the keyboard is, in the developer's inbox from the operator", func() bool {
+		entries, _ := tm.store.List("developer_agent", mailbox.All)
+		for _, e := range entries {
+			if m, err := mailbox.Load(e.Path); err == nil && m.Title == "Ready?" && m.From == mailbox.Operator {
+				return true
+			}
+		}
+		return false
 	})
 
 	// The demo's folder goes with down --purge, as its last line says.

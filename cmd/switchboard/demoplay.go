@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/desk"
+	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -26,6 +28,7 @@ type director struct {
 	client  *tmux.Client
 	pause   time.Duration
 	root    string
+	pane    string // the narration's own pane, where the person is the operator; "" when unknown
 }
 
 func (d *director) play() error {
@@ -152,16 +155,34 @@ func (d *director) summary() error {
 		}
 	}
 	d.say(fmt.Sprintf("Done: %d messages, every one in the log: %d delivered, %d blocked by the rules.", len(recs), len(recs)-blocked, blocked))
+	// What follows is typed here, as the operator: in an agent's pane the
+	// same commands act as that agent, and the ask below would be the
+	// developer writing to itself.
+	where := "Try next, in this pane, where you are the operator (the keyboard is here now):"
+	if err := d.takeKeyboard(); err != nil {
+		where = "Try next, in this pane, where you are the operator (to type here, press Ctrl-b then the down arrow until this pane is outlined):"
+	}
+	stop := runnable(fmt.Sprintf("The workspace is %s; stop the team and delete it with `switchboard down --purge --root %s`", d.root, safetext.ShellWord(d.root)), workspace.New(d.root).Binary())
 	fmt.Fprintf(d.out, `
-Try next, in this pane (you are the operator) or in any agent's pane:
+%s
   switchboard log                         every message, numbered
   switchboard rules explain tester_agent reviewer_agent
-  switchboard ask --to developer_agent --title "Ready?" --options yes,no   (answer in its pane: switchboard reply ID --option yes)
+  switchboard ask --to developer_agent --title "Ready?" --options yes,no   (answer in the developer's pane: switchboard reply ID --option yes)
   switchboard spawn --profile reviewer_agent --task "Review auth.go"       (then: switchboard wait reviewer_agent-1)
   switchboard rules graph
-The workspace is %s; stop the team and delete it with: switchboard down --purge --root %s
-`, d.root, d.root)
+%s
+`, where, stop)
 	return nil
+}
+
+// takeKeyboard makes the narration's pane, and its window, the ones the
+// person types into: the demo typed into the agents' panes, and tmux left
+// the keyboard in one of them.
+func (d *director) takeKeyboard() error {
+	if d.pane == "" {
+		return errors.New("the narration's pane is not known")
+	}
+	return d.client.SelectPane(d.ctx, d.pane)
 }
 
 func (d *director) say(text string) {

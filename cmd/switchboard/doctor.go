@@ -98,7 +98,7 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		add("tmux", levelOK, "%s", v)
 	}
 	if onPath, err := exec.LookPath("switchboard"); err != nil {
-		add("switchboard", levelNote, "%s; not on your PATH: `go install ./cmd/switchboard` from the repository puts it there", version())
+		add("switchboard", levelNote, "%s; not on your PATH: %s%s", version(), installHint(), goBinOnPath())
 	} else {
 		add("switchboard", levelOK, "%s (%s)", version(), onPath)
 	}
@@ -297,7 +297,7 @@ func checkHub(ctx context.Context, ws *workspace.Workspace) finding {
 	// speaks NATS, which the master of this host runs in too.
 	program, err := findProgram(linkProgram)
 	if err != nil {
-		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: its master runs in %v", s.Host, err)}
+		return finding{Check: "hub", Level: levelFix, Detail: fmt.Sprintf("host %s: its master is a program of its own, and %v", s.Host, err)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()

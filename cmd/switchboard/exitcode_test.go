@@ -34,6 +34,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"send", "--as", "developer_agent", "--to", "reviewer_agent", "--title", "hi", "--json"}, exitOK, "", `"status":"sent"`},
 		{[]string{"show", "1", "--as", "tester_agent"}, exitUsage, "not in the log", ""},
 		{[]string{"ask", "--as", "tester_agent", "--to", "reviewer_agent", "--title", "hi", "--timeout", "1s"}, exitRefused, "BLOCKED by the rules: tester_agent → reviewer_agent", ""},
+		// An agent writing to itself is told so, and no rule to add.
+		{[]string{"ask", "--as", "developer_agent", "--to", "developer_agent", "--title", "Ready?", "--timeout", "1s"}, exitRefused, "BLOCKED by the rules: developer_agent → developer_agent: developer_agent is writing to itself: a message is for another agent (the attempt is logged)", ""},
 		{[]string{"send", "--to", "reviewer_agent"}, exitUsage, "--title is required", ""},
 		{[]string{"send", "--nope"}, exitUsage, "unknown flag", ""},
 		{[]string{"nope"}, exitUsage, "unknown command", ""},

@@ -86,7 +86,7 @@ const masterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
 func runMasterOnHub(opts *masterOptions) error {
 	program, err := findProgram(linkProgram)
 	if err != nil {
-		return fmt.Errorf("this workspace joins a team across machines, whose master runs in %w", err)
+		return fmt.Errorf("this workspace joins a team across machines, whose master is a program of its own, and %w", err)
 	}
 	data, err := json.Marshal(opts.Options)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ import (
 )
 
 type upOptions struct {
-	root      string // set for --demo, whose workspace is not the current folder
+	root      string // set for --demo and --root, whose workspace need not be the current folder: the hints name it
 	detach    bool
 	session   string
 	socket    string
@@ -99,6 +100,12 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err != nil {
 		return err
 	}
+	if g.root != "" && opts.root == "" {
+		opts.root = ws.root
+	}
+	if err := programsInstalled(ws, opts.hub); err != nil {
+		return err
+	}
 	if err := ws.folder.MakeMailboxes(); err != nil {
 		return err
 	}
@@ -128,7 +135,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	if up {
 		fmt.Fprintf(io.out, "the team is already up in tmux session %q\n", opts.session)
-		if err := ensureMaster(ctx, io, ws, client, opts.session); err != nil {
+		if err := ensureMaster(ctx, io, ws, client, opts); err != nil {
 			return err
 		}
 		lock.Release()
@@ -178,7 +185,13 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	for _, note := range notes {
 		fmt.Fprintf(io.out, "note: %s\n", note)
 	}
-	if err := waitForMaster(ctx, ws); err != nil {
+	ended, err := waitForMaster(ctx, ws, client, opts)
+	if ended != nil {
+		// A team without its master routes nothing: none is left half up.
+		agents.StopTeam(context.WithoutCancel(ctx), client)
+		return masterEndedError(*ended, "so up stopped the team: nothing is left running")
+	}
+	if err != nil {
 		return err
 	}
 	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
@@ -188,7 +201,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket, ws.root)
 	reportEarlyExits(io, ws, exited)
 	if opts.web {
-		reportWebURL(ctx, io, ws)
+		reportWebURL(ctx, io, ws, opts)
 	}
 	if opts.demo {
 		if err := startDirector(ctx, client, opts.session, ws.root, opts.demoPause); err != nil {
@@ -217,7 +230,7 @@ func hostedNames(ws *caller, s workspace.HubSettings) ([]string, error) {
 
 // reportWebURL prints the address of the web view the team's web window
 // serves, once it serves.
-func reportWebURL(ctx context.Context, io *streams, ws *caller) {
+func reportWebURL(ctx context.Context, io *streams, ws *caller, opts *upOptions) {
 	var url []byte
 	if watch.Until(ctx, 50*time.Millisecond, 10*time.Second, func() bool {
 		url, _ = os.ReadFile(webURLFile(ws))
@@ -226,7 +239,7 @@ func reportWebURL(ctx context.Context, io *streams, ws *caller) {
 		fmt.Fprintf(io.out, "web view: %s", url)
 		return
 	}
-	fmt.Fprintln(io.out, "the web view did not start: look at its window (switchboard attach, then Ctrl-b w and choose web)")
+	fmt.Fprintln(io.out, runnable(fmt.Sprintf("the web view did not start: look at its window (`switchboard attach%s`, then Ctrl-b w and choose web)", rootFlag(opts)), ws.folder.Binary()))
 }
 
 // upLockWait is how long up waits for another up in the same workspace to
@@ -265,40 +278,133 @@ func statOK(path string) bool { _, err := os.Stat(path); return err == nil }
 
 // ensureMaster starts the master in the session's master window when none
 // runs, as after a master that was stopped by hand.
-func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Client, session string) error {
+func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Client, opts *upOptions) error {
 	if _, running := ws.masterRunning(); running {
 		return nil
 	}
 	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
 	binary := ws.folder.Binary()
-	if err := client.RespawnPane(ctx, tmux.Window(session, "master"), binary, "master"); err != nil {
+	if err := client.RespawnPane(ctx, tmux.Window(opts.session, agents.MasterWindow), binary, "master"); err != nil {
 		return fmt.Errorf("restart the master: %w", err)
 	}
-	return waitForMaster(ctx, ws)
+	ended, err := waitForMaster(ctx, ws, client, opts)
+	if ended != nil {
+		return masterEndedError(*ended, fmt.Sprintf("and the agents run on without it (its window: `switchboard attach%s`, then Ctrl-b w and choose master)", rootFlag(opts)))
+	}
+	return err
 }
 
-func waitForMaster(ctx context.Context, ws *caller) error {
-	running := func() bool { _, running := ws.masterRunning(); return running }
-	if watch.Until(ctx, 20*time.Millisecond, 10*time.Second, running) {
+// masterStartLimit is how long up waits for a master that has neither
+// taken its workspace's lock nor ended: one that does neither is stuck.
+const masterStartLimit = 10 * time.Second
+
+// exitStatusGrace is how long a dead pane may go without its exit status
+// before its program is said to have ended, its status unknown: tmux may
+// see the pane dead a while before it has the status, and never has one
+// for a program ended by a signal.
+const exitStatusGrace = 2 * time.Second
+
+// waitForMaster waits until the master of the session's master window
+// runs, and returns what it printed when its program ended instead: it
+// cannot start (a program missing, a workspace it refuses), and saying so
+// at once beats waiting out masterStartLimit.
+func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *upOptions) (*agents.MasterExit, error) {
+	var ended *agents.MasterExit
+	var deadSince time.Time
+	looks := 0
+	settled := func() bool {
+		if _, running := ws.masterRunning(); running {
+			return true
+		}
+		// The lock is a file; the window's state costs a tmux call, asked
+		// every fifth look.
+		if looks++; looks%5 != 1 {
+			return false
+		}
+		exit, dead, err := agents.MasterEnded(ctx, client, opts.session)
+		if err != nil || !dead {
+			return false
+		}
+		if deadSince.IsZero() {
+			deadSince = time.Now()
+		}
+		if exit.Status == nil && time.Since(deadSince) < exitStatusGrace {
+			return false
+		}
+		ended = &exit
+		return true
+	}
+	switch {
+	case watch.Until(ctx, 20*time.Millisecond, masterStartLimit, settled):
+		return ended, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	}
+	return nil, fmt.Errorf("the master did not start within %s: look at its window (`switchboard attach%s`, then Ctrl-b w and choose master)", masterStartLimit, rootFlag(opts))
+}
+
+// masterEndedError says that the master ended as it started, what it
+// printed last, and what became of the team (then).
+func masterEndedError(ended agents.MasterExit, then string) error {
+	status := "ended"
+	if ended.Status != nil {
+		status = fmt.Sprintf("exited with status %d", *ended.Status)
+	}
+	printed := "    (nothing)"
+	if len(ended.Output) > 0 {
+		printed = "    " + strings.Join(ended.Output, "\n    ")
+	}
+	return fmt.Errorf("the master %s as it started, %s; it printed:\n%s", status, then, printed)
+}
+
+// programsInstalled checks, before up makes anything, that the programs
+// the team runs besides switchboard are installed: the master of a host
+// of a team across machines is switchboard-link. A team whose master
+// already runs needs none.
+func programsInstalled(ws *caller, given hubGiven) error {
+	if _, running := ws.masterRunning(); running {
 		return nil
 	}
-	if ctx.Err() != nil {
-		return ctx.Err()
+	if given.URL == "" {
+		if _, joined, err := ws.folder.Hub(); err != nil || !joined {
+			return nil // joins no hub, or its settings say why they cannot be read, later
+		}
 	}
-	return errors.New("the master did not start: look at its window (switchboard attach, then Ctrl-b w and choose master)")
+	if _, err := findProgram(linkProgram); err != nil {
+		return fmt.Errorf("nothing was started: this workspace joins a team across machines, whose master is a program of its own, and %w", err)
+	}
+	return nil
+}
+
+// rootFlag is the --root a hint gives for a workspace that need not be
+// the current folder's: a demo's, or one given with --root.
+func rootFlag(opts *upOptions) string {
+	if opts.root == "" {
+		return ""
+	}
+	return " --root " + safetext.ShellWord(opts.root)
 }
 
 func attachOrHint(io *streams, opts *upOptions, ws *workspace.Workspace) error {
 	staged := ws.Binary()
+	root := rootFlag(opts)
+	stop := fmt.Sprintf("stop with `switchboard down%s`", root)
+	if opts.demo {
+		stop = fmt.Sprintf("stop it and delete its folder with `switchboard down --purge%s`", root)
+	}
 	if opts.detach || !io.terminal {
-		root := ""
-		if opts.root != "" {
-			root = " --root " + safetext.ShellWord(opts.root)
-		}
-		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); stop with `switchboard down%s`", root, root), staged))
+		fmt.Fprintln(io.out, runnable(fmt.Sprintf("attach with `switchboard attach%s` (detach again with Ctrl-b d); %s", root, stop), staged))
 		return nil
 	}
-	return attach(io, opts.socket, opts.session, ws)
+	if err := attach(io, opts.socket, opts.session, ws); err != nil {
+		return err
+	}
+	// Detached from a demo that runs on: how to end it, in the words of
+	// this terminal, where switchboard may not be on the PATH.
+	if up, _ := tmux.NewClient(opts.socket, nil).HasSession(context.Background(), opts.session); up && opts.demo {
+		fmt.Fprintln(io.out, runnable("the demo runs on: "+stop, staged))
+	}
+	return nil
 }
 
 // attach hands the terminal to tmux until the person detaches.

@@ -2,11 +2,10 @@ package main
 
 import (
 	"fmt"
-	"runtime"
-	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/internal/release"
 )
 
 // newVersionCmd is `switchboard version`, what people type before they find
@@ -18,38 +17,12 @@ func newVersionCmd(io *streams) *cobra.Command {
 		Hidden: true,
 		Args:   args(0, 0),
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintf(io.out, "switchboard %s\n", version())
+			fmt.Fprintln(io.out, release.Line("switchboard"))
 			return nil
 		},
 	}
 }
 
-// version is what --version prints: the module's version when built from
-// a tagged release, else the commit Go stamped into the binary, with
-// "+changes" when the tree had uncommitted changes, and the Go release.
-func version() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown (built without module information), " + runtime.Version()
-	}
-	v := info.Main.Version
-	var revision, modified string
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			modified = s.Value
-		}
-	}
-	if v == "" || v == "(devel)" {
-		v = "devel"
-		if revision != "" {
-			v += " " + revision[:min(12, len(revision))]
-			if modified == "true" {
-				v += "+changes"
-			}
-		}
-	}
-	return strings.TrimSpace(v) + ", " + runtime.Version()
-}
+// version is the release and build of this program, as --version shows
+// them after its name: "0.9.0 (commit 24bab75, 2026-11-28)".
+func version() string { return release.Read().String() }

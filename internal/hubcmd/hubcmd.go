@@ -19,6 +19,7 @@ import (
 	"switchboard/hub"
 	"switchboard/hub/embedded"
 	"switchboard/internal/joinline"
+	"switchboard/internal/release"
 	"switchboard/mailbox"
 )
 
@@ -114,12 +115,17 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://h2:6222 (repeatable, with --cluster)")
 	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (default: from its address)")
 	f.IntVar(&opts.replicas, "replicas", 0, "how many nodes keep the team's mail (default: 3 with --cluster, else 1)")
+	showVersion := f.Bool("version", false, "print the release and build of this program, and stop")
 	if err := f.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
 			return exitOK
 		}
 		fmt.Fprintf(stderr, "switchboard hub: %v; switchboard hub --help says how\n", err)
 		return exitUsage
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, release.Line("switchboard-hub"))
+		return exitOK
 	}
 	if f.NArg() > 0 {
 		fmt.Fprintf(stderr, "switchboard hub: it takes no arguments, only flags (got %q); switchboard hub --help says how\n", f.Args())

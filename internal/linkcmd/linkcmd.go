@@ -3,6 +3,8 @@ package linkcmd
 import (
 	"fmt"
 	"io"
+
+	"switchboard/internal/release"
 )
 
 // Exit codes, as switchboard's: 2 for a usage error.
@@ -17,6 +19,9 @@ const (
 func Main(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
+		case "--version":
+			fmt.Fprintln(stdout, release.Line("switchboard-link"))
+			return exitOK
 		case "master":
 			return runMaster(args[1:], stderr)
 		case "check":
