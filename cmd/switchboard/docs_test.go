@@ -85,7 +85,9 @@ func inlineCommands(path, text string) []docCommand {
 	return out
 }
 
-var codeSpan = regexp.MustCompile("`(switchboard [^`]+)`")
+// codeSpan is a code span that starts as a command does: switchboard, then
+// a word or a flag (not "switchboard 0.9.0 (commit …)", its version line).
+var codeSpan = regexp.MustCompile("`(switchboard [a-z-][^`]*)`")
 
 // substitution is a command run for its output, $(...).
 var substitution = regexp.MustCompile(`\$\(([^()]*)\)`)
