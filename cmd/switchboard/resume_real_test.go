@@ -29,6 +29,9 @@ func testResume(t *testing.T, c realclient.Client) {
 	if !containsAll(text, first, "The release word is PLUM") {
 		t.Errorf("after down and up, the model's request does not carry the earlier turn (%s)\n%s", first, text)
 	}
+	// A client that writes the earlier turns again as it goes on does not
+	// have them counted twice.
+	usageIsCharged(t, tm, u, c, agent)
 	tm.must("down")
 	tm.upIdle(agent, "--fresh")
 	_, text = tm.answered(u.API, agent, "Start over")

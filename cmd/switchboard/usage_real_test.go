@@ -23,12 +23,14 @@ func testUsage(t *testing.T, c realclient.Client) {
 	u.API.Respond(replyToEachAnnounced("Done"))
 	tm.upIdle(agent)
 	tm.answered(u.API, agent, "Review the login change")
-	// The conversation goes on after down and up: a client that writes
-	// the earlier turns again on resuming does not have them counted twice.
-	tm.must("down")
-	tm.upIdle(agent)
-	tm.answered(u.API, agent, "And the logout change")
+	usageIsCharged(t, tm, u, c, agent)
+}
 
+// usageIsCharged checks that usage, agents --json and top --once --json
+// say the agent spent, token for token, what the stand-in charged for its
+// conversation's requests so far.
+func usageIsCharged(t *testing.T, tm *team, u realclient.User, c realclient.Client, agent string) {
+	t.Helper()
 	var want [4]int64 // in, out, cache read, cache write: the conversation's requests
 	for _, r := range u.API.Since(0) {
 		if !r.Tools {
