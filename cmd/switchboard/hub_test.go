@@ -251,24 +251,11 @@ func TestMailAcrossHostsSurvivesKills(t *testing.T) {
 func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 	addr, hubDir := freeAddr(t), t.TempDir()
 	hub := startHubProcess(t, addr, hubDir, "laptop", "gpu")
-	laptop := hostWorkspace(t, "master_agent", "developer_agent")
-	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
-	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
-		m := startMaster(t, root, "--hub", hub.urls[host], "--host", host)
+	laptop, _, masters := twoHosts(t, hub)
+	for _, m := range masters {
 		t.Cleanup(func() { m.stop(t) })
-		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
-			t.Fatalf("the master of %s did not join the hub:\n%s", host, m.out)
-		}
 	}
-	row := func(agent string) string {
-		said, _ := switchboardAt(t, laptop, "operator", "agents")
-		for _, line := range strings.Split(said, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), agent+" ") {
-				return line
-			}
-		}
-		return ""
-	}
+	row := func(agent string) string { return agentsRow(t, laptop, agent) }
 	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool {
 		return strings.Contains(row("tester_agent"), "gpu") && !strings.Contains(row("tester_agent"), "unreachable")
 	}) {
@@ -465,26 +452,9 @@ func TestTheHubsPasswordIsOnNoCommandLine(t *testing.T) {
 // lapses, never "unreachable" as a host that was lost does.
 func TestAHostThatStopsHasLeft(t *testing.T) {
 	hub := startHubProcess(t, freeAddr(t), t.TempDir(), "laptop", "gpu")
-	laptop := hostWorkspace(t, "master_agent", "developer_agent")
-	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
-	masters := map[string]*masterProcess{}
-	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
-		m := startMaster(t, root, "--hub", hub.urls[host], "--host", host)
-		masters[host] = m
-		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
-			t.Fatalf("the master of %s did not join the hub:\n%s", host, m.out)
-		}
-	}
+	laptop, _, masters := twoHosts(t, hub)
 	t.Cleanup(func() { masters["laptop"].stop(t) })
-	row := func(agent string) string {
-		said, _ := switchboardAt(t, laptop, "operator", "agents")
-		for _, line := range strings.Split(said, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(line), agent+" ") {
-				return line
-			}
-		}
-		return ""
-	}
+	row := func(agent string) string { return agentsRow(t, laptop, agent) }
 	if !watch.Until(t.Context(), 100*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(row("tester_agent"), "gpu") }) {
 		t.Fatalf("tester_agent is not shown on gpu: %q", row("tester_agent"))
 	}
@@ -515,4 +485,37 @@ func TestAHostThatStopsHasLeft(t *testing.T) {
 	if r := row("tester_agent"); !strings.Contains(r, "left") || strings.Contains(r, "unreachable") {
 		t.Errorf("tester_agent after its host's heartbeat lapsed: %q; want left", r)
 	}
+}
+
+// twoHosts makes the workspaces of two hosts of the hub, laptop (the
+// master and the developer) and gpu (the tester and the reviewer), and
+// starts the master of each, joined; the caller stops them.
+func twoHosts(t *testing.T, hub *hubProcess) (laptop, gpu string, masters map[string]*masterProcess) {
+	t.Helper()
+	laptop = hostWorkspace(t, "master_agent", "developer_agent")
+	gpu = hostWorkspace(t, "tester_agent", "reviewer_agent")
+	masters = make(map[string]*masterProcess)
+	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
+		m := startMaster(t, root, "--hub", hub.urls[host], "--host", host)
+		masters[host] = m
+		if !watch.Until(t.Context(), 20*time.Millisecond, 30*time.Second, func() bool { return strings.Contains(m.out.String(), "joined the hub") }) {
+			for _, started := range masters {
+				started.kill(t)
+			}
+			t.Fatalf("the master of %s did not join the hub:\n%s", host, m.out)
+		}
+	}
+	return laptop, gpu, masters
+}
+
+// agentsRow is the agent's line in `switchboard agents` on the host whose
+// workspace is root; "" when it has none.
+func agentsRow(t *testing.T, root, agent string) string {
+	said, _ := switchboardAt(t, root, "operator", "agents")
+	for _, line := range strings.Split(said, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), agent+" ") {
+			return line
+		}
+	}
+	return ""
 }
