@@ -93,6 +93,12 @@ type Conn struct {
 
 	presence, heartbeat, claims, rules, locks, shared *bucket
 
+	// streams are the team's streams as this host opened them, by name: a
+	// listing of a bucket's keys asks one of them for its subjects, with
+	// no need to look the stream up first.
+	streamsMu sync.Mutex
+	streams   map[string]jetstream.Stream
+
 	setMu  sync.Mutex // one SetAgents at a time: a claim is made once
 	mu     sync.Mutex
 	agents []string
@@ -307,10 +313,12 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	if err := c.claim(ctx, cfg.Agents, cfg.Origins); err != nil {
 		return err
 	}
-	for _, a := range cfg.Agents {
-		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(ctx, err, "announce agent "+a)
-		}
+	states := make([]AgentState, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		states[i] = AgentState{Agent: a}
+	}
+	if err := c.announce(ctx, states); err != nil {
+		return err
 	}
 	if err := c.makeConsumer(ctx); err != nil {
 		return c.explain(ctx, err, "have the hub make this host's mail consumer")
@@ -336,8 +344,26 @@ func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) 
 		if err := checkStream(st.CachedInfo().Config, w); err != nil {
 			return fmt.Errorf("%w; %s", err, unsafeHint)
 		}
+		c.streamsMu.Lock()
+		if c.streams == nil {
+			c.streams = make(map[string]jetstream.Stream)
+		}
+		c.streams[w.Name] = st
+		c.streamsMu.Unlock()
 	}
 	return nil
+}
+
+// stream is the team's stream of that name: as opened when this host
+// joined, else looked up.
+func (c *Conn) stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	c.streamsMu.Lock()
+	st, ok := c.streams[name]
+	c.streamsMu.Unlock()
+	if ok {
+		return st, nil
+	}
+	return c.js.Stream(ctx, name)
 }
 
 // unsafeHint says what makes a hub's streams right.
