@@ -156,6 +156,19 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	if team, ok := c.view.teamOf(c.names, live); ok {
 		return slices.Clone(team), nil
 	}
+	// The view is being read, as it is when this host has just joined:
+	// waiting for it costs the hub less than reading every claim and state
+	// again here, one after the other.
+	select {
+	case <-c.view.reading():
+		if team, ok := c.view.teamOf(c.names, live); ok {
+			return slices.Clone(team), nil
+		}
+	case <-ctx.Done():
+		return nil, c.explain(ctx, context.Cause(ctx), "read the team")
+	case <-c.closed.Done():
+		return nil, ErrClosed
+	}
 	claims, err := c.claimBook().read(ctx, "*")
 	if err != nil {
 		return nil, c.explain(ctx, err, "read the claims")
