@@ -403,7 +403,9 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 // errNotPrepared is a server without the team's stream and buckets, which
 // no host may make: a hub whose cluster has too few nodes up yet, or a NATS
 // server of its operator's beside which switchboard hub serve has not run.
-var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once enough of its nodes are up; on a NATS server of your own, run the switchboard hub serve line that switchboard hub config printed)", ErrNotReady)
+// A cluster places each of them on as many nodes as keep the team's mail:
+// on its very first start, it waits for all of them, not for a quorum.
+var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once as many of its nodes as keep the team's mail are up, the first time every one of them; on a NATS server of your own, run the switchboard hub serve line that switchboard hub config printed)", ErrNotReady)
 
 // ask makes one request of the opening of the team's stream and buckets,
 // and gives it c.readyWait to be answered: JetStream answers no request
