@@ -11,7 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/internal/watch"
@@ -93,8 +92,7 @@ const (
 
 // claimBook reads and writes the claims bucket.
 type claimBook struct {
-	nc *nats.Conn
-	js jetstream.JetStream
+	c  *Conn
 	kv *bucket
 	n  names
 }
@@ -103,13 +101,13 @@ type claimBook struct {
 // agent, each list in the hub's order, as the leader of the bucket holds
 // them.
 func (b claimBook) read(ctx context.Context, agent string) (map[string][]Claim, error) {
-	keys, err := bucketKeys(ctx, b.js, b.n.claims(), "*."+agent+".*")
+	keys, err := b.c.keys(ctx, b.n.claims(), "*."+agent+".*")
 	if err != nil {
 		return nil, err
 	}
 	entries := make([]jetstream.KeyValueEntry, 0, len(keys))
 	for _, k := range keys {
-		e, err := leaderGet(ctx, b.nc, b.n, b.n.claims(), k)
+		e, err := leaderGet(ctx, b.c.nc, b.n, b.n.claims(), k)
 		if errors.Is(err, jetstream.ErrKeyNotFound) {
 			continue
 		}
@@ -157,31 +155,36 @@ func claimsOfEntries(entries []jetstream.KeyValueEntry) map[string][]Claim {
 
 // take claims agent for host, unless host holds it already: a claim is
 // made once, so that its place in the hub's order stays. It returns the
-// claims of the agent as they are after.
-func (b claimBook) take(ctx context.Context, host, agent string, o Origin) ([]Claim, error) {
-	claims, err := b.read(ctx, agent)
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(claims[agent], func(cl Claim) bool { return cl.Host == host })
-	if i >= 0 && claims[agent][i].Held() {
-		return claims[agent], nil
-	}
+// claims of the agent as they are after, and whether it made or renewed
+// host's.
+func (b claimBook) take(ctx context.Context, host, agent string, o Origin) (claims []Claim, made bool, err error) {
 	value, err := json.Marshal(claimValue(o))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	// Made first, read after: an agent is mostly claimed by a host for
+	// the first time, and a claim this host made before stays as it is.
 	key := claimKey(kindHeld, agent, host)
-	if i < 0 {
-		_, err = b.kv.Create(ctx, key, value)
-	} else {
-		_, err = b.kv.Put(ctx, key, value)
-	}
+	_, err = b.kv.Create(ctx, key, value)
+	made = err == nil
 	if err != nil && !errors.Is(err, jetstream.ErrKeyExists) {
-		return nil, err
+		return nil, false, err
 	}
-	claims, err = b.read(ctx, agent)
-	return claims[agent], err
+	all, err := b.read(ctx, agent)
+	if err != nil || made {
+		return all[agent], made, err
+	}
+	// This host claimed it before: if it let it go since, it takes it
+	// again, after every claim made meanwhile.
+	i := slices.IndexFunc(all[agent], func(cl Claim) bool { return cl.Host == host })
+	if i < 0 || all[agent][i].Held() {
+		return all[agent], false, nil
+	}
+	if _, err = b.kv.Put(ctx, key, value); err != nil {
+		return nil, false, err
+	}
+	all, err = b.read(ctx, agent)
+	return all[agent], true, err
 }
 
 // let records that host no longer runs agent, unless it is so already: the

@@ -105,12 +105,12 @@ func (c *Conn) followFeed() {
 	_ = sub.SetPendingLimits(-1, -1) // the handler only appends: never too slow
 	for c.closed.Err() == nil {
 		f := &follower{c: c, revs: make(map[string]map[string]uint64)}
-		if err := c.nc.Flush(); err == nil && f.read() && f.apply() && f.complete() {
+		read := c.nc.Flush() == nil && f.read()
+		c.view.settle()
+		if read && f.apply() && f.complete() {
 			f.follow()
 		}
-		c.view.mu.Lock()
-		clear(c.view.synced)
-		c.view.mu.Unlock()
+		c.view.unsync()
 		if watch.Sleep(c.closed, retryWatch) != nil {
 			return
 		}

@@ -45,10 +45,21 @@ type JoinConfig struct {
 	// (a credentials file's contents, or a user's nkey seed), when its URL
 	// carries no password.
 	Credentials []byte
+	// ReadyWait bounds each request that opens the team's stream and
+	// buckets; DefaultReadyWait when 0. A cluster of hubs leaves unanswered
+	// a request made before it has elected the leader that would answer it:
+	// a join unanswered for this long fails at once with ErrNotReady, to be
+	// tried again, rather than waiting out its context.
+	ReadyWait time.Duration
 
 	// beat is the heartbeat interval; tests shorten it.
 	beat time.Duration
 }
+
+// DefaultReadyWait is JoinConfig.ReadyWait when it is 0: a hub of its
+// own answers a host's opening requests within milliseconds, one of a
+// cluster that has elected its leaders too.
+const DefaultReadyWait = time.Second
 
 // Heartbeat is how often a host refreshes its presence; a host silent for
 // three beats is unreachable.
@@ -69,6 +80,9 @@ type Conn struct {
 	names names
 	host  string
 	beat  time.Duration
+	// readyWait bounds each request that opens the team's stream and
+	// buckets (JoinConfig.ReadyWait).
+	readyWait time.Duration
 	// ackWait is the redelivery delay of an unacknowledged copy, as this
 	// host's consumer last said.
 	ackWait atomic.Int64
@@ -78,6 +92,12 @@ type Conn struct {
 	stalled atomic.Bool
 
 	presence, heartbeat, claims, rules, locks, shared *bucket
+
+	// streams are the team's streams as this host opened them, by name: a
+	// listing of a bucket's keys asks one of them for its subjects, with
+	// no need to look the stream up first.
+	streamsMu sync.Mutex
+	streams   map[string]jetstream.Stream
 
 	setMu  sync.Mutex // one SetAgents at a time: a claim is made once
 	mu     sync.Mutex
@@ -141,11 +161,12 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	var err error
 	c := &Conn{
-		names:   names{cfg.Team},
-		host:    cfg.Host,
-		beat:    cfg.beat,
-		trouble: cfg.Trouble,
-		agents:  slices.Clone(cfg.Agents),
+		names:     names{cfg.Team},
+		host:      cfg.Host,
+		beat:      cfg.beat,
+		readyWait: cfg.ReadyWait,
+		trouble:   cfg.Trouble,
+		agents:    slices.Clone(cfg.Agents),
 	}
 	c.ackWait.Store(int64(ackWait))
 	c.closed, c.close = context.WithCancel(context.Background())
@@ -245,6 +266,9 @@ func (cfg JoinConfig) withDefaults(rawURL string) (JoinConfig, error) {
 	if cfg.beat <= 0 {
 		cfg.beat = Heartbeat
 	}
+	if cfg.ReadyWait <= 0 {
+		cfg.ReadyWait = DefaultReadyWait
+	}
 	return cfg, nil
 }
 
@@ -289,10 +313,12 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	if err := c.claim(ctx, cfg.Agents, cfg.Origins); err != nil {
 		return err
 	}
-	for _, a := range cfg.Agents {
-		if err := c.putPresence(ctx, a, ""); err != nil {
-			return c.explain(ctx, err, "announce agent "+a)
-		}
+	states := make([]AgentState, len(cfg.Agents))
+	for i, a := range cfg.Agents {
+		states[i] = AgentState{Agent: a}
+	}
+	if err := c.announce(ctx, states); err != nil {
+		return err
 	}
 	if err := c.makeConsumer(ctx); err != nil {
 		return c.explain(ctx, err, "have the hub make this host's mail consumer")
@@ -304,7 +330,11 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 // makes them (checkStream): one host could wipe another's keys there.
 func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) error {
 	for _, w := range want {
-		st, err := c.js.Stream(ctx, w.Name)
+		var st jetstream.Stream
+		err := c.ask(ctx, func(ctx context.Context) (err error) {
+			st, err = c.js.Stream(ctx, w.Name)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			err = errNotPrepared
 		}
@@ -314,8 +344,26 @@ func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) 
 		if err := checkStream(st.CachedInfo().Config, w); err != nil {
 			return fmt.Errorf("%w; %s", err, unsafeHint)
 		}
+		c.streamsMu.Lock()
+		if c.streams == nil {
+			c.streams = make(map[string]jetstream.Stream)
+		}
+		c.streams[w.Name] = st
+		c.streamsMu.Unlock()
 	}
 	return nil
+}
+
+// stream is the team's stream of that name: as opened when this host
+// joined, else looked up.
+func (c *Conn) stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	c.streamsMu.Lock()
+	st, ok := c.streams[name]
+	c.streamsMu.Unlock()
+	if ok {
+		return st, nil
+	}
+	return c.js.Stream(ctx, name)
 }
 
 // unsafeHint says what makes a hub's streams right.
@@ -336,7 +384,11 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 		if err := c.checkStreams(ctx, []jetstream.StreamConfig{want[kvStream(name)]}); err != nil {
 			return err
 		}
-		kv, err := c.js.KeyValue(ctx, name)
+		var kv jetstream.KeyValue
+		err := c.ask(ctx, func(ctx context.Context) (err error) {
+			kv, err = c.js.KeyValue(ctx, name)
+			return err
+		})
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			err = errNotPrepared
 		}
@@ -351,7 +403,31 @@ func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 // errNotPrepared is a server without the team's stream and buckets, which
 // no host may make: a hub whose cluster has too few nodes up yet, or a NATS
 // server of its operator's beside which switchboard hub serve has not run.
-var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once enough of its nodes are up; on a NATS server of your own, run the switchboard hub serve line that switchboard hub config printed)", ErrUnreachable)
+// A cluster places each of them on as many nodes as keep the team's mail:
+// on its very first start, it waits for all of them, not for a quorum.
+var errNotPrepared = fmt.Errorf("%w: the team's stream and buckets are not on the hub yet (a cluster of hubs makes them once as many of its nodes as keep the team's mail are up, the first time every one of them; on a NATS server of your own, run the switchboard hub serve line that switchboard hub config printed)", ErrNotReady)
+
+// ask makes one request of the opening of the team's stream and buckets,
+// and gives it c.readyWait to be answered: JetStream answers no request
+// made before its cluster elected the leader that would answer it, not
+// even to say so, so a request unanswered that long is the hub not ready
+// yet. A cluster without a leader for long enough says so itself (an
+// answer of code 503).
+func (c *Conn) ask(ctx context.Context, request func(context.Context) error) error {
+	rctx, cancel := context.WithTimeout(ctx, c.readyWait)
+	defer cancel()
+	err := request(rctx)
+	var api *jetstream.APIError
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() == nil && errors.Is(rctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w: no answer within %s (a cluster of hubs answers once it has elected its leaders)", ErrNotReady, c.readyWait)
+	case errors.As(err, &api) && api.Code == 503:
+		return fmt.Errorf("%w: %w", ErrNotReady, err)
+	}
+	return err
+}
 
 // cutLink ends the current link with cause (if any), and starts a new one
 // when the connection is up.
@@ -385,6 +461,9 @@ func (c *Conn) explain(ctx context.Context, err error, doing string) error {
 	cause := context.Cause(ctx)
 	if errors.Is(cause, ErrDenied) {
 		return fmt.Errorf("%s: %w; check that the team name is the hub's and the URL is this host's", doing, cause)
+	}
+	if errors.Is(err, ErrNotReady) {
+		return fmt.Errorf("%s: %w", doing, err)
 	}
 	if errors.Is(cause, errLinkDown) {
 		err = fmt.Errorf("%w: %w", cause, err)
@@ -434,6 +513,11 @@ var (
 	ErrBadName = errors.New("hub: bad name")
 	// ErrUnreachable is a hub that could not be reached or did not answer.
 	ErrUnreachable = errors.New("hub: unreachable")
+	// ErrNotReady is a hub that is up, or nearly, but cannot take a host
+	// yet: a cluster of hubs electing its leaders, or making the team's
+	// stream and buckets. It is an ErrUnreachable that is worth trying
+	// again within a second.
+	ErrNotReady = fmt.Errorf("%w (not ready yet)", ErrUnreachable)
 	// ErrDenied is a request the hub refused for want of permission.
 	ErrDenied = errors.New("hub: permission denied")
 	// ErrUnsafeHub is a hub whose streams would let one host undo

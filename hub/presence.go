@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -99,8 +100,36 @@ func (c *Conn) Announce(ctx context.Context, states []AgentState) error {
 		if !slices.Contains(mine, s.Agent) {
 			return fmt.Errorf("%w: agent %q is not one of host %s's: add it to the host's agents first", ErrBadConfig, s.Agent, c.host)
 		}
-		if err := c.putPresence(ctx, s.Agent, s.State); err != nil {
-			return c.explain(ctx, err, "announce agent "+s.Agent)
+	}
+	return c.announce(ctx, states)
+}
+
+// announcingAtOnce bounds the states a host has on their way to the hub at
+// once.
+const announcingAtOnce = 16
+
+// announce puts the states, a few at once: each is a key of its own, which
+// one after the other would cost a host of a hundred agents, as it joins
+// and as it first tells their states, a hundred round trips to the hub,
+// each replicated on a cluster of hubs. The error is that of the first
+// state in order that failed.
+func (c *Conn) announce(ctx context.Context, states []AgentState) error {
+	errs := make([]error, len(states))
+	busy := make(chan struct{}, announcingAtOnce)
+	var wg sync.WaitGroup
+	for i, s := range states {
+		busy <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-busy }()
+			if err := c.putPresence(ctx, s.Agent, s.State); err != nil {
+				errs[i] = c.explain(ctx, err, "announce agent "+s.Agent)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
 	return nil
@@ -126,6 +155,19 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	}
 	if team, ok := c.view.teamOf(c.names, live); ok {
 		return slices.Clone(team), nil
+	}
+	// The view is being read, as it is when this host has just joined:
+	// waiting for it costs the hub less than reading every claim and state
+	// again here, one after the other.
+	select {
+	case <-c.view.reading():
+		if team, ok := c.view.teamOf(c.names, live); ok {
+			return slices.Clone(team), nil
+		}
+	case <-ctx.Done():
+		return nil, c.explain(ctx, context.Cause(ctx), "read the team")
+	case <-c.closed.Done():
+		return nil, ErrClosed
 	}
 	claims, err := c.claimBook().read(ctx, "*")
 	if err != nil {
@@ -182,19 +224,15 @@ func (c *Conn) liveHosts(ctx context.Context) (map[string]bool, error) {
 	return live, nil
 }
 
-func (c *Conn) keys(ctx context.Context, bucket, filter string) ([]string, error) {
-	return bucketKeys(ctx, c.js, bucket, filter)
-}
-
-// bucketKeys lists the keys of a bucket that have a message, deleted ones
+// keys lists the keys of a bucket that have a message, deleted ones
 // included, from the stream's subjects: no consumer is needed, so a host
 // needs no permission to make one on the team's buckets.
-func bucketKeys(ctx context.Context, js jetstream.JetStream, bucket, filter string) ([]string, error) {
-	s, err := js.Stream(ctx, kvStream(bucket))
+func (c *Conn) keys(ctx context.Context, bucket, filter string) ([]string, error) {
+	st, err := c.stream(ctx, kvStream(bucket))
 	if err != nil {
 		return nil, err
 	}
-	info, err := s.Info(ctx, jetstream.WithSubjectFilter(kvSubject(bucket, filter)))
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(kvSubject(bucket, filter)))
 	if err != nil {
 		return nil, err
 	}
@@ -210,15 +248,45 @@ func bucketKeys(ctx context.Context, js jetstream.JetStream, bucket, filter stri
 // claim takes agents for this host, in order, and refuses (*AgentClaimed)
 // at the first that another host holds: a claim the hub stored before this
 // host's, still held. A refused claim is let go again at once.
+//
+// When no other host has ever claimed one of them (the hub has no claim of
+// another host's on any), they are taken claimingAtOnce at a time, and
+// judged after in order: a refusal then comes only from a host that claims
+// one of them at this very moment, and the claims this host made of the
+// agents after the refused one are let go too, as if it had stopped there.
+// Else they are taken one after the other.
 func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Origin) error {
-	book := c.claimBook()
 	for _, a := range agents {
 		if !claimable(a) {
 			return fmt.Errorf("%w: %q cannot be an agent of a host", ErrBadName, a)
 		}
-		claims, err := book.take(ctx, c.host, a, origins[a])
-		if err != nil {
-			return c.explain(ctx, err, "claim agent "+a)
+	}
+	book := c.claimBook()
+	type taken struct {
+		claims          []Claim
+		tried, made, ok bool
+	}
+	ahead := make([]taken, len(agents))
+	if c.claimedOnlyHere(ctx, agents) {
+		busy := make(chan struct{}, claimingAtOnce)
+		var wg sync.WaitGroup
+		for i, a := range agents {
+			busy <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-busy }()
+				claims, made, err := book.take(ctx, c.host, a, origins[a])
+				ahead[i] = taken{claims, true, made, err == nil} // one that failed is taken again below
+			})
+		}
+		wg.Wait()
+	}
+	for i, a := range agents {
+		claims := ahead[i].claims
+		if !ahead[i].ok {
+			var err error
+			if claims, _, err = book.take(ctx, c.host, a, origins[a]); err != nil {
+				return c.explain(ctx, err, "claim agent "+a)
+			}
 		}
 		holder, ok := holderNow(claims)
 		if ok && holder.Host == c.host {
@@ -230,6 +298,13 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 		if err := book.let(ctx, c.host, a); err != nil {
 			return c.explain(ctx, err, "withdraw the claim of "+a)
 		}
+		for j, after := range agents[i+1:] {
+			if t := ahead[i+1+j]; t.made || (t.tried && !t.ok) {
+				if err := book.let(ctx, c.host, after); err != nil {
+					return c.explain(ctx, err, "withdraw the claim of "+after)
+				}
+			}
+		}
 		live, err := c.liveHosts(ctx)
 		if err != nil {
 			return c.explain(ctx, err, "read heartbeats")
@@ -239,4 +314,29 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 	return nil
 }
 
-func (c *Conn) claimBook() claimBook { return claimBook{nc: c.nc, js: c.js, kv: c.claims, n: c.names} }
+// claimingAtOnce bounds the claims a host makes at once.
+const claimingAtOnce = 16
+
+// claimedOnlyHere reports whether no host but this one ever claimed one of
+// agents, by the keys of the claims bucket (the hub's, in one request);
+// false when it cannot tell.
+func (c *Conn) claimedOnlyHere(ctx context.Context, agents []string) bool {
+	keys, err := c.keys(ctx, c.names.claims(), "*.*.*")
+	if err != nil {
+		return false
+	}
+	mine := make(map[string]bool, len(agents))
+	for _, a := range agents {
+		mine[a] = true
+	}
+	for _, k := range keys {
+		_, rest, _ := strings.Cut(k, ".")
+		agent, host, _ := strings.Cut(rest, ".")
+		if mine[agent] && host != c.host {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Conn) claimBook() claimBook { return claimBook{c: c, kv: c.claims, n: c.names} }

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/internal/watch"
 )
 
 // rulesKey is the key under which the first master to join stores the
@@ -41,6 +44,11 @@ func (e *RulesMismatch) Error() string {
 		e.OurDigest, e.Digest, e.Host, where)
 }
 
+// rulesLag bounds how long a node of a cluster of hubs may lag behind the
+// write of the team's rules, before a host that found them stored takes
+// their absence as an error.
+const rulesLag = 2 * time.Second
+
 // checkRules stores this host's rules when the team has none, or when no
 // other host is up, and refuses them when the team's differ.
 func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error {
@@ -57,7 +65,14 @@ func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error
 	if !errors.Is(err, jetstream.ErrKeyExists) {
 		return c.explain(ctx, err, "store the team's rules")
 	}
-	entry, err := c.rules.Get(ctx, rulesKey)
+	// Read from any node of a cluster of hubs: one that has not applied the
+	// write of the host that made the key a moment ago says there is none,
+	// and is asked again, for a moment.
+	var entry jetstream.KeyValueEntry
+	watch.Until(ctx, 20*time.Millisecond, rulesLag, func() bool {
+		entry, err = c.rules.Get(ctx, rulesKey)
+		return !errors.Is(err, jetstream.ErrKeyNotFound)
+	})
 	if err != nil {
 		return c.explain(ctx, err, "read the team's rules")
 	}

@@ -23,6 +23,10 @@ type view struct {
 	shared   map[string][]byte                  // the team's shared values, by key
 	synced   map[string]bool                    // buckets read whole since the feed was last missed
 	changed  chan struct{}                      // woken on each change
+	// settled is closed once the reading of every key under way, or
+	// coming, has ended, whole or not; a new one is made when the view
+	// must be read again.
+	settled chan struct{}
 
 	// claimsApplied is the newest revision of the claims' bucket the view
 	// holds all claims up to (feed.go).
@@ -38,7 +42,38 @@ type view struct {
 
 func newView() *view {
 	return &view{claims: make(map[string]jetstream.KeyValueEntry), presence: make(map[string]string),
-		shared: make(map[string][]byte), synced: make(map[string]bool), changed: make(chan struct{}, 1)}
+		shared: make(map[string][]byte), synced: make(map[string]bool), changed: make(chan struct{}, 1), settled: make(chan struct{})}
+}
+
+// settle says that the reading under way ended.
+func (v *view) settle() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	select {
+	case <-v.settled:
+	default:
+		close(v.settled)
+	}
+}
+
+// unsync says that the view is no longer whole, and is to be read again.
+func (v *view) unsync() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	clear(v.synced)
+	select {
+	case <-v.settled:
+		v.settled = make(chan struct{})
+	default:
+	}
+}
+
+// reading is closed once the reading of the view under way, or coming,
+// has ended.
+func (v *view) reading() <-chan struct{} {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.settled
 }
 
 // replace sets what the view holds of bucket to entries. The caller holds

@@ -25,7 +25,7 @@ func printHubScaleTable(w io.Writer, r *bench.Result) error {
 		row := func(checkRow, name, local, across string) { t.addChecked(r, checkRow, name, local, across) }
 		pct := func(p float64) string { return fmt.Sprintf("%.2f %%", p) }
 		mib := func(b int64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
-		row("", "joined, every host seeing the whole team", "", fmt.Sprintf("%.1f s", h.Joined.Seconds()))
+		row("", "from the hub's start: every host joined, seeing the whole team", "", fmt.Sprintf("%.1f s", h.Joined.Seconds()))
 		row(checked(bench.RowScaleRest), fmt.Sprintf("at rest over %s: hub and masters together, share of a core", h.RestFor.Round(time.Second)), pct(h.RestLocal.Total()), pct(h.Rest.Total()))
 		row("", "  the hub / the masters summed", "", pct(h.Rest.Hub)+" / "+pct(h.Rest.Masters))
 		row("", "  resident: the hub / the largest master", mib(h.RestLocal.RSS), mib(h.Rest.HubRSS)+" / "+mib(h.Rest.RSS))

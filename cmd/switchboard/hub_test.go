@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"crypto/rand"
 	"fmt"
 	"net"
@@ -293,6 +294,50 @@ func TestWhileTheHubIsAwayTheCommandsSaySo(t *testing.T) {
 	}
 }
 
+// hubCluster is three hub nodes of one cluster, each its own process, on
+// this machine as on three (bench.LoopbackNodes), every node with the same
+// secret, as the hub tells the person.
+type hubCluster struct {
+	t     *testing.T
+	nodes []hubNode
+	hosts []string
+}
+
+type hubNode struct{ addr, cluster, dir, name string }
+
+// newHubCluster readies the folders of three nodes, with the URLs they
+// print for hosts; start starts each.
+func newHubCluster(t *testing.T, hosts ...string) *hubCluster {
+	t.Helper()
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		t.Fatal(err)
+	}
+	clients, clusters, err := bench.LoopbackNodes(3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &hubCluster{t: t, nodes: make([]hubNode, 3), hosts: hosts}
+	for i := range c.nodes {
+		c.nodes[i] = hubNode{addr: clients[i], cluster: clusters[i], dir: t.TempDir(), name: fmt.Sprintf("n%d", i+1)}
+		writeTestFile(t, filepath.Join(c.nodes[i].dir, "hub.secret"), string(secret))
+	}
+	return c
+}
+
+// start starts node i, which knows the other two as its peers.
+func (c *hubCluster) start(i int) *hubProcess {
+	c.t.Helper()
+	n := c.nodes[i]
+	args := []string{"--listen", n.addr, "--dir", n.dir, "--cluster", n.cluster, "--name", n.name}
+	for j, peer := range c.nodes {
+		if j != i {
+			args = append(args, "--peer", "nats://"+peer.cluster)
+		}
+	}
+	return startHubNode(c.t, args, c.hosts...)
+}
+
 // TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode runs the hub as a cluster
 // of three nodes, each its own process, and sends 3,000 messages between two
 // hosts while one node, then another, is killed with SIGKILL and started
@@ -303,37 +348,14 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("3,000 messages across two masters and three hub nodes; skipped with -short")
 	}
-	type node struct{ addr, cluster, dir, name string }
-	nodes := make([]node, 3)
-	secret := make([]byte, 32)
-	if _, err := rand.Read(secret); err != nil {
-		t.Fatal(err)
-	}
-	clients, clusters, err := bench.LoopbackNodes(3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range nodes {
-		nodes[i] = node{addr: clients[i], cluster: clusters[i], dir: t.TempDir(), name: fmt.Sprintf("n%d", i+1)}
-		// Every node keeps the same secret, as the hub tells the person.
-		writeTestFile(t, filepath.Join(nodes[i].dir, "hub.secret"), string(secret))
-	}
-	start := func(i int) *hubProcess {
-		args := []string{"--listen", nodes[i].addr, "--dir", nodes[i].dir, "--cluster", nodes[i].cluster, "--name", nodes[i].name}
-		for j, peer := range nodes {
-			if j != i {
-				args = append(args, "--peer", "nats://"+peer.cluster)
-			}
-		}
-		return startHubNode(t, args, "laptop", "gpu")
-	}
+	cluster := newHubCluster(t, "laptop", "gpu")
 	hubs := make([]*hubProcess, 3)
-	for i := range nodes {
-		hubs[i] = start(i)
+	for i := range hubs {
+		hubs[i] = cluster.start(i)
 	}
-	for i, addr := range clients {
-		if !strings.Contains(hubs[0].urls["laptop"], "@"+addr) {
-			t.Fatalf("laptop's URL does not name node %d (%s): %s", i+1, addr, hubs[0].urls["laptop"])
+	for i, n := range cluster.nodes {
+		if !strings.Contains(hubs[0].urls["laptop"], "@"+n.addr) {
+			t.Fatalf("laptop's URL does not name node %d (%s): %s", i+1, n.addr, hubs[0].urls["laptop"])
 		}
 	}
 	x := newExchange(t, hubs[0].urls)
@@ -347,13 +369,13 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 		case 600:
 			hubs[0].kill()
 		case 1200:
-			hubs[0] = start(0)
+			hubs[0] = cluster.start(0)
 		case 1500:
 			x.restart("gpu")
 		case 1800:
 			hubs[1].kill()
 		case 2400:
-			hubs[1] = start(1)
+			hubs[1] = cluster.start(1)
 		}
 	})
 	x.check()
@@ -371,6 +393,48 @@ func TestMailAcrossHostsSurvivesTheDeathOfAnyHubNode(t *testing.T) {
 		t.Error("with a node down, the lock laptop holds is not refused on gpu")
 	}
 	x.stop()
+}
+
+// TestHostsJoinAClusterOfHubsWithinSecondsOfItsStart starts the three
+// nodes of a cluster of hubs and, at once, the masters of two hosts, as a
+// person bringing a team up does: within 10 s of the first node's start,
+// each host lists the other's agents, reachable. A node, or a host, that
+// asks the cluster anything before it has elected its leader hears
+// nothing back, not even that it is not ready: neither may wait out its
+// whole deadline, nor back off for long, to join.
+func TestHostsJoinAClusterOfHubsWithinSecondsOfItsStart(t *testing.T) {
+	cluster := newHubCluster(t, "laptop", "gpu")
+	laptop := hostWorkspace(t, "master_agent", "developer_agent")
+	gpu := hostWorkspace(t, "tester_agent", "reviewer_agent")
+	began := time.Now()
+	hubs := make([]*hubProcess, 3)
+	for i := range hubs {
+		hubs[i] = cluster.start(i)
+	}
+	for root, host := range map[string]string{laptop: "laptop", gpu: "gpu"} {
+		m := startMaster(t, root, "--hub", hubs[0].urls[host], "--host", host)
+		t.Cleanup(func() { m.stop(t) })
+	}
+	lists := func(root, agent, host string) func() bool {
+		return func() bool {
+			said, _ := switchboardAt(t, root, "operator", "agents")
+			for _, line := range strings.Split(said, "\n") {
+				if f := strings.Fields(line); len(f) > 0 && f[0] == agent {
+					return strings.Contains(line, host) && !strings.Contains(line, "unreachable")
+				}
+			}
+			return false
+		}
+	}
+	const within = 10 * time.Second
+	ctx, cancel := context.WithDeadline(t.Context(), began.Add(within))
+	defer cancel()
+	if !watch.Every(ctx, 100*time.Millisecond, lists(laptop, "tester_agent", "gpu")) ||
+		!watch.Every(ctx, 100*time.Millisecond, lists(gpu, "developer_agent", "laptop")) {
+		said, _ := switchboardAt(t, laptop, "operator", "agents")
+		t.Fatalf("%s after the cluster's nodes started, the hosts do not list each other's agents; laptop lists:\n%s", within, said)
+	}
+	t.Logf("each host listed the other's agents %s after the cluster's nodes started", time.Since(began).Round(10*time.Millisecond))
 }
 
 // TestTheHubsPasswordIsOnNoCommandLine: up, attached for as long as the

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"switchboard/hub/grant"
+	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
 
@@ -268,20 +269,53 @@ func (s *Server) serve(ctx context.Context, cfg Config, password string) error {
 	s.stopPrepare, s.prepared = cancel, make(chan struct{})
 	go func() {
 		defer close(s.prepared)
-		for pctx.Err() == nil {
-			tctx, cancel := context.WithTimeout(pctx, readyTimeout)
-			err := cfg.Service.Prepare(tctx, nc)
-			cancel()
-			if err == nil {
-				return
-			}
-			select {
-			case <-pctx.Done():
-			case <-time.After(time.Second):
-			}
-		}
+		s.prepareInCluster(pctx, cfg.Service, nc)
 	}()
 	return nil
+}
+
+// How a node of a cluster prepares the service: it looks for the
+// cluster's leader every leaderLook; a node that is not the leader then
+// leaves the leader, which answers the requests, leaderFirst to go first.
+// Each attempt has firstPrepare, twice as long after each that went
+// unanswered (up to readyTimeout); a failed one is tried again after
+// prepareRetry.
+const (
+	leaderLook   = 20 * time.Millisecond
+	leaderFirst  = time.Second
+	firstPrepare = 2 * time.Second
+	prepareRetry = 250 * time.Millisecond
+)
+
+// prepareInCluster prepares the service once this node has the cluster's
+// JetStream leader, again and again until it is done or ctx ends.
+// JetStream leaves unanswered every request made before its cluster has a
+// leader (it says so only after ten seconds without one), so a request
+// made sooner waits out its whole deadline; the leader is elected within a
+// second of a quorum of nodes meeting. Requests of two nodes that cross,
+// making the same stream, may go unanswered too: the other nodes give the
+// leader a moment first, and every node tries again soon rather than late,
+// since hosts may join as soon as one has prepared.
+func (s *Server) prepareInCluster(ctx context.Context, svc Service, nc *nats.Conn) {
+	wait := firstPrepare
+	for first := true; ctx.Err() == nil; first = false {
+		if !watch.Until(ctx, leaderLook, readyTimeout, s.ns.JetStreamIsCurrent) {
+			continue
+		}
+		if first && !s.ns.JetStreamIsLeader() && watch.Sleep(ctx, leaderFirst) != nil {
+			return
+		}
+		tctx, cancel := context.WithTimeout(ctx, wait)
+		err := svc.Prepare(tctx, nc)
+		cancel()
+		if err == nil {
+			return
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			wait = min(2*wait, readyTimeout)
+		}
+		_ = watch.Sleep(ctx, prepareRetry)
+	}
 }
 
 // reachableAddr is the address to put in URLs: the listen host with the

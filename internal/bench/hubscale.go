@@ -61,7 +61,9 @@ type HubScaleResult struct {
 	Hosts   int  `json:"hosts"`
 	Agents  int  `json:"agents_per_host"`
 	Cluster bool `json:"cluster"`
-	// Joined is how long the masters took to join and see the whole team.
+	// Joined is how long it took from the start of the hub (of its first
+	// node) until every master, started with it, had joined and saw the
+	// whole team: the hosts' workspaces are made before.
 	Joined time.Duration `json:"joined_ns"`
 	// At rest: the share of a core the hub (every node) and the masters
 	// used, and their resident memory.
@@ -130,6 +132,9 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 	res := &HubScaleResult{Hosts: cfg.Hosts, Agents: cfg.Agents, Cluster: cfg.Cluster}
 	fmt.Fprintf(cfg.Progress, "hub-scale: the %d agents on one host, %s at rest\n", cfg.Hosts*cfg.Agents, cfg.Rest)
 	if res.RestLocal, err = restOnOneHost(ctx, cfg, dir); err != nil {
+		return nil, err
+	}
+	if err := team.makeWorkspaces(cfg, dir); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -294,7 +299,19 @@ func restOnOneHost(ctx context.Context, cfg HubScaleConfig, dir string) (Usage, 
 	return one.usage(func() error { return watch.Sleep(ctx, cfg.Rest) })
 }
 
-// start makes the hosts' workspaces, the hub and the masters, and waits
+// makeWorkspaces makes the hosts' workspaces.
+func (t *scaleTeam) makeWorkspaces(cfg HubScaleConfig, dir string) error {
+	for i := range cfg.Hosts {
+		root := filepath.Join(dir, hostOf(i))
+		if err := makeScaleWorkspace(cfg, root, i); err != nil {
+			return err
+		}
+		t.roots = append(t.roots, root)
+	}
+	return nil
+}
+
+// start starts the hub and a master on each host's workspace, and waits
 // until every master joined and sees the whole team.
 func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) error {
 	hosts := make([]string, cfg.Hosts)
@@ -303,13 +320,6 @@ func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) e
 	}
 	if err := t.startHubs(cfg, dir, hosts); err != nil {
 		return err
-	}
-	for i := range cfg.Hosts {
-		root := filepath.Join(dir, hosts[i])
-		if err := makeScaleWorkspace(cfg, root, i); err != nil {
-			return err
-		}
-		t.roots = append(t.roots, root)
 	}
 	config := "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")
 	for i, root := range t.roots {

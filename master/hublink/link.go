@@ -24,10 +24,34 @@ import (
 // to publish what waits, or to take mail.
 const retry = time.Second
 
-// joinTimeout bounds the first attempt to join, at start: a hub that does
-// not answer by then is joined in the background, and meanwhile mail for
-// other hosts waits on disk.
+// joinTimeout bounds an attempt to join; the first, at start, too: a hub
+// that does not answer by then is joined in the background, and meanwhile
+// mail for other hosts waits on disk.
 const joinTimeout = 10 * time.Second
+
+// A hub not ready yet (a cluster of hubs electing its leaders, or making
+// the team's stream) is tried again soon: notReadyRetry after the first
+// such attempt, twice as long after each next, up to notReadyRetryMost.
+// It leaves each opening request hub.DefaultReadyWait to be answered, and
+// twice as long after each next of more than notReadyPatience such
+// attempts in a row, up to joinTimeout: a hub merely slow is joined too.
+const (
+	notReadyRetry     = 250 * time.Millisecond
+	notReadyRetryMost = 2 * time.Second
+	notReadyPatience  = 3
+)
+
+// readyWait is how long an attempt to join leaves each opening request to
+// be answered, after notReady attempts in a row found the hub not ready.
+func readyWait(notReady int) time.Duration {
+	return min(hub.DefaultReadyWait<<min(max(notReady-notReadyPatience, 0), 4), joinTimeout)
+}
+
+// notReadyWait is how long the link waits before it joins again, after
+// notReady attempts in a row found the hub not ready.
+func notReadyWait(notReady int) time.Duration {
+	return min(notReadyRetry<<min(max(notReady-1, 0), 4), notReadyRetryMost)
+}
 
 // Link is a master's link to the hub; New makes one.
 type Link struct {
@@ -206,13 +230,13 @@ func (l *Link) Flush() error {
 
 // join joins the hub. Its refusals (the rules differ, an agent runs on
 // another host) stop the start; a hub out of reach does not.
-func (l *Link) join(ctx context.Context, timeout time.Duration) error {
-	jctx, cancel := context.WithTimeout(ctx, timeout)
+func (l *Link) join(ctx context.Context, ready time.Duration) error {
+	jctx, cancel := context.WithTimeout(ctx, joinTimeout)
 	defer cancel()
 	rulesText, _ := rules.ReadFile(l.ws.RulesPath())
 	conn, err := hub.Join(jctx, l.settings.URL, hub.JoinConfig{
 		Team: l.settings.Team, Host: l.settings.Host, Agents: l.agents(), Origins: l.origins(), RulesText: rulesText, RootCAs: l.settings.CA, Credentials: []byte(l.settings.Credentials),
-		Trouble: l.setTrouble,
+		Trouble: l.setTrouble, ReadyWait: ready,
 	})
 	if err != nil {
 		return err
@@ -257,10 +281,12 @@ func (l *Link) Start(ctx context.Context, env link.Env) (stop func(), err error)
 	l.mu.Lock()
 	l.hosted, l.hostedOf = hosted, stamp
 	l.mu.Unlock()
-	switch err := l.join(ctx, joinTimeout); {
+	switch err := l.join(ctx, readyWait(0)); {
 	case refused(err):
 		unwatch()
 		return nil, fmt.Errorf("join the hub as host %s: %w", l.settings.Host, err)
+	case errors.Is(err, hub.ErrNotReady):
+		l.logf("the hub is not ready yet (%v): joining as soon as it is; mail for other hosts waits in %s meanwhile", err, l.outbox.Dir())
 	case err != nil:
 		l.logf("the hub is out of reach (%v): mail for other hosts waits in %s until it is back", err, l.outbox.Dir())
 	}
@@ -300,25 +326,46 @@ func (l *Link) run(ctx context.Context) {
 }
 
 // joinUntilJoined joins the hub, trying again, each time a little later,
-// while it is away or refuses this host; nil when ctx ends first.
+// while it is away or refuses this host, and within a second or two while
+// it is not ready yet; nil when ctx ends first.
 func (l *Link) joinUntilJoined(ctx context.Context) *hub.Conn {
-	for attempt := 0; ; attempt++ {
-		err := l.join(ctx, joinTimeout)
+	away, notReady := 0, 0 // attempts in a row that found the hub so
+	var toldNotReady time.Time
+	for {
+		err := l.join(ctx, readyWait(notReady))
 		if err == nil {
 			return l.conn.Load()
 		}
-		l.logf("cannot join the hub: %v; mail for other hosts waits in %s; trying again", err, l.outbox.Dir())
-		wait := min(retry<<min(attempt, 5), 30*time.Second)
-		if refused(err) {
+		var wait time.Duration
+		switch {
+		case refused(err):
+			away, notReady = 0, 0
 			wait = 30 * time.Second
+		case errors.Is(err, hub.ErrNotReady):
+			away = 0
+			notReady++
+			wait = notReadyWait(notReady)
+		default:
+			notReady = 0
+			wait = min(retry<<min(away, 5), 30*time.Second)
+			away++
 		}
-		select {
-		case <-ctx.Done():
+		// A hub not ready is tried often: said once, and again only
+		// every notReadyTold while it stays so.
+		if notReady == 0 || time.Since(toldNotReady) >= notReadyTold {
+			l.logf("cannot join the hub: %v; mail for other hosts waits in %s; trying again", err, l.outbox.Dir())
+			if notReady > 0 {
+				toldNotReady = time.Now()
+			}
+		}
+		if watch.Sleep(ctx, wait) != nil {
 			return nil
-		case <-time.After(wait):
 		}
 	}
 }
+
+// notReadyTold is how often the log says again that the hub is not ready.
+const notReadyTold = 30 * time.Second
 
 // serve forwards, receives and keeps presence on conn until ctx is done
 // or the hub ends the connection for good (lost).
