@@ -62,11 +62,13 @@ func idOf(fi os.FileInfo) fileID {
 // if it holds what was written. One put in its place at once is left to
 // the check of its arrival, which reports it.
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
-	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
-	want, err := msg.Encode()
-	if err != nil {
-		return
+	if want, err := msg.Encode(); err == nil {
+		m.noteCopy(agent, mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID), want)
 	}
+}
+
+// noteCopy is noteWritten for a copy written as want under name.
+func (m *Master) noteCopy(agent, name string, want []byte) {
 	f, err := os.OpenFile(m.store.UnreadPath(agent, name), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return
