@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -39,14 +40,22 @@ type Copy struct {
 	// Written says the copy was written by this delivery, not found there
 	// from an earlier one.
 	Written bool
-	// Data is what was written, for a caller that checks the file later;
-	// nil for a copy found there.
-	Data []byte
 	// Err is why the copy is not in its inbox for good; nil once Publish
 	// put it there.
 	Err  error
 	dir  string           // the folder it lies in, once published or found
 	file *atomicfile.File // its temporary file, until published
+	// sum is the sha256 of what was written: a batch keeps the sums of
+	// its copies, not their bytes.
+	sum  [sha256.Size]byte
+	size int
+}
+
+// Holds reports whether data is what the delivery wrote for the copy, for
+// a caller that checks the file found under its name later. It is false
+// for a copy found there.
+func (c *Copy) Holds(data []byte) bool {
+	return c.Written && len(data) == c.size && sha256.Sum256(data) == c.sum
 }
 
 // openMost bounds the temporary files a Delivery holds open: past it, Add
@@ -103,7 +112,10 @@ func (d *Delivery) write(c *Copy) {
 		c.Err = fmt.Errorf("deliver %s to %s: %w", m.ID, agent, err)
 		return
 	}
-	c.Data = data
+	c.sum, c.size = sha256.Sum256(data), len(data)
+	// The data goes on its way to the disk now, while the batch is
+	// prepared: the sync that follows finds it written.
+	c.file.StartWriteback()
 	d.open = append(d.open, c)
 	if len(d.open) >= openMost {
 		d.Sync()

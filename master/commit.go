@@ -178,7 +178,7 @@ func (m *Master) finish(dv *delivering) (moved bool) {
 		if !c.Written {
 			continue
 		}
-		m.noteCopy(c.Agent, c.Name, c.Data)
+		m.noteCopy(c.Agent, c.Name, c.Holds)
 		if c.Msg == &dv.copy {
 			fresh = append(fresh, c.Agent)
 			m.needsPerson(c.Agent, &dv.copy, r.rec.Permission)

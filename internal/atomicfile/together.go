@@ -25,14 +25,22 @@ func FinishAll(files []*File) []error {
 	}
 	if unsynced > 1 {
 		for _, f := range files {
-			if f.opts.Durable && !f.finished {
-				startWriteback(f.File)
-			}
+			f.StartWriteback()
 		}
 	}
 	errs := make([]error, len(files))
 	each(len(files), func(i int) { errs[i] = files[i].finish() })
 	return errs
+}
+
+// StartWriteback starts writing what was written to the file so far to
+// the disk, when the file is durable, without waiting for it: the sync that
+// comes later (FinishAll, or the close) finds it written, or on its way.
+// Where the kernel takes no such hint it does nothing.
+func (f *File) StartWriteback() {
+	if f.opts.Durable && !f.finished {
+		startWriteback(f.File)
+	}
 }
 
 // SyncDirs syncs many folders side by side, as SyncDir syncs one, telling
