@@ -33,7 +33,8 @@ type File struct {
 	path     string
 	opts     Options
 	done     bool
-	finished bool // by FinishAll: synced when durable, and closed
+	finished bool // synced when durable, and closed: what is left is its name
+	writing  bool // its writeback was started (StartWriteback)
 }
 
 // Create starts a file that will be path.

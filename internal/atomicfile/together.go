@@ -23,6 +23,8 @@ func FinishAll(files []*File) []error {
 			unsynced++
 		}
 	}
+	// One file alone is synced at once: its writeback would not overlap
+	// with another's.
 	if unsynced > 1 {
 		for _, f := range files {
 			f.StartWriteback()
@@ -35,11 +37,14 @@ func FinishAll(files []*File) []error {
 
 // StartWriteback starts writing what was written to the file so far to
 // the disk, when the file is durable, without waiting for it: the sync that
-// comes later (FinishAll, or the close) finds it written, or on its way.
-// Where the kernel takes no such hint it does nothing.
+// comes later (FinishAll, or the close) finds it written, or on its way. It
+// is meant for a file written whole: a second call does nothing, and what
+// is written after the first waits for the sync. Where the kernel takes no
+// such hint it does nothing.
 func (f *File) StartWriteback() {
-	if f.opts.Durable && !f.finished {
+	if f.opts.Durable && !f.finished && !f.writing {
 		startWriteback(f.File)
+		f.writing = true
 	}
 }
 
