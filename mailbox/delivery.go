@@ -197,9 +197,11 @@ func (d *Delivery) Publish() {
 			failed[dirs[i]] = err
 		}
 	}
+	// Every copy in a folder that failed shares its error, word for word:
+	// a caller tells it once.
 	for _, c := range d.copies {
 		if err := failed[c.dir]; err != nil && c.Err == nil {
-			c.Err = fmt.Errorf("deliver %s to %s: %w", c.Msg.ID, c.Agent, err)
+			c.Err = err
 		}
 	}
 }

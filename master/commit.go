@@ -27,6 +27,34 @@ type pass struct {
 
 func newPass() *pass { return &pass{moved: make(map[string]int)} }
 
+// routePass routes what waits in the outboxes of agents, in batches that
+// span outboxes, and has the rest of each outbox whose turn ended scanned by
+// the next pass, after the other outboxes, unless the pass met trouble or
+// moved nothing out of that outbox: a full disk pauses routing, an inbox
+// that could not be written has the outbox tried again after a wait, and
+// files that stay where they are (sent/ not writable, say) would take the
+// next turn again; the reconcile scan tries them again later. It returns an
+// error only when the log cannot be written; what the batch under way
+// prepared is then left to the next pass, its records taken back or found
+// logged.
+func (m *Master) routePass(agents []string) error {
+	p := newPass()
+	for _, agent := range agents {
+		if err := m.scanOutbox(p, agent); err != nil {
+			return err // the next outboxes would fail alike; the retry scans all
+		}
+	}
+	if err := m.commit(p); err != nil {
+		return err
+	}
+	for _, agent := range p.cut {
+		if p.moved[agent] > 0 && m.pause.trouble == nil && !m.waitingToRetry(agent) {
+			m.work.mark(agent)
+		}
+	}
+	return nil
+}
+
 // delivering is one routing's way through a commit: its local copies, and
 // whether anything of it failed.
 type delivering struct {
@@ -95,8 +123,9 @@ func (m *Master) commit(p *pass) error {
 		}
 	}
 	failed := make(map[string]bool) // outboxes with a message not delivered
+	told := make(map[string]bool)   // failures said: an inbox folder's, once for all its copies
 	for _, dv := range ds {
-		if m.finish(dv) {
+		if m.finish(dv, told) {
 			p.moved[dv.r.agent]++
 		}
 		if dv.failed {
@@ -162,15 +191,20 @@ func (m *Master) sendAway(dv *delivering) {
 
 // finish tells of a routing's copies once they are durable, announces those
 // written now, and moves the message to sent/ when every copy is in,
-// reporting whether it left the outbox. A message whose copies are all in
-// but that cannot be moved (sent/ is not a folder, say) is not tried again
-// before the reconcile scan: it would fail alike.
-func (m *Master) finish(dv *delivering) (moved bool) {
+// reporting whether it left the outbox. A failure told of already in this
+// commit (an inbox folder's, which every copy in it shares) is not told
+// again. A message whose copies are all in but that cannot be moved (sent/
+// is not a folder, say) is not tried again before the reconcile scan: it
+// would fail alike.
+func (m *Master) finish(dv *delivering, told map[string]bool) (moved bool) {
 	r := dv.r
 	var fresh []string
 	for _, c := range dv.copies {
 		if c.Err != nil {
-			m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, c.Agent, c.Err)
+			if why := c.Err.Error(); !told[why] {
+				told[why] = true
+				m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, c.Agent, c.Err)
+			}
 			m.noteFull(c.Err)
 			dv.failed = true
 			continue
@@ -193,32 +227,4 @@ func (m *Master) finish(dv *delivering) (moved bool) {
 		return false
 	}
 	return true
-}
-
-// routePass routes what waits in the outboxes of agents, in batches that
-// span outboxes, and has the rest of each outbox whose turn ended scanned by
-// the next pass, after the other outboxes, unless the pass met trouble or
-// moved nothing out of that outbox: a full disk pauses routing, an inbox
-// that could not be written has the outbox tried again after a wait, and
-// files that stay where they are (sent/ not writable, say) would take the
-// next turn again; the reconcile scan tries them again later. It returns an
-// error only when the log cannot be written; what the batch under way
-// prepared is then left to the next pass, its records taken back or found
-// logged.
-func (m *Master) routePass(agents []string) error {
-	p := newPass()
-	for _, agent := range agents {
-		if err := m.scanOutbox(p, agent); err != nil {
-			return err // the next outboxes would fail alike; the retry scans all
-		}
-	}
-	if err := m.commit(p); err != nil {
-		return err
-	}
-	for _, agent := range p.cut {
-		if p.moved[agent] > 0 && m.pause.trouble == nil && !m.waitingToRetry(agent) {
-			m.work.mark(agent)
-		}
-	}
-	return nil
 }

@@ -137,6 +137,10 @@ func TestASyncFailedAtAnyStepOfABatchLosesAndRepeatsNothing(t *testing.T) {
 			if !failed {
 				t.Fatalf("%s was never synced", step)
 			}
+			// The copies a folder's failed sync holds back share one line.
+			if n := strings.Count(h.log.String(), "cannot deliver to developer_agent"); step == "the inbox of developer_agent" && n != 1 {
+				t.Errorf("the failed sync of an inbox holding two copies is told of %d times; want once:\n%s", n, h.log.String())
+			}
 			var ids []string
 			for _, rec := range h.records() {
 				ids = append(ids, rec.Message.ID)
