@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"switchboard/internal/atomicfile"
 )
 
 // Statuses of a routed message in the audit log.
@@ -109,6 +111,9 @@ type LogWriter struct {
 	// uncheckpointed counts the records indexed since the index was last
 	// made durable.
 	uncheckpointed int
+	// Hook, when set, hears of each sync of the log (see
+	// atomicfile.SyncHook).
+	Hook atomicfile.SyncHook
 }
 
 // IDIndexPath is the index of the log at path by message id.
@@ -248,7 +253,7 @@ func (w *LogWriter) Sync() error {
 		return w.rollback()
 	}
 	if w.durable {
-		if err := w.file.Sync(); err != nil {
+		if err := w.Hook.SyncFile(w.file); err != nil {
 			err = fmt.Errorf("sync audit log: %w", err)
 			return errors.Join(err, w.rollback())
 		}

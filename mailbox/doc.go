@@ -7,5 +7,6 @@
 // A message changes state only by moving between folders, and every file is
 // published atomically (written to a temporary file, synced, then linked or
 // renamed into place), so a reader never sees half a message and a crash at
-// any instant leaves each message in exactly one place.
+// any instant leaves each message in exactly one place. A Delivery does the
+// same for a batch of copies, synced together.
 package mailbox

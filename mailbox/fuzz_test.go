@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -104,6 +105,32 @@ func FuzzValidatedMessagesFitTheLimit(f *testing.F) {
 		}
 		if _, err := Parse(written); err != nil {
 			t.Fatalf("the copy of a validated message does not parse: %v", err)
+		}
+	})
+}
+
+// FuzzTheStructureWalkFindsWhatTheTokenizerFinds holds the walk that
+// checks valid JSON to the tokenizer it stands in for: on every valid input
+// both refuse the same, or neither does.
+func FuzzTheStructureWalkFindsWhatTheTokenizerFinds(f *testing.F) {
+	for _, seed := range []string{
+		`{"to":"rev","title":"hi","to":"master_agent"}`,
+		`{"to":"rev","x":{"a":1,"a":2},"title":"t"}`,
+		`{"t\u006f":"rev","to":"x"}`,
+		`{"a":[1,2,{"b":"\"}"}],"c":true,"a":null}`,
+		`[["a","a"],"a","a"]`, `"a"`, `12`, `{}`, `{"\ud800":1,"\ufffd":2}`,
+		`{"x":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`,
+		"{\"a\" : 1 ,\n\t\"b\":-1.5e3, \"c\":false}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !utf8.Valid(data) || !json.Valid(data) {
+			return
+		}
+		walked, tokens := walkStructure(data), tokenStructure(data)
+		if (walked == nil) != (tokens == nil) || walked != nil && walked.Error() != tokens.Error() {
+			t.Fatalf("%q: the walk says %v, the tokenizer %v", data, walked, tokens)
 		}
 	})
 }

@@ -12,8 +12,9 @@ import (
 
 // BenchmarkDurableSteps times, one at a time, the steps the master takes for
 // one durable message routed alone (as at a steady rate, where each pass
-// holds one message), beside the floor's two (a copy written and synced,
-// its folder synced): where a message's time goes.
+// holds one message), then the same steps for each message of a burst's
+// batch, beside the floor's two (a copy written and synced, its folder
+// synced): where a message's time goes.
 //
 //	go test -run '^$' -bench DurableSteps ./mailbox
 func BenchmarkDurableSteps(b *testing.B) {
@@ -86,6 +87,31 @@ func BenchmarkDurableSteps(b *testing.B) {
 		for i := range b.N {
 			if err := s.MarkSent("dev", paths[i], filepath.Base(paths[i])); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	// A burst's batch: what each of batch messages costs when their records
+	// share a log sync, and their copies are synced together (Delivery).
+	const batch = 64
+	b.Run(fmt.Sprintf("batch of %d: log appends and one sync, per record", batch), func(b *testing.B) {
+		for i := range b.N {
+			if _, err := w.AppendUnsynced(Record{Time: time.Now(), Status: StatusDelivered, Delivered: []string{"rev"}, Message: msg(i)}); err != nil {
+				b.Fatal(err)
+			}
+			if (i+1)%batch == 0 || i == b.N-1 {
+				if err := w.Sync(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run(fmt.Sprintf("batch of %d: copies written, synced together, named, folder synced once, per copy", batch), func(b *testing.B) {
+		d := s.NewDelivery()
+		for i := range b.N {
+			d.AddFresh("rev", msg(i))
+			if (i+1)%batch == 0 || i == b.N-1 {
+				d.Publish()
+				d = s.NewDelivery()
 			}
 		}
 	})

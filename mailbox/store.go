@@ -35,11 +35,13 @@ var ErrAmbiguousID = errors.New("give more of the id")
 // Stage, when set, is where the store's atomic writes into mailboxes put
 // their temporary files, instead of each agent's tmp/ folder: the master
 // sets it to a folder of its own, so that no agent can point where the
-// master writes.
+// master writes. Hook, when set, hears of every sync of a delivery into an
+// inbox (see atomicfile.SyncHook).
 type Store struct {
 	Dir     string
 	Durable bool
 	Stage   string
+	Hook    atomicfile.SyncHook
 }
 
 // StageDir is the master's folder for temporary files (see Store.Stage).
@@ -208,7 +210,7 @@ func (s *Store) Post(agent string, m *Message) (string, error) {
 func (s *Store) Deliver(agent string, m *Message) (delivered bool, err error) {
 	delivered, err = s.DeliverUnsynced(agent, m)
 	if delivered && s.Durable {
-		err = atomicfile.SyncDir(s.InboxDir(agent))
+		err = s.Hook.SyncDir(s.InboxDir(agent))
 	}
 	return delivered, err
 }
@@ -239,7 +241,7 @@ func (s *Store) deliverUnsynced(agent string, m *Message) (delivered bool, err e
 	if err != nil {
 		return false, err
 	}
-	err = atomicfile.Publish(s.UnreadPath(agent, name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true})
+	err = atomicfile.Publish(s.UnreadPath(agent, name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true, Hook: s.Hook})
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}
@@ -423,7 +425,7 @@ func (s *Store) SyncInboxes(agents []string) error {
 		return nil
 	}
 	for _, agent := range agents {
-		if err := atomicfile.SyncDir(s.InboxDir(agent)); err != nil {
+		if err := s.Hook.SyncDir(s.InboxDir(agent)); err != nil {
 			return err
 		}
 	}

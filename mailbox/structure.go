@@ -19,6 +19,96 @@ func checkStructure(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: the file is not valid UTF-8; write the message in UTF-8", ErrInvalid)
 	}
+	// Every message the master routes is valid JSON, which a walk that
+	// allocates nothing but the top keys checks; the tokenizer, which
+	// allocates every token, sees only the rest, and tells of them as it
+	// always did.
+	if json.Valid(data) {
+		return walkStructure(data)
+	}
+	return tokenStructure(data)
+}
+
+// walkStructure is checkStructure for valid JSON: a walk over its bytes
+// that finds what tokenStructure finds in its tokens.
+func walkStructure(data []byte) error {
+	depth := 0
+	topKeys := make(map[string]bool)
+	expectKey := false // the next string at depth 1 is a key
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case ' ', '\t', '\n', '\r', ',', ':':
+		case '{', '[':
+			depth++
+			if depth > MaxDepth {
+				return fmt.Errorf("%w: the file nests arrays or objects %d deep, more than %d", ErrInvalid, depth, MaxDepth)
+			}
+			expectKey = depth == 1 && c == '{'
+		case '}', ']':
+			depth--
+			expectKey = depth == 1
+		case '"':
+			end := stringEnd(data, i)
+			if depth == 1 && expectKey {
+				key, err := unquote(data[i : end+1])
+				if err != nil {
+					return tokenStructure(data)
+				}
+				if topKeys[key] {
+					return fmt.Errorf("%w: field %q is given twice; give it once", ErrInvalid, key)
+				}
+				topKeys[key] = true
+				expectKey = false
+			} else {
+				expectKey = depth == 1
+			}
+			i = end
+		default: // a number, true, false or null
+			for i+1 < len(data) && !endsValue(data[i+1]) {
+				i++
+			}
+			expectKey = depth == 1
+		}
+	}
+	return nil
+}
+
+// endsValue reports whether c ends a number or a literal in valid JSON.
+func endsValue(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', ',', ':', ']', '}':
+		return true
+	}
+	return false
+}
+
+// stringEnd is the place of the quote that ends the JSON string starting at
+// data[start], in valid JSON.
+func stringEnd(data []byte, start int) int {
+	for i := start + 1; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i
+		}
+	}
+	return len(data) - 1
+}
+
+// unquote decodes a JSON string as the tokenizer does.
+func unquote(quoted []byte) (string, error) {
+	if !bytes.ContainsRune(quoted, '\\') {
+		return string(quoted[1 : len(quoted)-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(quoted, &s)
+	return s, err
+}
+
+// tokenStructure is checkStructure by the tokenizer, which stops at the
+// first thing that is not JSON.
+func tokenStructure(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	depth := 0

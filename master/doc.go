@@ -15,7 +15,11 @@
 // delivered under names derived from that record (a copy already there is
 // left alone), and only then moved out of the outbox. A restarted master that
 // finds a logged message still in an outbox finishes its delivery from the
-// record instead of routing it again.
+// record instead of routing it again. What waits in the outboxes when the
+// loop wakes is routed as batches across outboxes (commit.go): a batch's
+// records share one sync of the log, its copies are synced together beside
+// it, each inbox folder is synced once, and only then do the messages leave
+// their outboxes. A lone message is a batch of one, sent at once.
 //
 // Nothing an agent or the disk does stops the master. A bad file is
 // rejected with its reason; an inbox that cannot be written is retried

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/atomicfile"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -67,6 +68,9 @@ type harness struct {
 	root  string
 	store *mailbox.Store
 	log   *syncBuffer
+	// syncs, when set, hears of every sync the masters started make of
+	// the log, of a copy, or of an inbox folder.
+	syncs atomicfile.SyncHook
 }
 
 func newHarness(t *testing.T) *harness {
@@ -101,7 +105,9 @@ func (h *harness) run(opts Options) (stop func() error) {
 	opts.Log = h.log
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- New(h.root, opts).Run(ctx) }()
+	m := New(h.root, opts)
+	m.store.Hook = h.syncs
+	go func() { done <- m.Run(ctx) }()
 	var once sync.Once
 	var err error
 	stop = func() error {

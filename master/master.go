@@ -184,6 +184,9 @@ func (m *Master) Run(ctx context.Context) error {
 	defer lk.Release()
 	err = m.untilRoom(ctx, func() (err error) {
 		m.log, err = mailbox.OpenLogWriter(m.store.LogPath(), m.store.Durable)
+		if err == nil {
+			m.log.Hook = m.store.Hook
+		}
 		return err
 	})
 	if err != nil || m.log == nil {
@@ -305,12 +308,7 @@ func (m *Master) loop(ctx context.Context) error {
 				dirty[u.agent] = true
 			}
 		}
-		var logErr error
-		for _, agent := range slices.Sorted(maps.Keys(dirty)) {
-			if logErr = m.scanOutbox(agent); logErr != nil {
-				break // the next outboxes would fail alike; the retry scans all
-			}
-		}
+		logErr := m.routePass(slices.Sorted(maps.Keys(dirty)))
 		arrived, sweepAll := m.work.takeArrivals()
 		if sweepAll {
 			m.startSweep(true)

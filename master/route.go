@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -24,7 +23,8 @@ type unsettled struct {
 }
 
 // batchSize bounds one group commit: the records of up to this many
-// messages are appended, the log synced once, and the messages delivered.
+// messages, from whichever outboxes a pass went through, are appended, the
+// log synced once, and the messages delivered together.
 const batchSize = 256
 
 // turn bounds the files of one outbox dealt with in one pass. An outbox
@@ -35,6 +35,7 @@ const turn = batchSize
 
 // routing is one message on its way: its record is in the log.
 type routing struct {
+	agent    string // its sender, whose outbox holds it
 	path     string
 	msg      *mailbox.Message
 	rec      mailbox.Record
@@ -47,10 +48,12 @@ type routing struct {
 	notAPrompt string
 }
 
-// scanOutbox routes every message file in one agent's outbox. It returns an
-// error only when the audit log cannot be written, which pauses routing:
-// routing without a log would break the exactly-once guarantee.
-func (m *Master) scanOutbox(agent string) error {
+// scanOutbox prepares every message file in one agent's outbox, up to a
+// turn of them, into the pass's batch, committing the batch whenever it is
+// full. It returns an error only when the audit log cannot be written,
+// which pauses routing: routing without a log would break the exactly-once
+// guarantee.
+func (m *Master) scanOutbox(p *pass, agent string) error {
 	stamp, trusted := m.outboxStamp(agent)
 	if trusted && m.quiet[agent] == stamp {
 		return nil // as it was when it held nothing to route
@@ -67,11 +70,11 @@ func (m *Master) scanOutbox(agent string) error {
 	}
 	m.takeErrands(agent, errands)
 	seen := make(map[string]bool)
-	var batch []*routing
-	dealt, moved := 0, 0 // files routed or rejected; of those, files out of the outbox
+	dealt := 0 // files routed or rejected
 	for _, path := range paths {
 		if dealt == turn {
-			return m.endTurn(agent, batch, moved)
+			p.cut = append(p.cut, agent)
+			return nil
 		}
 		seen[path] = true
 		r, done, err := m.prepare(agent, path)
@@ -82,43 +85,20 @@ func (m *Master) scanOutbox(agent string) error {
 			dealt++
 		}
 		if r != nil {
-			batch = append(batch, r)
+			p.batch = append(p.batch, r)
 		} else if done {
-			moved++ // rejected
+			p.moved[agent]++ // rejected
 		}
-		if len(batch) == batchSize {
-			n, err := m.commit(agent, batch)
-			if err != nil {
+		if len(p.batch) == batchSize {
+			if err := m.commit(p); err != nil {
 				return err
 			}
-			moved += n
-			batch = batch[:0]
 		}
-	}
-	if _, err := m.commit(agent, batch); err != nil {
-		return err
 	}
 	for path, u := range m.unsettled {
 		if u.agent == agent && !seen[path] {
 			delete(m.unsettled, path)
 		}
-	}
-	return nil
-}
-
-// endTurn commits what an outbox's turn prepared, and has the rest of it
-// scanned by the next pass, after the other outboxes, unless the turn met
-// trouble or moved nothing out of the outbox: a full disk pauses routing,
-// an inbox that could not be written has the outbox tried again after a
-// wait, and files that stay where they are (sent/ not writable, say) would
-// take the next turn again; the reconcile scan tries them again later.
-func (m *Master) endTurn(agent string, batch []*routing, moved int) error {
-	n, err := m.commit(agent, batch)
-	if err != nil {
-		return err
-	}
-	if moved+n > 0 && m.pause.trouble == nil && !m.waitingToRetry(agent) {
-		m.work.mark(agent)
 	}
 	return nil
 }
@@ -182,132 +162,7 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 			return nil, false, errLog{err}
 		}
 	}
-	return &routing{path: path, msg: msg, rec: rec, appended: !logged, unreceived: unreceived, notAPrompt: notAPrompt}, true, nil
-}
-
-// commit makes a batch's records durable with one sync of the log, delivers
-// every copy under names derived from the records, syncs each inbox folder
-// it wrote to once, announces each copy written now, and only then moves the
-// messages to sent/, reporting how many it moved. A recipient whose inbox
-// cannot be written keeps no one else waiting: its copy is tried again
-// later, the message staying in the outbox until then.
-func (m *Master) commit(agent string, batch []*routing) (moved int, err error) {
-	if len(batch) == 0 {
-		return 0, nil
-	}
-	if err := m.log.Sync(); err != nil {
-		return 0, errLog{err}
-	}
-	for _, r := range batch {
-		if r.appended {
-			m.logRouted(r.rec)
-		}
-		if r.unreceived != nil {
-			m.reportUnreceivedAnswer(r.msg, r.rec, *r.unreceived)
-		}
-		if r.notAPrompt != "" {
-			m.reportNotAPrompt(r.msg, r.rec, r.notAPrompt)
-		}
-	}
-	secured := make(map[string]bool)
-	for _, r := range batch {
-		for _, to := range r.rec.Delivered {
-			if !secured[to] {
-				m.noteFull(m.unlink(to))
-				secured[to] = true
-			}
-		}
-	}
-	written := make(map[string]bool)
-	delivered := make([]bool, len(batch))
-	fresh := make([][]string, len(batch))
-	for i, r := range batch {
-		delivered[i], fresh[i] = m.deliver(agent, r, written)
-	}
-	err = m.store.SyncInboxes(slices.Sorted(maps.Keys(written)))
-	if err == nil && m.link != nil {
-		err = m.link.Flush()
-	}
-	if err != nil {
-		m.logf("cannot sync the inboxes: %v; will retry", err)
-		m.noteFull(err)
-		m.retryLater(agent)
-		return 0, nil
-	}
-	allDone := true
-	for i, r := range batch {
-		m.announce(r.msg, r.rec, fresh[i])
-		if !delivered[i] {
-			allDone = false
-			continue
-		}
-		if err := m.store.MarkSent(agent, r.path, mailbox.FileName(r.rec.Time, r.msg.Priority, r.msg.ID)); err != nil {
-			m.logf("#%d: delivered, but cannot move it to sent/: %v", r.rec.Seq, err)
-			continue
-		}
-		moved++
-	}
-	if allDone {
-		if m.retried(agent) {
-			m.logf("%s's outbox is delivered after a retry", agent)
-		}
-	} else {
-		m.retryLater(agent)
-	}
-	return moved, nil
-}
-
-// deliver writes one message's copies, and the sender's BLOCKED notice,
-// noting the inbox folders written to. It reports whether all went in, and
-// the recipients whose copy it wrote now (not found there from before).
-func (m *Master) deliver(agent string, r *routing, written map[string]bool) (all bool, fresh []string) {
-	copy := *r.msg
-	copy.Seq, copy.DeliveredAt = r.rec.Seq, r.rec.Time
-	copy.Via = "" // a copy routed here; only the master sets it, for one from the hub
-	// put reports whether the copy is in the inbox, and whether it was
-	// written now rather than found there from an earlier pass.
-	put := func(to string, msg *mailbox.Message) (in, now bool) {
-		now, err := m.store.DeliverUnsynced(to, msg)
-		if err != nil {
-			m.logf("#%d: cannot deliver to %s: %v; will retry that copy", r.rec.Seq, to, err)
-			m.noteFull(err)
-			return false, false
-		}
-		if now {
-			written[to] = true
-			m.noteWritten(to, msg)
-		}
-		return true, now
-	}
-	all = true
-	for _, to := range r.rec.Delivered {
-		if m.remote(to) {
-			// Its host's master delivers it, and tells its pane.
-			if err := m.link.Send(r.rec.Seq, to, &copy); err != nil {
-				m.logf("#%d: cannot keep the copy for %s, on another host: %v; will retry that copy", r.rec.Seq, to, err)
-				m.noteFull(err)
-				all = false
-			}
-			continue
-		}
-		in, now := put(to, &copy)
-		all = all && in
-		if now {
-			fresh = append(fresh, to)
-			m.needsPerson(to, &copy, r.rec.Permission)
-		}
-	}
-	if len(r.rec.Blocked) > 0 {
-		n := blockedNotice(r.msg, r.rec)
-		if err := m.store.VouchNotice(agent, n); err != nil {
-			m.logf("#%d: cannot record the notice to %s: %v; will retry", r.rec.Seq, agent, err)
-			m.noteFull(err)
-			return false, fresh
-		}
-		in, _ := put(agent, n)
-		all = all && in
-	}
-	return all, fresh
+	return &routing{agent: agent, path: path, msg: msg, rec: rec, appended: !logged, unreceived: unreceived, notAPrompt: notAPrompt}, true, nil
 }
 
 // decide expands the recipients and applies the rules. A message naming an

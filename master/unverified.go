@@ -62,22 +62,32 @@ func idOf(fi os.FileInfo) fileID {
 // if it holds what was written. One put in its place at once is left to
 // the check of its arrival, which reports it.
 func (m *Master) noteWritten(agent string, msg *mailbox.Message) {
-	name := mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID)
 	want, err := msg.Encode()
 	if err != nil {
 		return
 	}
+	m.noteCopy(agent, mailbox.FileName(msg.DeliveredAt, msg.Priority, msg.ID), func(got []byte) bool { return bytes.Equal(got, want) })
+}
+
+// largestCopy bounds what noteCopy reads: no copy the master writes comes
+// near it, so a larger file under a copy's name is another's.
+const largestCopy = 4 * mailbox.MaxFileSize
+
+// noteCopy is noteWritten for a copy written under name, which holds tells
+// from any other content.
+func (m *Master) noteCopy(agent, name string, holds func([]byte) bool) {
 	f, err := os.OpenFile(m.store.UnreadPath(agent, name), os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return
 	}
 	defer f.Close()
 	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(want)) {
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > largestCopy {
 		return
 	}
-	got := make([]byte, len(want)+1)
-	if n, _ := io.ReadFull(f, got); n != len(want) || !bytes.Equal(got[:n], want) {
+	got := make([]byte, fi.Size()+1)
+	n, _ := io.ReadFull(f, got)
+	if int64(n) != fi.Size() || !holds(got[:n]) {
 		return
 	}
 	m.noteKnown(knownKey(agent, name), idOf(fi))

@@ -424,8 +424,8 @@ func printBenchTable(w io.Writer, r *bench.Result) error {
 	row := func(name, floor, master, checkRow string) { t.addChecked(r, checkRow, name, floor, master) }
 	row("steady p50 / p99 / max (durable)", benchLatency(r.Floor.Durable.Steady), benchLatency(master.Durable.Steady), bench.RowSteadyDurable)
 	row("steady p50 / p99 / max (no fsync)", benchLatency(r.Floor.NoFsync.Steady), benchLatency(master.NoFsync.Steady), bench.RowSteadyNoFsync)
-	row("burst msg/s (durable)", benchThroughput(r.Floor.Durable.Burst), benchThroughput(master.Durable.Burst), bench.RowBurstDurable)
-	row("burst msg/s (no fsync)", benchThroughput(r.Floor.NoFsync.Burst), benchThroughput(master.NoFsync.Burst), bench.RowBurstNoFsync)
+	row("burst msg/s (durable)", benchThroughput(r.Floor.Durable.Burst), benchBurst(master.Durable.Burst, r.Floor.Durable.Burst), bench.RowBurstDurable)
+	row("burst msg/s (no fsync)", benchThroughput(r.Floor.NoFsync.Burst), benchBurst(master.NoFsync.Burst, r.Floor.NoFsync.Burst), bench.RowBurstNoFsync)
 	if r.IdleCPU != nil {
 		row(fmt.Sprintf("master idle CPU over %s", r.IdleCPU.Window.Round(time.Second)), "", fmt.Sprintf("%.2f %% of a core", r.IdleCPU.Percent), bench.RowIdleCPU)
 	}
@@ -517,6 +517,15 @@ func benchThroughput(t bench.Throughput) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.0f", t.PerSecond) + benchLost(t.Lost)
+}
+
+// benchBurst is a burst's messages per second with its share of the
+// floor's, the figure its target is set on.
+func benchBurst(t, floor bench.Throughput) string {
+	if t.Count == 0 || floor.PerSecond <= 0 {
+		return benchThroughput(t)
+	}
+	return fmt.Sprintf("%s (%.2f× floor)", benchThroughput(t), t.Share(floor))
 }
 
 func benchLost(n int) string {

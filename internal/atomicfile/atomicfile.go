@@ -21,6 +21,8 @@ type Options struct {
 	// NoDirSync leaves the folder's sync to the caller, who syncs it once
 	// for a batch of files.
 	NoDirSync bool
+	// Hook hears of every sync made for the file (see SyncHook).
+	Hook SyncHook
 }
 
 // File is a temporary file that becomes path when closed with
@@ -28,9 +30,11 @@ type Options struct {
 // removes it when neither happened.
 type File struct {
 	*os.File
-	path string
-	opts Options
-	done bool
+	path     string
+	opts     Options
+	done     bool
+	finished bool // synced when durable, and closed: what is left is its name
+	writing  bool // its writeback was started (StartWriteback)
 }
 
 // Create starts a file that will be path.
@@ -56,14 +60,19 @@ func (f *File) Cleanup() error {
 	return os.Remove(f.Name())
 }
 
-// finish syncs (when durable) and closes the temporary file.
+// finish syncs (when durable) and closes the temporary file, unless
+// FinishAll did.
 func (f *File) finish() error {
+	if f.finished {
+		return nil
+	}
 	// The errors of os name the operation and the file already.
 	if f.opts.Durable {
-		if err := f.Sync(); err != nil {
+		if err := f.opts.Hook.SyncFile(f.File); err != nil {
 			return err
 		}
 	}
+	f.finished = true
 	return f.File.Close()
 }
 
@@ -100,7 +109,7 @@ func (f *File) syncDir() error {
 	if !f.opts.Durable || f.opts.NoDirSync {
 		return nil
 	}
-	return SyncDir(filepath.Dir(f.path))
+	return f.opts.Hook.SyncDir(filepath.Dir(f.path))
 }
 
 // WriteFile writes data to path, replacing what was there.
@@ -145,13 +154,5 @@ func Move(from, to string, durable bool) error {
 
 // SyncDir syncs a folder so that names made or removed in it are durable.
 func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync folder: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync folder %s: %w", dir, err)
-	}
-	return nil
+	return SyncHook(nil).SyncDir(dir)
 }

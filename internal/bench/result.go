@@ -79,6 +79,15 @@ type Throughput struct {
 	Posting time.Duration `json:"posting_ns"`
 }
 
+// Share is t's messages per second as a share of floor's, measured in the
+// same run: 1 is as fast as the floor. It is 0 when the floor has none.
+func (t Throughput) Share(floor Throughput) float64 {
+	if floor.PerSecond <= 0 {
+		return 0
+	}
+	return t.PerSecond / floor.PerSecond
+}
+
 // IdleCPU is the CPU time the master used while it had nothing to route.
 // /proc counts in ticks of 10 ms, so over 10 s the resolution is 0.1 %.
 type IdleCPU struct {
