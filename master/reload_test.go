@@ -85,7 +85,11 @@ func TestNewAgentGetsAMailboxWithoutRestart(t *testing.T) {
 	h.waitFor("docs_agent's mailbox", func() bool { return exists(h.store.OutboxDir("docs_agent")) })
 
 	h.drop("docs_agent", "hi.json", `{"to": ["master_agent"], "title": "docs are up"}`)
-	h.waitInbox("master_agent", 1)
+	// The overseer hears of the new agent, then from it.
+	got := h.waitInbox("master_agent", 2)
+	if len(titled(got, "RULES CHANGED")) != 1 || len(titled(got, "docs are up")) != 1 {
+		t.Errorf("master_agent's inbox: %v; want the notice of the new agent and its message", got)
+	}
 }
 
 // TestTheOverseersAreToldWhatNewRulesOpen: the tester's forbidden entry is
@@ -247,7 +251,8 @@ func TestRulesWrittenInPlaceLetNoForbiddenMailThrough(t *testing.T) {
 	}
 }
 
-// titled picks the messages whose title starts with prefix.
+// titled picks the messages whose title starts with prefix, leaving msgs
+// as they were.
 func titled(msgs []*mailbox.Message, prefix string) []*mailbox.Message {
-	return slices.DeleteFunc(msgs, func(m *mailbox.Message) bool { return !strings.HasPrefix(m.Title, prefix) })
+	return slices.DeleteFunc(slices.Clone(msgs), func(m *mailbox.Message) bool { return !strings.HasPrefix(m.Title, prefix) })
 }
