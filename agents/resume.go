@@ -39,16 +39,21 @@ func resumable(store *mailbox.Store, p *profile.Profile) string {
 	if err != nil || !ok || rec.Transcript == "" {
 		return ""
 	}
-	// The id goes on the client's command line: an id, nothing a flag
-	// could be made of; and the transcript is the client's own file of that
-	// session.
-	if !sessionID.MatchString(rec.SessionID) || !namedFor(filepath.Base(rec.Transcript), rec.SessionID) {
-		return ""
-	}
-	if !holdsCard(rec.Transcript, p.Name) {
+	if !OwnSession(rec, p.Name) {
 		return ""
 	}
 	return rec.SessionID
+}
+
+// OwnSession reports whether a client record, which the agent writes and
+// may fill with anything, names the agent's own session: an id (a UUID,
+// nothing a flag could be made of), the client's own file of that session
+// as its transcript, and in it the identity card switchboard gave the
+// agent (a teammate's session, named with its id and file, holds the
+// teammate's card).
+func OwnSession(rec clientinbox.Record, agent string) bool {
+	return sessionID.MatchString(rec.SessionID) && namedFor(filepath.Base(rec.Transcript), rec.SessionID) &&
+		holdsCard(rec.Transcript, agent)
 }
 
 // namedFor reports whether a transcript's file name is the one its client

@@ -1,6 +1,7 @@
 package panes
 
 import (
+	"os"
 	"time"
 
 	"switchboard/agents"
@@ -59,7 +60,7 @@ func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string,
 			continue
 		}
 		if seat.Kind == profile.KindCodex {
-			if st, ok := p.turnEnd(name, got.rec.Transcript); ok {
+			if st, ok := p.turnEnd(name, got.rec); ok {
 				states[name] = st
 			}
 			if st, _ := p.readState(name); st.State == mailbox.StateBusy {
@@ -105,6 +106,8 @@ const LogTick = 2 * time.Second
 // turn's end found in it.
 type turnLog struct {
 	path   string
+	own    bool  // the agent's own session's log (agents.OwnSession)
+	judged int64 // the log's size when it was last found not its own
 	offset int64
 	end    clientusage.TurnEnd
 	ok     bool
@@ -114,13 +117,30 @@ type turnLog struct {
 // that turn failed: limited at its usage limit or login, else idle (the
 // turn is over; no hook said so). A turn that worked says nothing its Stop
 // hook did not.
-func (p *Panes) turnEnd(agent, path string) (mailbox.AgentState, bool) {
+func (p *Panes) turnEnd(agent string, rec clientinbox.Record) (mailbox.AgentState, bool) {
 	l := p.turnLogs[agent]
-	if l == nil || l.path != path {
-		l = &turnLog{path: path}
+	if l == nil || l.path != rec.Transcript {
+		l = &turnLog{path: rec.Transcript, judged: -1}
 		p.turnLogs[agent] = l
 	}
-	if end, ok, err := clientusage.LastTurnEnd(path, &l.offset); err == nil && ok {
+	if !l.own {
+		// The agent writes its record: the log read is its own session's,
+		// never a teammate's it names. Codex writes the agent's card with
+		// its first prompt, after the record: a log not yet its own is
+		// judged again when it grew.
+		size := int64(-1)
+		if info, err := os.Stat(l.path); err == nil {
+			size = info.Size()
+		}
+		if size == l.judged {
+			return mailbox.AgentState{}, false
+		}
+		l.judged, l.own = size, agents.OwnSession(rec, agent)
+		if !l.own {
+			return mailbox.AgentState{}, false
+		}
+	}
+	if end, ok, err := clientusage.LastTurnEnd(l.path, &l.offset); err == nil && ok {
 		l.end, l.ok = end, true
 	}
 	if !l.ok || !l.end.Failed {
