@@ -10,6 +10,9 @@ import (
 var (
 	// ErrNoPane means the pane named is not there (any more).
 	ErrNoPane = errors.New("no such pane")
+	// ErrPaneDead means the pane is there, and the program it ran has
+	// ended: it takes no input.
+	ErrPaneDead = errors.New("the pane's program has ended")
 	// ErrNoSession means the server runs no session of the name given.
 	ErrNoSession = errors.New("no such tmux session")
 	// ErrNoServer means no tmux server listens on the socket.

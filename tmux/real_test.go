@@ -153,6 +153,73 @@ func TestListPanesSeesEveryPaneAndDeadOnes(t *testing.T) {
 	}
 }
 
+// A notice typed into a pane whose program has just ended is refused, and
+// the server, every other pane with it, lives on: tmux 3.3a crashes
+// pasting into a dead pane. Typed by a process per command, and over a
+// control connection.
+func TestTypingIntoADeadPaneLeavesTheServerUp(t *testing.T) {
+	for _, controlled := range []bool{false, true} {
+		t.Run(fmt.Sprintf("control=%v", controlled), func(t *testing.T) {
+			c, _ := newServer(t, "sleep", "600")
+			ctx := context.Background()
+			if controlled {
+				cctx, stop := context.WithCancel(ctx)
+				t.Cleanup(stop)
+				if err := c.ConnectControl(cctx, "test"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			dead, err := c.NewWindow(ctx, "test", "ended", PaneSpec{Command: []string{"true"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(5 * time.Second)
+			for !paneDead(t, c, dead) {
+				if time.Now().After(deadline) {
+					t.Fatalf("pane %s never showed as dead", dead)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_, err = c.SendLine(ctx, dead, "[FROM: Reviewer Agent] Review the login fix (switchboard read 01a2050f)", TypeOptions{})
+			if !errors.Is(err, ErrPaneDead) {
+				t.Errorf("typing into a dead pane: %v; want ErrPaneDead", err)
+			}
+			if _, err := c.ListPanes(ctx); err != nil {
+				t.Fatalf("the server is gone after a line was typed into a dead pane: %v", err)
+			}
+			if got, _ := c.command(ctx, "list-buffers", "-F", "#{buffer_name}"); strings.Contains(got, "switchboard-") {
+				t.Errorf("the notice's buffer is left behind: %q", got)
+			}
+			cmd, out := recorder(t)
+			live, err := c.NewWindow(ctx, "test", "live", PaneSpec{Command: cmd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitForCommand(t, c, live, "cat")
+			if _, err := c.SendLine(ctx, live, "still typed", TypeOptions{}); err != nil {
+				t.Fatalf("typing into a live pane after: %v", err)
+			}
+			waitForFile(t, out, "still typed\n")
+		})
+	}
+}
+
+// paneDead reports whether the pane's program has ended.
+func paneDead(t *testing.T, c *Client, pane string) bool {
+	t.Helper()
+	panes, err := c.ListPanes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range panes {
+		if p.ID == pane {
+			return p.Dead
+		}
+	}
+	t.Fatalf("pane %s is gone", pane)
+	return false
+}
+
 func TestHasSessionMatchesExactNames(t *testing.T) {
 	c, _ := newServer(t, "sleep", "600")
 	ctx := context.Background()

@@ -134,18 +134,42 @@ func (c *Client) SendLine(ctx context.Context, pane, text string, opts TypeOptio
 }
 
 // paste puts text in the named buffer and pastes it into pane, bracketed,
-// deleting the buffer. On a control connection the text goes as an
-// argument, quoted; to a process it goes on standard input, where no
-// trailing ";" can be read as the end of a command.
+// deleting the buffer; ErrPaneDead when the pane's program has ended. On a
+// control connection the text goes as an argument, quoted; to a process it
+// goes on standard input, where no trailing ";" can be read as the end of
+// a command.
 func (c *Client) paste(ctx context.Context, pane, buffer, text string) error {
-	pasteArgs := []string{"paste-buffer", "-d", "-p", "-r", "-b", buffer, "-t", pane}
+	pasteArgs := livePaste(pane, buffer)
 	set := append([]string{"set-buffer", "-b", buffer, "--", text, ";"}, pasteArgs...)
 	if ctl := c.controlFor(set); ctl != nil {
-		if _, err := ctl.run(ctx, set); !errors.Is(err, errNotSent) {
-			return err
+		out, err := ctl.run(ctx, set)
+		if !errors.Is(err, errNotSent) {
+			return pasted(pane, out, err)
 		}
 	}
-	_, err := c.commandInput(ctx, text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, pasteArgs...)...)
+	out, err := c.commandInput(ctx, text, append([]string{"load-buffer", "-b", buffer, "-", ";"}, pasteArgs...)...)
+	return pasted(pane, out, err)
+}
+
+// deadMark is what livePaste prints for a pane whose program has ended.
+const deadMark = "switchboard: the program in the pane has ended"
+
+// livePaste pastes the buffer into the pane only while its program runs:
+// tmux 3.3a (Debian 12's) dereferences a null pointer pasting into a dead
+// pane, and the whole server, every agent's pane with it, goes down. The
+// pane is looked at in the same turn of the server as the paste; a dead
+// one has the buffer deleted, and says so.
+func livePaste(pane, buffer string) []string {
+	return []string{"if-shell", "-F", "-t", pane, "#{pane_dead}",
+		"delete-buffer -b " + buffer + " ; display-message -p '" + deadMark + "'",
+		"paste-buffer -d -p -r -b " + buffer + " -t " + pane}
+}
+
+// pasted is the error of a paste livePaste made, given what it printed.
+func pasted(pane, out string, err error) error {
+	if err == nil && strings.Contains(out, deadMark) {
+		return fmt.Errorf("paste into %s: %w", pane, ErrPaneDead)
+	}
 	return err
 }
 

@@ -21,7 +21,7 @@ func TestSendLineRetriesEnterThenReportsFailure(t *testing.T) {
 		StubCall{Match: "display-message -p -t %3 #{cursor_y}", Output: "4 0\n"},
 		StubCall{Match: "capture-pane -p -J -t %3 -S 0 -E 4", Output: "> \n"},
 		StubCall{Match: "capture-pane -p -J -t %3", Output: "> \n"},
-		StubCall{Match: "load-buffer -b switchboard-3-1 - ; paste-buffer -d -p -r -b switchboard-3-1 -t %3"},
+		StubCall{Match: "load-buffer -b switchboard-3-1 - ; if-shell -F -t %3 #{pane_dead}"},
 	)
 	// The text shows on the input line and never leaves, Enter after Enter.
 	for range 40 {

@@ -353,7 +353,10 @@ func (tm *team) panePIDs() []int {
 // panes' screens and the master's window.
 func (tm *team) diagnose() string {
 	var b strings.Builder
-	panes, _ := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} signal=#{pane_dead_signal}").Output()
+	panes, err := exec.Command("tmux", "-L", tm.socket, "list-panes", "-a", "-F", "#{pane_id} #{@agent} dead=#{pane_dead} status=#{pane_dead_status} signal=#{pane_dead_signal}").Output()
+	if err != nil {
+		fmt.Fprintf(&b, "cannot list the team's panes: %v\n", err)
+	}
 	for _, line := range strings.Split(strings.TrimSpace(string(panes)), "\n") {
 		f := strings.Fields(line)
 		if len(f) == 0 {

@@ -80,6 +80,6 @@ func TestClaudeCodeKilledComesBackOnItsConversation(t *testing.T) {
 		t.Errorf("the client came back on a new conversation: the earlier turn is not in its request\n%s", dumpRequests(reqs))
 	}
 	if n := listings(last, second); n != 1 {
-		t.Errorf("the message sent while it was down is in the conversation %d times; want once\n%s", n, dumpRequests(reqs))
+		t.Errorf("the message sent while it was down is in the conversation %d times; want once\n%s%s", n, tm.diagnose(), dumpRequests(reqs))
 	}
 }

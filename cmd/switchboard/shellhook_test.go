@@ -63,6 +63,12 @@ func TestBashAgentPrompt(t *testing.T) {
 	// A command that runs makes the agent busy; its end, idle again.
 	keys("sleep 30", "Enter")
 	tm.waitFor("the agent to be busy while sleep runs", hooked(mailbox.StateBusy))
+	// Ctrl-C for sleep, not for the hook that marked the agent busy and
+	// may not have ended yet: bash runs the command after a hook cut short.
+	tm.waitFor("sleep in the foreground", func() bool {
+		out, _ := exec.Command("tmux", "-L", tm.socket, "display-message", "-p", "-t", pane, "#{pane_current_command}").Output()
+		return strings.TrimSpace(string(out)) == "sleep"
+	})
 	keys("C-c")
 	tm.waitFor("the agent to be idle at the next prompt", hooked(mailbox.StateIdle))
 

@@ -7,6 +7,7 @@ import (
 	"switchboard/agents"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/clientusage"
+	"switchboard/internal/proctree"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -39,7 +40,7 @@ var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex
 
 // readClients reads, for each agent whose kind of client keeps a record
 // the master reads, the session its client recorded (its inbox, by
-// session id) and the state its record gives: Claude Code's registry
+// inboxKey, while a process of the client runs it) and the state its record gives: Claude Code's registry
 // entry, the end of Codex CLI's last turn. Each file is read again only
 // when it changed; the registry is searched only for a session not found
 // before. followLogs is whether a Codex agent works: the look after next
@@ -68,33 +69,34 @@ func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string,
 			}
 			continue
 		}
-		inboxes[name] = got.rec.SessionID
-		if st, ok := p.clientState(name, seat.Pane, got.rec); ok {
-			states[name] = st
+		s, live := p.liveSession(name, seat.Pane, got.rec)
+		if !live {
+			continue // its inbox is tried once its client runs
+		}
+		inboxes[name] = inboxKey(s)
+		now, _ := p.clientEntries.Get(s.EntryPath(), func() (clientinbox.Session, error) { return s.Current() })
+		if state, ok := clientStatus[now.Status]; ok && now.SessionID == s.SessionID {
+			states[name] = mailbox.AgentState{State: state, Since: now.Changed.UTC(), Source: mailbox.SourceClient}
 		}
 	}
 	return inboxes, states, followLogs
 }
 
-// clientState is what the registry entry of the agent's session says, when
-// the session runs in the agent's pane.
-func (p *Panes) clientState(agent, pane string, rec clientinbox.Record) (mailbox.AgentState, bool) {
-	s, known := p.sessions[agent]
-	if !known || s.SessionID != rec.SessionID {
-		found, err := rec.Session()
-		if err != nil || !found.InPane(pane) {
-			delete(p.sessions, agent)
-			return mailbox.AgentState{}, false
-		}
-		s = found
-		p.sessions[agent] = s
+// liveSession is the session the agent's client recorded, when a process
+// of the client runs it, in the agent's pane: one killed leaves its entry
+// in the registry, and one started again on the same conversation is a
+// process of its own.
+func (p *Panes) liveSession(agent, pane string, rec clientinbox.Record) (clientinbox.Session, bool) {
+	if s, known := p.sessions[agent]; known && s.SessionID == rec.SessionID && proctree.Alive(s.PID) {
+		return s, true
 	}
-	now, _ := p.clientEntries.Get(s.EntryPath(), func() (clientinbox.Session, error) { return s.Current() })
-	state, ok := clientStatus[now.Status]
-	if now.SessionID != rec.SessionID || !ok {
-		return mailbox.AgentState{}, false
+	found, err := rec.Session()
+	if err != nil || !found.InPane(pane) {
+		delete(p.sessions, agent)
+		return clientinbox.Session{}, false
 	}
-	return mailbox.AgentState{State: state, Since: now.Changed.UTC(), Source: mailbox.SourceClient}, true
+	p.sessions[agent] = found
+	return found, true
 }
 
 // LogTick is how often the master reads the session log of a Codex CLI

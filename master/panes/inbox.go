@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -45,20 +46,22 @@ func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announ
 	}
 	session, err := rec.Session()
 	if err != nil {
-		p.inboxFailed(agent, rec.SessionID, "its session is not running", items)
+		// Tried again as soon as a process of the client runs it.
+		p.inboxFailed(agent, "", "its session is not running", items)
 		return items
 	}
 	if !session.InPane(pane) {
-		p.inboxFailed(agent, rec.SessionID, fmt.Sprintf("the session recorded for it runs in %q, not in its pane %s", session.Tmux, pane), items)
+		p.inboxFailed(agent, inboxKey(session), fmt.Sprintf("the session recorded for it runs in %q, not in its pane %s", session.Tmux, pane), items)
 		return items
 	}
+	key := inboxKey(session)
 	if session.Socket == "" {
-		p.inboxFailed(agent, rec.SessionID, "its client keeps no inbox", items)
+		p.inboxFailed(agent, key, "its client keeps no inbox", items)
 		return items
 	}
 	taken, err := p.store.ClaimShown(agent, files(items), "")
 	if err != nil {
-		p.inboxFailed(agent, rec.SessionID, "cannot record what it was shown: "+err.Error(), items)
+		p.inboxFailed(agent, key, "cannot record what it was shown: "+err.Error(), items)
 		return items
 	}
 	items = dropFiles(items, taken) // its hooks showed them already
@@ -76,7 +79,7 @@ func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announ
 	from, sent := transcript.End(), time.Now()
 	if err := session.Send(ctx, senderOf(items), text); err != nil {
 		p.giveBack(agent, items)
-		p.inboxFailed(agent, rec.SessionID, err.Error(), items)
+		p.inboxFailed(agent, key, err.Error(), items)
 		return items
 	}
 	p.typingWG.Add(1)
@@ -108,13 +111,15 @@ func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clien
 		if len(seen.Held) == len(marks) {
 			return true
 		}
-		if len(seen.Queued) < len(marks) && time.Since(sent) > p.inboxTake {
-			return true // not taken: given back below
-		}
 		now, err := session.Current()
 		if errors.Is(err, clientinbox.ErrNoSession) {
 			ended = true
 			return true
+		}
+		if len(seen.Queued) < len(marks) {
+			// A client slow to take it (a loaded machine) may take it
+			// still: given back, it would be typed, and taken twice.
+			return time.Since(sent) > p.inboxTake
 		}
 		if err == nil && (now.Status == clientinbox.StatusBusy || now.Status == clientinbox.StatusWaiting) {
 			settled = time.Now()
@@ -148,7 +153,7 @@ func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clien
 		why = "the client took it, and it did not reach its conversation"
 	}
 	p.giveBack(agent, lost)
-	p.inboxFailed(agent, session.SessionID, why, lost)
+	p.inboxFailed(agent, inboxKey(session), why, lost)
 	p.requeue(agent, lost)
 }
 
@@ -174,24 +179,31 @@ func (p *Panes) giveBack(agent string, items []announcement) {
 // its session a moment after its start-up hook ran, say).
 const inboxRetry = 10 * time.Second
 
-// inboxFailed notes that the session's inbox did not take notices: for a
-// while, or until the client starts another session, the agent's notices
-// are typed.
-func (p *Panes) inboxFailed(agent, session, why string, items []announcement) {
+// inboxKey names the inbox of one process of a client running a session:
+// a client started again on the same conversation keeps its session id,
+// and has an inbox of its own.
+func inboxKey(s clientinbox.Session) string {
+	return s.SessionID + "/" + strconv.Itoa(s.PID)
+}
+
+// inboxFailed notes that the inbox named key did not take notices: for a
+// while, or until another process of the client runs a session, the
+// agent's notices are typed. An empty key is no inbox at all.
+func (p *Panes) inboxFailed(agent, key, why string, items []announcement) {
 	p.mu.Lock()
 	v := p.viewOf(agent)
-	said := v.inboxDown == session && v.inboxWhy == why
-	v.inboxDown, v.inboxWhy, v.inboxRetryAt, v.inbox = session, why, time.Now().Add(inboxRetry), false
+	said := v.inboxDown == key && v.inboxWhy == why
+	v.inboxDown, v.inboxWhy, v.inboxRetryAt, v.inbox = key, why, time.Now().Add(inboxRetry), false
 	p.mu.Unlock()
 	if !said { // an inbox that fails each retry the same way is said once
 		p.logf("%s notice for %s not handed through its client's inbox (%s): typed instead when it is idle", strings.Join(announcedSeqs(items), " "), agent, why)
 	}
 }
 
-// inboxUsable reports whether the agent's notices go to the session's
-// inbox: one recorded, and not one that failed a moment ago.
-func (v *view) inboxUsable(session string, now time.Time) bool {
-	return session != "" && (session != v.inboxDown || now.After(v.inboxRetryAt))
+// inboxUsable reports whether the agent's notices go to the inbox named
+// key: one that runs, and not one that failed a moment ago.
+func (v *view) inboxUsable(key string, now time.Time) bool {
+	return key != "" && (key != v.inboxDown || now.After(v.inboxRetryAt))
 }
 
 // senderOf is the one agent the notices come from, whom the client tells

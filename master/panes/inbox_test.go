@@ -103,6 +103,34 @@ func TestMailTheInboxLosesIsTypedWhenTheAgentIsIdle(t *testing.T) {
 	}
 }
 
+// A client slow to take a message into its queue (a loaded machine) is
+// waited for, not typed at: it takes the message still, and a line typed
+// meanwhile would put it into the conversation twice.
+func TestMailAClientIsSlowToTakeIsNotTypedToo(t *testing.T) {
+	r := newPaneRig(t)
+	r.panes.inboxWait = 50 * time.Millisecond
+	s := r.withInbox()
+	s.Slow = 500 * time.Millisecond
+	r.state("developer_agent", mailbox.StateIdle)
+	a := r.deliver("developer_agent", "Review the login change", 1)
+	r.look() // the screen not seen standing still yet; handed over
+	r.look()
+	r.look()
+	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
+		t.Errorf("typed %q into the pane as well", got)
+	}
+	if texts := handedOver(s); len(texts) != 1 || !strings.Contains(texts[0], a.id) {
+		t.Errorf("handed over %q; want the message once", texts)
+	}
+	announced, err := r.ws.Store.Announcements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := announced[1]; len(got) != 1 || got[0].Channel != mailbox.ChannelInbox {
+		t.Errorf("the log's record of #1 = %+v; want the inbox", got)
+	}
+}
+
 // The client's registry says the agent waits on a permission prompt after
 // its hook said busy: the newer word stands.
 func TestTheClientsRegistryIsAStateSource(t *testing.T) {

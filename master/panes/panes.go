@@ -130,7 +130,7 @@ type view struct {
 	// says it until the message is read.
 	alert *alert
 	// inbox: its client has an inbox of its own, which takes its notices
-	// also while it works; inboxDown is the session whose inbox did not,
+	// also while it works; inboxDown is the inbox (inboxKey) that did not,
 	// whose notices are typed until inboxRetryAt; inboxWhy is why, as
 	// last said.
 	inbox        bool
@@ -412,9 +412,9 @@ type pass struct {
 	readAlerts map[string]*alert
 	hooked     map[string]mailbox.AgentState
 	mail       map[string][2]int
-	// inboxes: the session each agent's client recorded, for a kind of
-	// client that keeps an inbox; clients: the state its session registry
-	// gives.
+	// inboxes: the inbox (inboxKey) of each agent whose client runs the
+	// session it recorded, for a kind of client that keeps an inbox;
+	// clients: the state its session registry gives.
 	inboxes    map[string]string
 	clients    map[string]mailbox.AgentState
 	followLogs bool // a Codex agent works: its log is read again soon

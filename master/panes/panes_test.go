@@ -91,7 +91,11 @@ func (f *fakeTmux) do(cmd []string, stdin string, out *strings.Builder) error {
 		f.labels[target(cmd)+" "+cmd[len(cmd)-2]] = cmd[len(cmd)-1]
 	case cmd[0] == "load-buffer":
 		f.labels["buffer"] = stdin
-	case cmd[0] == "paste-buffer":
+	case cmd[0] == "if-shell" && cmd[len(cmd)-3] == "#{pane_dead}" && strings.HasPrefix(cmd[len(cmd)-1], "paste-buffer"):
+		if p.dead {
+			out.WriteString("switchboard: the program in the pane has ended\n")
+			break
+		}
 		p.input += f.labels["buffer"]
 	case cmd[0] == "send-keys" && cmd[len(cmd)-1] == "Enter" && p.early > 0:
 		p.early--

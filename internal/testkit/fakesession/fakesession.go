@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Token is the key every fake session takes.
@@ -30,6 +31,9 @@ type Session struct {
 	// into its queue (a line too); true when nil. A connection that does
 	// not authenticate with Token first is read and ignored.
 	Take func(text string) bool
+	// Slow is how long it takes each message into its queue after it was
+	// sent, as a client on a loaded machine does.
+	Slow time.Duration
 }
 
 // New registers a session of this process, running in the tmux pane
@@ -87,8 +91,10 @@ func (s *Session) serve(l net.Listener) {
 		}
 		s.mu.Lock()
 		s.lines = append(s.lines, got)
-		take := s.Take
+		take, slow := s.Take, s.Slow
 		s.mu.Unlock()
+		c.Close()
+		time.Sleep(slow)
 		authed := false
 		for _, line := range got {
 			var m struct {
@@ -110,7 +116,6 @@ func (s *Session) serve(l net.Listener) {
 					"origin": map[string]any{"kind": "peer", "from": m.From}})
 			}
 		}
-		c.Close()
 	}
 }
 
