@@ -38,7 +38,7 @@ func TestBenchMeasuresATeamOfManyHostsThroughItsHub(t *testing.T) {
 	if err := printHubScaleTable(&table, &res); err != nil {
 		t.Fatal(err)
 	}
-	for _, row := range []string{bench.RowScaleRest, bench.RowScaleP50, bench.RowScalePresence} {
+	for _, row := range []string{bench.RowScaleRest, bench.RowScaleP50, bench.RowScaleLoad, bench.RowScalePresence, bench.RowScaleLost} {
 		c, ok := res.Check(row + " (one hub)")
 		if !ok {
 			t.Errorf("no check of %s: %+v", row, res.Checks)

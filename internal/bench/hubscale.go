@@ -51,10 +51,31 @@ const scaleSettle = 10 * time.Second
 
 // The scale run's targets.
 const (
-	TargetScaleRestShare = 1.0             // the most % of a core the hub and every master use at rest, together
-	TargetScaleP50Ratio  = 3.0             // the most cross-host p50 at the steady rate, as a multiple of one host's
-	TargetScalePresence  = 6 * time.Second // the longest an agent's state takes to show on every host
+	// The most % of a core the hub (every node) and every master use at
+	// rest, together: through one hub, and through a cluster of three.
+	TargetScaleRestShare        = 0.5
+	TargetScaleRestShareCluster = 1.0
+	// The most cross-host p50 at the steady rate, as a multiple of one
+	// host's in the same run.
+	TargetScaleP50Ratio = 2.0
+	// The most % of a core the hub uses meanwhile, its nodes summed.
+	TargetScaleLoadHubShare = 10.0
+	TargetScalePresence     = 6 * time.Second // the longest an agent's state takes to show on every host
+	// The longest from the start of the hub's nodes until every host has
+	// joined and sees the whole team, for a cluster of three.
+	TargetScaleJoinedCluster = 5 * time.Second
 )
+
+// restTarget is the most % of a core the run may use at rest.
+func (h *HubScaleResult) restTarget() float64 {
+	if h.Cluster {
+		return TargetScaleRestShareCluster
+	}
+	return TargetScaleRestShare
+}
+
+// lost is every message the run lost across hosts.
+func (h *HubScaleResult) lost() int { return h.Steady.Lost + h.Burst.Lost + h.VolumeLost }
 
 // HubScaleResult is a team of many hosts through its hub.
 type HubScaleResult struct {

@@ -24,7 +24,7 @@ func TestRunHubScale(t *testing.T) {
 	}
 	var r Result
 	r.AddHubScale(res)
-	if len(r.Checks) != 3 {
-		t.Errorf("checks %+v, want the three rows", r.Checks)
+	if len(r.Checks) != 5 {
+		t.Errorf("checks %+v, want the five rows of one hub (at rest, p50, the hub's load, states, lost)", r.Checks)
 	}
 }

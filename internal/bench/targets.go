@@ -95,7 +95,10 @@ const (
 	// hosts beside one host, and an agent's state reaching every host.
 	RowScaleRest     = "hub_scale_rest"
 	RowScaleP50      = "hub_scale_p50"
+	RowScaleLoad     = "hub_scale_load"
 	RowScalePresence = "hub_scale_presence"
+	RowScaleJoined   = "hub_scale_joined"
+	RowScaleLost     = "hub_scale_lost"
 	// The memory run's row: MemoryResult.Master's growth.
 	RowMemoryGrowth = "memory_growth"
 	// The hooks' rows: HookResult.StatusLine, PromptNew and PromptShown.
@@ -147,22 +150,40 @@ func (r *Result) checkHubScale(h *HubScaleResult) {
 	if h.Cluster {
 		what = "three hubs"
 	}
+	row := func(name string) string { return fmt.Sprintf("%s (%s)", name, what) }
 	r.Checks = append(r.Checks,
 		Check{
-			Row:    fmt.Sprintf("%s (%s)", RowScaleRest, what),
-			Target: fmt.Sprintf("≤ %g%% of a core", TargetScaleRestShare),
-			Pass:   h.Rest.Total() <= TargetScaleRestShare,
+			Row:    row(RowScaleRest),
+			Target: fmt.Sprintf("≤ %g%% of a core", h.restTarget()),
+			Pass:   h.Rest.Total() <= h.restTarget(),
 		},
 		Check{
-			Row:    fmt.Sprintf("%s (%s)", RowScaleP50, what),
+			Row:    row(RowScaleP50),
 			Target: fmt.Sprintf("≤ %g× one host", TargetScaleP50Ratio),
 			Pass:   h.Steady.Lost == 0 && float64(h.Steady.P50) <= TargetScaleP50Ratio*float64(h.SteadyLocal.P50),
 		},
 		Check{
-			Row:    fmt.Sprintf("%s (%s)", RowScalePresence, what),
+			Row:    row(RowScaleLoad),
+			Target: fmt.Sprintf("hub ≤ %g%% of a core", TargetScaleLoadHubShare),
+			Pass:   h.Load.Hub <= TargetScaleLoadHubShare,
+		},
+		Check{
+			Row:    row(RowScalePresence),
 			Target: fmt.Sprintf("≤ %s", TargetScalePresence),
 			Pass:   h.Presence > 0 && h.Presence <= TargetScalePresence,
+		},
+		Check{
+			Row:    row(RowScaleLost),
+			Target: "none",
+			Pass:   h.lost() == 0 && h.SteadyLocal.Lost == 0,
 		})
+	if h.Cluster {
+		r.Checks = append(r.Checks, Check{
+			Row:    row(RowScaleJoined),
+			Target: fmt.Sprintf("≤ %s", TargetScaleJoinedCluster),
+			Pass:   h.Joined > 0 && h.Joined <= TargetScaleJoinedCluster,
+		})
+	}
 }
 
 // checkHub checks delivery across hosts against delivery on one.
