@@ -3,9 +3,18 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"switchboard/internal/hubcmd"
+	"switchboard/internal/profiling"
 )
 
-func main() { os.Exit(hubcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if err := profiling.FromEnv("switchboard-hub"); err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard-hub: %v\n", err)
+	}
+	code := hubcmd.Main(os.Args[1:], os.Stdout, os.Stderr)
+	profiling.Stop()
+	os.Exit(code)
+}

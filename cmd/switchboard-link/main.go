@@ -4,9 +4,18 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"switchboard/internal/linkcmd"
+	"switchboard/internal/profiling"
 )
 
-func main() { os.Exit(linkcmd.Main(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	if err := profiling.FromEnv("switchboard-link"); err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard-link: %v\n", err)
+	}
+	code := linkcmd.Main(os.Args[1:], os.Stdout, os.Stderr)
+	profiling.Stop()
+	os.Exit(code)
+}

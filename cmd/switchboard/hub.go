@@ -6,6 +6,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/internal/profiling"
 )
 
 func newHubCmd(io *streams, g *globals) *cobra.Command {
@@ -30,6 +32,7 @@ switchboard hub --help shows its flags.`,
 			}
 			// The hub takes this process's place: Ctrl-C and signals reach
 			// it, and its exit status is the command's.
+			profiling.Discard()
 			return syscall.Exec(program, append([]string{program}, args...), os.Environ())
 		},
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"switchboard/internal/profiling"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -161,6 +162,7 @@ func dropHubPassword(hubURL string) error {
 	for i, a := range os.Args {
 		args[i] = strings.ReplaceAll(a, hubURL, clean)
 	}
+	profiling.Discard()
 	return syscall.Exec(exe, args, os.Environ())
 }
 

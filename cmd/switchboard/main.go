@@ -1,7 +1,17 @@
 package main
 
-import "os"
+import (
+	"fmt"
+	"os"
+
+	"switchboard/internal/profiling"
+)
 
 func main() {
-	os.Exit(run(os.Args[1:], systemStreams()))
+	if err := profiling.FromEnv("switchboard"); err != nil {
+		fmt.Fprintf(os.Stderr, "switchboard: %v\n", err)
+	}
+	code := run(os.Args[1:], systemStreams())
+	profiling.Stop()
+	os.Exit(code)
 }

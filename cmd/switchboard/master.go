@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/internal/profiling"
 	"switchboard/master"
 )
 
@@ -93,5 +94,6 @@ func runMasterOnHub(opts *masterOptions) error {
 		return err
 	}
 	env := append(os.Environ(), masterOptionsEnv+"="+string(data))
+	profiling.Discard()
 	return syscall.Exec(program, []string{program, "master", "--root", opts.root}, env)
 }
