@@ -11,10 +11,12 @@ import (
 
 // Env is the variable that names the folder profiles go to; EnvAfter, a
 // duration ("20s"), how long after its start a process begins its
-// profile: a run's quiet part (a team at rest) is seen without its start.
+// profile, and EnvFor how long the profile lasts: a run's quiet part (a
+// team at rest) is seen without its start and what follows.
 const (
 	Env      = "SWITCHBOARD_CPU_PROFILE"
 	EnvAfter = "SWITCHBOARD_CPU_PROFILE_AFTER"
+	EnvFor   = "SWITCHBOARD_CPU_PROFILE_FOR"
 )
 
 // running is the profile under way, if any.
@@ -33,22 +35,41 @@ func FromEnv(program string) error {
 	if dir == "" {
 		return nil
 	}
-	var after time.Duration
-	if v := os.Getenv(EnvAfter); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("no CPU profile: %s is not a duration: %w", EnvAfter, err)
-		}
-		after = d
+	after, err := duration(EnvAfter)
+	if err != nil {
+		return err
+	}
+	lasting, err := duration(EnvFor)
+	if err != nil {
+		return err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", program, os.Getpid()))
-	if after <= 0 {
+	begin := func() error {
+		if lasting > 0 {
+			time.AfterFunc(lasting, Stop)
+		}
 		return start(path)
+	}
+	if after <= 0 {
+		return begin()
 	}
 	running.mu.Lock()
 	defer running.mu.Unlock()
-	running.pending = time.AfterFunc(after, func() { _ = start(path) })
+	running.pending = time.AfterFunc(after, func() { _ = begin() })
 	return nil
+}
+
+// duration is the duration the variable named gives, 0 when it is unset.
+func duration(name string) (time.Duration, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("no CPU profile: %s is not a duration: %w", name, err)
+	}
+	return d, nil
 }
 
 // start begins the profile into a new file at path.
