@@ -174,11 +174,16 @@ func (h *harness) waitFor(what string, cond func() bool) {
 	}
 }
 
-// waitInbox waits until the agent's inbox holds at least n messages.
+// waitInbox waits until the agent's inbox holds n messages, and fails the
+// test when it holds more: a copy delivered twice is a failure.
 func (h *harness) waitInbox(agent string, n int) []*mailbox.Message {
 	h.t.Helper()
 	h.waitFor(agent+" to have "+strconv.Itoa(n)+" messages", func() bool { return len(h.inbox(agent, mailbox.All)) >= n })
-	return h.inbox(agent, mailbox.All)
+	got := h.inbox(agent, mailbox.All)
+	if len(got) > n {
+		h.t.Fatalf("%s's inbox holds %d messages; want exactly %d: %q\nmaster log:\n%s", agent, len(got), n, titles(got), h.log.String())
+	}
+	return got
 }
 
 func writeFile(t *testing.T, path, content string) {

@@ -123,7 +123,7 @@ func cmdLatestID(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // waitmail AGENT N: wait until AGENT of the workspace in $WORK has N
-// messages, read or not.
+// messages, read or not; more than N is a failure (a copy delivered twice).
 func cmdWaitMail(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitmail AGENT N")
@@ -138,6 +138,9 @@ func cmdWaitMail(ts *testscript.TestScript, neg bool, args []string) {
 		return n >= want
 	}) {
 		ts.Fatalf("%s has %d messages after 10s; want %d", args[0], n, want)
+	}
+	if n > want {
+		ts.Fatalf("%s has %d messages; want exactly %d", args[0], n, want)
 	}
 }
 
