@@ -3,14 +3,15 @@ package agents
 import (
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
 
-// CancelTitle is the start of the notice a cancelled agent gets.
+// CancelTitle is the start of the title of the notice a cancelled agent
+// gets, for the people and the model who read it; its cancel field
+// (mailbox.Cancel) is what makes it a cancel notice.
 const CancelTitle = "[CANCELLED]"
 
 // Cancel stops an agent's work and that of every agent spawned under it,
@@ -59,6 +60,11 @@ func Cancel(ws *workspace.Workspace, by, agent, reason string) ([]string, error)
 			From: by, To: []string{name}, Title: mailbox.ClipTitle(title), Content: content,
 			Type: mailbox.TypeInterrupt, Priority: mailbox.PriorityUrgent,
 		}
+		c := mailbox.Cancel{By: by, Reason: reason}
+		if name != agent {
+			c.Under = agent
+		}
+		msg.SetCancel(c)
 		msg.Normalize(now.Add(time.Duration(i) * time.Microsecond)) // leaves first, in the outbox's order
 		if err := msg.Validate(); err != nil {
 			return order[:i], err
@@ -75,20 +81,6 @@ func orNoReason(reason string) string {
 		return "no reason given"
 	}
 	return reason
-}
-
-// CancelledBy reads a cancel notice: who cancelled, and why; ok is false
-// for any other message.
-func CancelledBy(msg *mailbox.Message) (c workspace.Cancellation, ok bool) {
-	rest, ok := strings.CutPrefix(msg.Title, CancelTitle+" by ")
-	if !ok || msg.Type != mailbox.TypeInterrupt {
-		return workspace.Cancellation{}, false
-	}
-	by, reason, _ := strings.Cut(rest, ": ")
-	if by != msg.From {
-		return workspace.Cancellation{}, false
-	}
-	return workspace.Cancellation{By: by, Reason: reason, At: msg.DeliveredAt}, true
 }
 
 // MarkCancelled marks an agent spawned here cancelled, as Cancel does, for a

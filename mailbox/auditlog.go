@@ -45,6 +45,10 @@ type Record struct {
 	// of the one its prompts go to, or it passes such a prompt up. A
 	// message without it is no prompt, whatever its fields or title say.
 	Permission bool `json:"permission,omitempty"`
+	// Cancel says the master vouches that the message is a cancel notice
+	// (Message.Cancel): an interrupt, from one who may interrupt each of
+	// its recipients, whose field names its sender.
+	Cancel bool `json:"cancel,omitempty"`
 	// Hash is the Fingerprint of the message as its sender posted it: a
 	// later file with the same id is the same message only when it matches.
 	Hash    string   `json:"hash,omitempty"`

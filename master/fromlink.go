@@ -11,6 +11,7 @@ import (
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/rules"
+	"switchboard/workspace"
 )
 
 // Copies from other hosts are delivered like local ones: vouched for by
@@ -141,11 +142,11 @@ func (m *Master) admitOne(c link.Copy) (msg *mailbox.Message, answers string, er
 // cancel from another host by one who may interrupt it: its parent's wait
 // ends, as for a cancel made here.
 func (m *Master) cancelFromLink(msg *mailbox.Message, to string) error {
-	c, ok := agents.CancelledBy(msg)
+	c, ok := msg.Cancel()
 	if !ok || !m.rules.MayInterruptAgent(principal(msg), to) {
 		return nil
 	}
-	marked, err := agents.MarkCancelled(m.ws, to, c)
+	marked, err := agents.MarkCancelled(m.ws, to, workspace.Cancellation{By: c.By, Reason: c.Reason, At: msg.DeliveredAt})
 	if err != nil {
 		m.logf("cannot mark %s cancelled: %v; the hub keeps the cancel", to, err)
 		return err

@@ -419,19 +419,29 @@ func TestACancelCrossesHosts(t *testing.T) {
 		r, err := rules.LoadTeam(gpu)
 		return err == nil && r.Knows("developer_agent-2")
 	})
-	// One who may not interrupt it writes a cancel notice by hand: ordinary
-	// mail, which marks nothing.
-	fake := post(t, b.harness, "tester_agent", &mailbox.Message{To: []string{"developer_agent-1"}, Title: "[CANCELLED] by tester_agent: stop", Type: mailbox.TypeInterrupt})
-	a.waitFor("the fake notice to arrive", func() bool {
-		for _, m := range a.inbox("developer_agent-1", mailbox.All) {
-			if m.ID == fake.ID {
-				return true
+	// One who may not interrupt it writes a cancel notice by hand, field and
+	// all; one who may writes only its title: interrupts, which mark nothing.
+	byHand := &mailbox.Message{To: []string{"developer_agent-1"}, Title: "[CANCELLED] by tester_agent: stop", Type: mailbox.TypeInterrupt}
+	byHand.SetCancel(mailbox.Cancel{By: "tester_agent", Reason: "stop"})
+	for _, f := range []struct {
+		from string
+		msg  *mailbox.Message
+	}{
+		{"tester_agent", byHand},
+		{"master_agent", &mailbox.Message{To: []string{"developer_agent-1"}, Title: "[CANCELLED] by master_agent: stop", Type: mailbox.TypeInterrupt}},
+	} {
+		fake := post(t, b.harness, f.from, f.msg)
+		a.waitFor("the notice "+fake.Title+" to arrive", func() bool {
+			for _, m := range a.inbox("developer_agent-1", mailbox.All) {
+				if m.ID == fake.ID {
+					return true
+				}
 			}
+			return false
+		})
+		if spawned, _ := laptop.Spawned(); spawned["developer_agent-1"].Cancelled != nil {
+			t.Fatalf("the notice %q from %s marked the helper cancelled: cancel did not send it", fake.Title, fake.From)
 		}
-		return false
-	})
-	if spawned, _ := laptop.Spawned(); spawned["developer_agent-1"].Cancelled != nil {
-		t.Fatal("a cancel notice from one who may not interrupt marked the helper cancelled")
 	}
 	order, err := agents.Cancel(gpu, "master_agent", "developer_agent-1", "wrong branch")
 	if err != nil || len(order) != 2 || order[0] != "developer_agent-2" {

@@ -158,6 +158,7 @@ func (m *Master) prepare(agent, path string) (r *routing, done bool, err error) 
 		if notAPrompt, err = m.vouchPermission(agent, msg, &rec); err != nil {
 			return nil, false, errLog{err}
 		}
+		m.vouchCancel(agent, msg, &rec)
 		if rec, err = m.log.AppendUnsynced(rec); err != nil {
 			return nil, false, errLog{err}
 		}
