@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"syscall"
@@ -77,10 +76,6 @@ is refused, and says how.`,
 	return cmd
 }
 
-// masterOptionsEnv carries a master's options to switchboard-link master
-// (package linkcmd's MasterOptionsEnv, which this program does not link).
-const masterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
-
 // runMasterOnHub hands the master of a host of a team across machines over
 // to switchboard-link, the program that speaks NATS, with the options made
 // here: it takes this process's place.
@@ -89,11 +84,11 @@ func runMasterOnHub(opts *masterOptions) error {
 	if err != nil {
 		return fmt.Errorf("this workspace joins a team across machines, whose master is a program of its own, and %w", err)
 	}
-	data, err := json.Marshal(opts.Options)
+	handed, err := opts.Options.HandOver()
 	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), masterOptionsEnv+"="+string(data))
+	env := append(os.Environ(), handed)
 	profiling.Discard()
 	return syscall.Exec(program, []string{program, "master", "--root", opts.root}, env)
 }

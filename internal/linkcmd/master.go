@@ -2,7 +2,6 @@ package linkcmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,12 +18,6 @@ import (
 	"switchboard/workspace"
 )
 
-// MasterOptionsEnv carries the options of `switchboard master`, as JSON,
-// to `switchboard-link master`, which runs the master of a host of a team
-// across machines: switchboard parses and checks its command line, and
-// hands over what it made of it.
-const MasterOptionsEnv = "SWITCHBOARD_MASTER_OPTIONS"
-
 // runMaster runs the master of the workspace at --root with a link to the
 // hub its settings name, until SIGINT or SIGTERM.
 func runMaster(args []string, stderr io.Writer) int {
@@ -35,15 +28,13 @@ func runMaster(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
 		return exitUsage
 	}
-	var opts master.Options
-	data := os.Getenv(MasterOptionsEnv)
-	os.Unsetenv(MasterOptionsEnv) // not the agents' business
-	if data == "" {
+	opts, err := master.TakeOver() // not the agents' business: out of the environment
+	switch {
+	case errors.Is(err, master.ErrNoOptions):
 		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
 		return exitUsage
-	}
-	if err := json.Unmarshal([]byte(data), &opts); err != nil {
-		fmt.Fprintf(stderr, "switchboard-link master: the options from switchboard master do not read (%v): are switchboard and switchboard-link of the same build? go install ./cmd/... installs them together\n", err)
+	case err != nil:
+		fmt.Fprintf(stderr, "switchboard-link master: %v: are switchboard and switchboard-link of the same build? go install ./cmd/... installs them together\n", err)
 		return exitUsage
 	}
 	ws := workspace.New(*root)
