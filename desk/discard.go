@@ -2,7 +2,6 @@ package desk
 
 import (
 	"context"
-	"errors"
 
 	"switchboard/agents"
 	"switchboard/worktree"
@@ -24,7 +23,7 @@ func (d *Desk) WouldDiscard(ctx context.Context, agent string) ([]*worktree.Unsa
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := agents.TreeOf(ctx, d.ws, p); errors.Is(err, worktree.ErrNoTree) {
+		if _, _, err := agents.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
 			return nil, nil // Close says there is nothing left
 		}
 		if err := d.mayTend(agent, "remove the worktree of"); err != nil {

@@ -820,6 +820,22 @@ func TestEachVerbOfTheDeskDecidesAsTheTeamsRulesSay(t *testing.T) {
 			want: badInput(ErrNotSpawned), after: nothingChanged,
 		},
 		{
+			name: "a developer closing its helper closed before, in no git repository, is told it has no worktree left", agent: "developer_agent",
+			call: func(d *Desk, w *world) error {
+				_, err := d.Close(context.Background(), closedHelper, false)
+				return err
+			},
+			want: badInput(ErrClosed), after: nothingChanged,
+		},
+		{
+			name: "the master closing a helper closed before, in no git repository, is told it has no worktree left", agent: "master_agent",
+			call: func(d *Desk, w *world) error {
+				_, err := d.Close(context.Background(), closedHelper, false)
+				return err
+			},
+			want: badInput(ErrClosed), after: nothingChanged,
+		},
+		{
 			name: "an agent the team does not have cannot be closed", agent: "master_agent",
 			call: func(d *Desk, w *world) error {
 				_, err := d.Close(context.Background(), "developer_agent-9", false)

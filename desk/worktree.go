@@ -115,7 +115,7 @@ func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (a
 	}
 	noTree := fmt.Errorf("%s is %w, and has no worktree left", agent, ErrClosed)
 	// Who may remove it matters only when there is one.
-	if _, _, err := agents.TreeOf(ctx, d.ws, p); errors.Is(err, worktree.ErrNoTree) {
+	if _, _, err := agents.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
 		return agents.Closed{}, noTree
 	}
 	if err := d.mayTend(agent, "remove the worktree of"); err != nil {
@@ -126,6 +126,12 @@ func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (a
 		return agents.Closed{}, noTree
 	}
 	return agents.Closed{Trees: []agents.TreeFate{fate}}, nil
+}
+
+// noTreeLeft reports whether looking for an agent's worktree found there is
+// none: none was made, or the workspace is in no git repository at all.
+func noTreeLeft(err error) bool {
+	return errors.Is(err, worktree.ErrNoTree) || errors.Is(err, worktree.ErrNotRepo)
 }
 
 // commitLeft commits what the agent left uncommitted in its tree, unless
