@@ -68,7 +68,9 @@ func (c *Conn) heartbeatLoop() {
 				// the others: let its heartbeat lapse.
 				continue
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), c.beat)
+			// A beat under way when the host closes ends with it: Close
+			// says no goodbye, and need not wait for the hub's answer.
+			ctx, cancel := context.WithTimeout(c.closed, c.beat)
 			// A failed beat is retried at the next tick; three in a row
 			// make this host unreachable to the others, which is the truth.
 			_ = c.beatOnce(ctx)

@@ -273,7 +273,13 @@ func (m *masterProcess) stop(t *testing.T) {
 			t.Errorf("master exited with %v after SIGTERM; want a clean stop", err)
 		}
 	case <-time.After(10 * time.Second):
-		m.cmd.Process.Kill()
-		t.Errorf("master did not stop within 10s of SIGTERM")
+		// Go prints every goroutine's stack on SIGQUIT: what it waits for.
+		m.cmd.Process.Signal(syscall.SIGQUIT)
+		select {
+		case <-m.done:
+		case <-time.After(5 * time.Second):
+			m.cmd.Process.Kill()
+		}
+		t.Errorf("master did not stop within 10s of SIGTERM (its goroutines follow its log)")
 	}
 }
