@@ -40,10 +40,10 @@ var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex
 
 // readClients reads, for each agent whose kind of client keeps a record
 // the master reads, the session its client recorded (its inbox, by
-// inboxKey, while a process of the client runs it) and the state its record gives: Claude Code's registry
-// entry, the end of Codex CLI's last turn. Each file is read again only
-// when it changed; the registry is searched only for a session not found
-// before. followLogs is whether a Codex agent works: the look after next
+// inboxKey, while a process of the client runs it) and the state its
+// record gives: Claude Code's registry entry, the end of Codex CLI's last
+// turn. Each file is read again only when it changed; the registry is
+// searched only for a session not found before. followLogs is whether a Codex agent works: the look after next
 // comes soon, to read how its turn ends.
 func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
 	inboxes = make(map[string]string)
