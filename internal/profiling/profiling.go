@@ -44,6 +44,9 @@ func FromEnv(program string) error {
 		return err
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.pprof", program, os.Getpid()))
+	running.mu.Lock()
+	running.ended = false
+	running.mu.Unlock()
 	begin := func() error {
 		if lasting > 0 {
 			time.AfterFunc(lasting, Stop)
