@@ -68,8 +68,11 @@ func namedFor(name, id string) bool {
 // sessionID is the form of a session id the clients give: a UUID.
 var sessionID = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
 
-// holdsCard reports whether the transcript holds the identity card
-// switchboard's start-up hook gives the agent.
+// holdsCard reports whether the first identity card in the transcript is
+// the one switchboard's start-up hook gave the agent: its hook puts it at
+// the start of the session, before anything a teammate can write there (a
+// message's title or body, shown or typed, may carry another agent's
+// card's words).
 func holdsCard(path, agent string) bool {
 	f, err := clientusage.OpenRegular(path)
 	if err != nil {
@@ -80,9 +83,25 @@ func holdsCard(path, agent string) bool {
 	if err != nil {
 		return false
 	}
-	return bytes.Contains(head, []byte(CardMark(agent)))
+	return firstCard(head) == agent
+}
+
+// cardTail ends every agent's card (CardMark).
+const cardTail = "), one agent of a team"
+
+// firstCard is the agent the first card in text names; "" when none does.
+func firstCard(text []byte) string {
+	end := bytes.Index(text, []byte(cardTail))
+	if end < 0 {
+		return ""
+	}
+	start := bytes.LastIndexByte(text[:end], '(')
+	if start < 0 {
+		return ""
+	}
+	return string(text[start+1 : end])
 }
 
 // CardMark is the words of the identity card that name the agent, as its
 // start-up hook writes them.
-func CardMark(agent string) string { return "(" + agent + "), one agent of a team" }
+func CardMark(agent string) string { return "(" + agent + cardTail }
