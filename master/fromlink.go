@@ -142,8 +142,8 @@ func (m *Master) admitOne(c link.Copy) (msg *mailbox.Message, answers string, er
 // cancel from another host by one who may interrupt it: its parent's wait
 // ends, as for a cancel made here.
 func (m *Master) cancelFromLink(msg *mailbox.Message, to string) error {
-	c, ok := msg.Cancel()
-	if !ok || !m.rules.MayInterruptAgent(principal(msg), to) {
+	c, why := m.cancelFor(principal(msg), msg, to)
+	if why != "" {
 		return nil
 	}
 	marked, err := agents.MarkCancelled(m.ws, to, workspace.Cancellation{By: c.By, Reason: c.Reason, At: msg.DeliveredAt})

@@ -24,12 +24,14 @@ var running struct {
 	mu      sync.Mutex
 	file    *os.File
 	pending *time.Timer // the start to come, with EnvAfter
+	limit   *time.Timer // the end to come, with EnvFor
 	ended   bool
 }
 
 // FromEnv starts profiling the process when Env names a folder, at once
 // or EnvAfter later; Stop ends it and writes the profile. When it cannot,
-// the error says why, and the program runs as usual.
+// the error says why (a start put off to later that fails leaves no file,
+// and says nothing), and the program runs as usual.
 func FromEnv(program string) error {
 	dir := os.Getenv(Env)
 	if dir == "" {
@@ -48,10 +50,13 @@ func FromEnv(program string) error {
 	running.ended = false
 	running.mu.Unlock()
 	begin := func() error {
-		if lasting > 0 {
-			time.AfterFunc(lasting, Stop)
+		err := start(path)
+		if err == nil && lasting > 0 {
+			running.mu.Lock()
+			running.limit = time.AfterFunc(lasting, Stop)
+			running.mu.Unlock()
 		}
-		return start(path)
+		return err
 	}
 	if after <= 0 {
 		return begin()
@@ -107,8 +112,10 @@ func end(discard bool) {
 	running.mu.Lock()
 	defer running.mu.Unlock()
 	running.ended = true
-	if running.pending != nil {
-		running.pending.Stop()
+	for _, t := range []*time.Timer{running.pending, running.limit} {
+		if t != nil {
+			t.Stop()
+		}
 	}
 	if running.file == nil {
 		return

@@ -43,7 +43,8 @@ var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex
 // inboxKey, while a process of the client runs it) and the state its
 // record gives: Claude Code's registry entry, the end of Codex CLI's last
 // turn. Each file is read again only when it changed; the registry is
-// searched only for a session not found before. followLogs is whether a Codex agent works: the look after next
+// searched while the session found before is not running (not found, or
+// its process ended). followLogs is whether a Codex agent works: the look after next
 // comes soon, to read how its turn ends.
 func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
 	inboxes = make(map[string]string)
