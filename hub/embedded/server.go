@@ -298,13 +298,15 @@ const (
 // since hosts may join as soon as one has prepared.
 func (s *Server) prepareInCluster(ctx context.Context, svc Service, nc *nats.Conn) {
 	wait := firstPrepare
-	for first := true; ctx.Err() == nil; first = false {
+	first := true // no attempt made yet: one the leader may be making too
+	for ctx.Err() == nil {
 		if !watch.Until(ctx, leaderLook, readyTimeout, s.ns.JetStreamIsCurrent) {
 			continue
 		}
 		if first && !s.ns.JetStreamIsLeader() && watch.Sleep(ctx, leaderFirst) != nil {
 			return
 		}
+		first = false
 		tctx, cancel := context.WithTimeout(ctx, wait)
 		err := svc.Prepare(tctx, nc)
 		cancel()
