@@ -78,7 +78,7 @@ func WriteWiring(ws *workspace.Workspace, w Wiring, kind string) (Wired, error) 
 		return writeGeminiHome(filepath.Join(dir, "gemini"), w)
 	case WireBash:
 		path := filepath.Join(dir, "bashrc")
-		rc := "# written by switchboard: the user's ~/.bashrc, then the hooks\n[ -f ~/.bashrc ] && . ~/.bashrc\n" + w.BashSnippet()
+		rc := "# written by switchboard: the user's ~/.bashrc, then the hooks\n[ -f ~/.bashrc ] && . ~/.bashrc\n" + w.binaryFirst() + w.BashSnippet()
 		return Wired{Path: path, Args: []string{"--rcfile", path, "-i"}}, writeFile(path, []byte(rc))
 	case WireZsh:
 		zdot := filepath.Join(dir, "zsh")
@@ -100,7 +100,7 @@ unset __sb_zdot
 		rc := `# written by switchboard: the user's .zshrc, then the hooks
 ZDOTDIR=${SWITCHBOARD_USER_ZDOTDIR:-$HOME}
 [ -f "$ZDOTDIR/.zshrc" ] && . "$ZDOTDIR/.zshrc"
-` + w.ZshSnippet()
+` + w.binaryFirst() + w.ZshSnippet()
 		path := filepath.Join(zdot, ".zshrc")
 		wired := Wired{Path: path, Env: map[string]string{"ZDOTDIR": zdot}}
 		if user := os.Getenv("ZDOTDIR"); user != "" {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -187,6 +188,14 @@ func (w Wiring) ClaudeSettings() []byte {
 		"permissions": map[string]any{"allow": allow, "deny": []string{peerListTool}, "defaultMode": "default"},
 	}
 	return encodeIndented(doc)
+}
+
+// binaryFirst is the line of a pane's shell start-up file, after the
+// user's own, that puts the folder of the switchboard the hooks run first
+// on PATH again: a user's rc that puts another install first would have
+// the hints the agent is given run another build.
+func (w Wiring) binaryFirst() string {
+	return "PATH=" + safetext.ShellWord(filepath.Dir(w.Binary)) + ":\"$PATH\"\n"
 }
 
 // BashSnippet goes into a .bashrc: the box before each prompt (idle), and

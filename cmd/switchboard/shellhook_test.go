@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,7 +21,16 @@ func TestBashAgentPrompt(t *testing.T) {
 	}
 	tm := newTeam(t)
 	home := t.TempDir()
-	writeTestFile(t, filepath.Join(home, ".bashrc"), "PS1='user-prompt\\$ '\n")
+	// The user's .bashrc puts another install of switchboard first.
+	other := filepath.Join(home, "other-bin")
+	if err := os.MkdirAll(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(other, "switchboard"), "#!/bin/sh\necho another build\n")
+	if err := os.Chmod(filepath.Join(other, "switchboard"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, filepath.Join(home, ".bashrc"), "PS1='user-prompt\\$ '\nPATH="+other+":$PATH\n")
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		"display_name: Developer Agent\nkind: shell\ncommand: [bash]\nenv: {HOME: \""+home+"\", LANG: C.UTF-8}\n")
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
@@ -84,6 +94,15 @@ func TestBashAgentPrompt(t *testing.T) {
 	showing("the next prompt", func(s string) bool { return strings.Count(s, "📬 Mailbox: 1 new") >= 2 })
 	if s := screen(); strings.Count(s, title) != 1 {
 		t.Errorf("the title shows %d times; want once, at the first prompt after it came:\n%s", strings.Count(s, title), s)
+	}
+
+	// The switchboard a hint names is the one the hooks run, not the user's
+	// other install.
+	keys("command -v switchboard", "Enter")
+	staged := filepath.Join(tm.root, "mailboxes", ".bin", "switchboard")
+	showing("where switchboard is", func(s string) bool { return strings.Contains(s, staged) || strings.Contains(s, other) })
+	if s := screen(); !strings.Contains(s, staged) {
+		t.Errorf("switchboard in the pane is not the staged one (%s):\n%s", staged, s)
 	}
 
 	// The pane's shell kept the exit status for the user's prompt.
