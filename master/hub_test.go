@@ -452,6 +452,16 @@ func TestACancelCrossesHosts(t *testing.T) {
 		c1, c2 := spawned["developer_agent-1"].Cancelled, spawned["developer_agent-2"].Cancelled
 		return c1 != nil && c2 != nil && c1.By == "master_agent" && c1.Reason == "wrong branch"
 	})
+	// The helper's helper is told whom it worked under.
+	under := ""
+	for _, m := range a.inbox("developer_agent-2", mailbox.All) {
+		if c, ok := m.Cancel(); ok {
+			under = c.Under
+		}
+	}
+	if under != "developer_agent-1" {
+		t.Errorf("the cancel of developer_agent-2 says it worked under %q; want developer_agent-1", under)
+	}
 }
 
 // TestALinkTheHubEndedJoinsAgain: the hub starts again with another

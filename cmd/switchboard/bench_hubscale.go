@@ -36,7 +36,7 @@ func printHubScaleTable(w io.Writer, r *bench.Result) error {
 		row("", "  resident: the hub / the largest master", "", mib(h.Load.HubRSS)+" / "+mib(h.Load.RSS))
 		row("", fmt.Sprintf("a burst of %d", h.Burst.Count), "", fmt.Sprintf("%.0f msg/s", h.Burst.PerSecond))
 		row("", fmt.Sprintf("the hub's disk after %d messages", h.Volume), "", mib(h.Disk))
-		row(checked(bench.RowScaleLost), "lost", fmt.Sprint(h.SteadyLocal.Lost), fmt.Sprint(h.Steady.Lost+h.Burst.Lost+h.VolumeLost))
+		row(checked(bench.RowScaleLost), "lost", fmt.Sprint(h.SteadyLocal.Lost), fmt.Sprint(h.Lost()))
 		if err := t.write(w); err != nil {
 			return err
 		}

@@ -79,7 +79,7 @@ func (d *director) play() error {
 		return err
 	}
 
-	d.step(7, "The console: switchboard top, in its own window, shows the team and who needs you. The developer asks you; you answer from the console.")
+	d.step(7, "The console: switchboard top, in its own window, shows the team and who needs you. The developer asks you; watch the demo answer it there for you, with the console's keys (Tab, r, the option, Enter): keep your hands off until it has.")
 	asked = time.Now()
 	d.type_("developer_agent", `switchboard ask --to operator --title "May I deploy to staging?" --options yes,no --timeout 5m`)
 	d.idOf(mailbox.Operator, "May I deploy to staging?")

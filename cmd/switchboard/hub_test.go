@@ -417,13 +417,8 @@ func TestHostsJoinAClusterOfHubsWithinSecondsOfItsStart(t *testing.T) {
 	}
 	lists := func(root, agent, host string) func() bool {
 		return func() bool {
-			said, _ := switchboardAt(t, root, "operator", "agents")
-			for _, line := range strings.Split(said, "\n") {
-				if f := strings.Fields(line); len(f) > 0 && f[0] == agent {
-					return strings.Contains(line, host) && !strings.Contains(line, "unreachable")
-				}
-			}
-			return false
+			row := agentsRow(t, root, agent)
+			return strings.Contains(row, host) && !strings.Contains(row, "unreachable")
 		}
 	}
 	const within = 10 * time.Second

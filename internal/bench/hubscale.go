@@ -74,8 +74,8 @@ func (h *HubScaleResult) restTarget() float64 {
 	return TargetScaleRestShare
 }
 
-// lost is every message the run lost across hosts.
-func (h *HubScaleResult) lost() int { return h.Steady.Lost + h.Burst.Lost + h.VolumeLost }
+// Lost is every message the run lost across hosts.
+func (h *HubScaleResult) Lost() int { return h.Steady.Lost + h.Burst.Lost + h.VolumeLost }
 
 // HubScaleResult is a team of many hosts through its hub.
 type HubScaleResult struct {

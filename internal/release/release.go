@@ -30,10 +30,7 @@ type Info struct {
 
 // Read is the Info of the running program.
 func Read() Info {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		info = nil
-	}
+	info, _ := debug.ReadBuildInfo() // nil when it has none
 	return fromBuild(info, commit, date)
 }
 
