@@ -72,7 +72,8 @@ func TestTopInARealTerminal(t *testing.T) {
 			return true
 		})
 	}
-	if !shows("4 agents", "developer_agent", "QUESTIONS WAITING (1)", "May I deploy?") {
+	// The master agent's question waits for the person: it needs you.
+	if !shows("4 agents · 1 need you", "developer_agent", "QUESTIONS WAITING (1)", "May I deploy?") {
 		t.Fatalf("the console does not show the team and the question:\n%s", screen)
 	}
 	keys := func(keys ...string) {
