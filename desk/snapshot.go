@@ -38,8 +38,10 @@ type AgentSummary struct {
 	LastIn  *MessageLine `json:"last_in,omitempty"`  // the last message it received
 	LastOut *MessageLine `json:"last_out,omitempty"` // the last message it sent
 	Locks   []string     `json:"locks,omitempty"`    // the shared resources it holds
-	// Asking is how many of its permission requests wait for an answer.
-	Asking int `json:"asking"`
+	// Asking is how many of its permission requests wait for an answer;
+	// AsksYou how many of its questions, of any kind, wait for the person's.
+	Asking  int `json:"asking"`
+	AsksYou int `json:"asks_you"`
 	// Today is what its clients spent since midnight, when the snapshot's
 	// taker asked (AddUsage).
 	Today *AgentUsage `json:"usage_today,omitempty"`
@@ -79,14 +81,14 @@ type OpenRequest struct {
 func (r OpenRequest) ForOperator() bool { return slices.Contains(r.To, mailbox.Operator) }
 
 // NeedsYou reports whether the agent waits for someone: at a permission
-// prompt, with a permission request unanswered, idle with urgent mail, at
-// its client's usage limit, or over its budget.
+// prompt, with a permission request unanswered or a question to the person,
+// idle with urgent mail, at its client's usage limit, or over its budget.
 func (a AgentSummary) NeedsYou() bool {
 	switch a.State {
 	case mailbox.StateWaiting, mailbox.StateLimited, StateOverBudget:
 		return true
 	}
-	return a.Asking > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
+	return a.Asking > 0 || a.AsksYou > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
 }
 
 // Snapshot takes a snapshot of the team, reading the last logTail records
@@ -185,8 +187,12 @@ func agentsOf(members []Member, log []mailbox.Record, open []OpenRequest, locks 
 		}
 	}
 	for _, r := range open {
-		if a, ok := byName[r.From]; ok && r.Permission != nil {
+		a, ok := byName[r.From]
+		if ok && r.Permission != nil {
 			a.Asking++
+		}
+		if ok && r.ForOperator() {
+			a.AsksYou++
 		}
 	}
 	for resource, l := range locks {

@@ -304,7 +304,7 @@ func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
 	calm := team()
 	calm.Requests = nil
 	for i := range calm.Agents {
-		calm.Agents[i].Asking, calm.Agents[i].Urgent = 0, 0
+		calm.Agents[i].Asking, calm.Agents[i].AsksYou, calm.Agents[i].Urgent = 0, 0, 0
 		if calm.Agents[i].State == mailbox.StateWaiting {
 			calm.Agents[i].State = mailbox.StateBusy
 		}

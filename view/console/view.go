@@ -370,7 +370,13 @@ func (m *Model) draw(plain bool, clock *clockFace) []string {
 	var lines []string
 	head := "switchboard"
 	if s := m.snap; s != nil {
-		head += fmt.Sprintf(" · %d agents · %d need you · status %s", len(s.Agents), needingYou(s), orNone(s.Status))
+		needs := 0
+		for _, a := range s.Agents {
+			if a.NeedsYou() {
+				needs++
+			}
+		}
+		head += fmt.Sprintf(" · %d agents · %d need you · status %s", len(s.Agents), needs, orNone(s.Status))
 		if s.Phase != "" {
 			head += " · phase " + s.Phase
 		}
@@ -432,24 +438,6 @@ func (m *Model) draw(plain bool, clock *clockFace) []string {
 		lines = append(lines, "")
 	}
 	return append(lines, styleQuiet.Render(fit("tab panel · ↑↓ move · enter open · g go to pane · i interrupt · c cancel · x close · s send · r/a/d/A/N answer · b blocked · f agent's log · q quit", m.width)))
-}
-
-// needingYou counts the agents that need the person: those that wait for
-// someone (desk.AgentSummary.NeedsYou), and those whose question waits for
-// the person.
-func needingYou(s *desk.Snapshot) int {
-	needs := make(map[string]bool)
-	for _, a := range s.Agents {
-		if a.NeedsYou() {
-			needs[a.Name] = true
-		}
-	}
-	for _, r := range s.Requests {
-		if r.ForOperator() {
-			needs[r.From] = true
-		}
-	}
-	return len(needs)
 }
 
 func orNone(s string) string {

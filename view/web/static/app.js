@@ -75,7 +75,7 @@ function stateOf(a) {
 }
 
 function needsYou(a) {
-  return a.asking > 0 || ["waiting", "limited", "over budget"].includes(a.state) || (a.state === "idle" && a.urgent > 0);
+  return a.asking > 0 || a.asks_you > 0 || ["waiting", "limited", "over budget"].includes(a.state) || (a.state === "idle" && a.urgent > 0);
 }
 
 // spent is what an agent's clients spent today, "18.2k $0.05", and the
