@@ -103,6 +103,8 @@ type Conn struct {
 	mu     sync.Mutex
 	agents []string
 
+	answers answerBox // the hub's answers to PublishAll
+
 	senders claimCache
 	view    *view      // the team as this host last heard of it
 	feed    *feedQueue // the hub's news of the team, not yet in view
@@ -221,6 +223,7 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%w: connect as host %s: %w; check that the hub runs and that this URL is the one it gave for this host", ErrUnreachable, cfg.Host, err)
 	}
+	c.answers.nc = c.nc
 	// The team's API is reached under a prefix of the host's own account
 	// (names.api), which the hub carries to the team's.
 	c.js, err = jetstream.NewWithAPIPrefix(c.nc, c.names.api())

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -81,13 +80,11 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	}
 	// One reply subject for the batch, a token a copy: the answers come
 	// as the hub has each.
-	replies := c.nc.NewRespInbox()
-	answers := make(chan *nats.Msg, len(copies))
-	sub, err := c.nc.ChanSubscribe(replies+".*", answers)
+	replies, answers, done, err := c.answers.open(len(copies))
 	if err != nil {
 		return 0, c.explain(ctx, err, "publish")
 	}
-	defer sub.Unsubscribe()
+	defer done()
 	var sendErr error
 	sent := 0
 	for i, cp := range copies {
@@ -110,11 +107,10 @@ func (c *Conn) PublishAll(ctx context.Context, copies []Copy) (stored int, err e
 	for got := 0; got < sent; {
 		select {
 		case a := <-answers:
-			i, err := strconv.Atoi(a.Subject[strings.LastIndexByte(a.Subject, '.')+1:])
-			if err != nil || i < 0 || i >= sent || answered[i] {
+			if a.index < 0 || a.index >= sent || answered[a.index] {
 				continue
 			}
-			answered[i], results[i] = true, writeErr(a)
+			answered[a.index], results[a.index] = true, writeErr(a.msg)
 			got++
 		case <-ctx.Done():
 			for i := range sent {

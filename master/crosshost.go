@@ -24,6 +24,14 @@ func (m *Master) startLink(ctx context.Context) (stop func(), err error) {
 // remote reports whether agent runs on another host of the team.
 func (m *Master) remote(agent string) bool { return m.link != nil && m.link.Remote(agent) }
 
+// statesChanged tells the link, if any, that an agent's state file
+// changed.
+func (m *Master) statesChanged() {
+	if m.link != nil {
+		m.link.StatesChanged()
+	}
+}
+
 // linkArrivals is the channel of copies from other hosts; nil, which never
 // delivers, without a link.
 func (m *Master) linkArrivals() <-chan link.Arrival {

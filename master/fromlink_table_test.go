@@ -63,6 +63,7 @@ func (l *handLink) Flush() error                  { return nil }
 func (l *handLink) Arrivals() <-chan link.Arrival { return l.arrivals }
 func (l *handLink) Notes() <-chan link.Note       { return l.notes }
 func (l *handLink) MayLearn(link.Copy) bool       { return l.mayLearn }
+func (l *handLink) StatesChanged()                {}
 func (l *handLink) Do(context.Context, string, *mailbox.Errand, func(string) bool) mailbox.ErrandAnswer {
 	return mailbox.ErrandAnswer{Refused: mailbox.RefusedNoHub, Reason: "no hub in this test"}
 }

@@ -90,6 +90,7 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 				m.work.markAll()
 				m.work.markInboxes()
 				m.panes.Wake() // a state file's event may be among those lost
+				m.statesChanged()
 			}
 		}
 	}()
@@ -119,6 +120,7 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	// borders, the bulletin and what waits to be typed follow.
 	if isHome && path == m.store.StatePath(homeOf) {
 		m.panes.Wake()
+		m.statesChanged()
 		return
 	}
 	if inInbox {

@@ -91,8 +91,10 @@ type Link struct {
 	wroteTeam *workspace.HubTeam
 
 	// states are this host's agents' states, each file read again only
-	// when it changed. Presence's alone.
-	states watch.Remembered[string]
+	// when it changed. Presence's alone. statesDue says the master saw a
+	// state file change since presence last read them.
+	states    watch.Remembered[string]
+	statesDue atomic.Bool
 
 	// The shared values last copied into the bulletin, and when. Presence's alone.
 	mirrored   map[string][]byte
@@ -430,6 +432,13 @@ func (l *Link) setTrouble(err error) {
 	default:
 		l.logf("cannot take mail from the hub: %s; this host shows as unreachable until it can", text)
 	}
+	l.lookNow()
+}
+
+// StatesChanged has presence read this host's agents' states, and tell the
+// hub those that changed, now.
+func (l *Link) StatesChanged() {
+	l.statesDue.Store(true)
 	l.lookNow()
 }
 

@@ -24,9 +24,15 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 	tick := time.NewTicker(hub.Heartbeat)
 	defer tick.Stop()
 	announced := make(map[string]string) // the states the hub has, by agent
+	var readStates time.Time
 	for {
 		l.claimHosted(ctx, conn)
-		l.announce(ctx, conn, announced)
+		// The states are read when the master saw one change, and else
+		// only as often as statesAgain, in case an event was lost.
+		if l.statesDue.Swap(false) || len(announced) < len(conn.Agents()) || time.Since(readStates) >= statesAgain {
+			readStates = time.Now()
+			l.announce(ctx, conn, announced)
+		}
 		if members, err := conn.Team(ctx); err == nil {
 			l.writeTeam(ctx, conn, members)
 		}
@@ -44,6 +50,10 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 		}
 	}
 }
+
+// statesAgain is how often presence reads the agents' states when the
+// master saw none change.
+const statesAgain = time.Minute
 
 // leaveTimeout bounds the last word of a host that stops.
 const leaveTimeout = 2 * time.Second

@@ -35,6 +35,10 @@ type Link interface {
 	// not know may be tried again: a helper its host announced a moment
 	// ago, which the rules here learn at the link's next look.
 	MayLearn(c Copy) bool
+	// StatesChanged tells the link that a state file of one of this
+	// host's agents changed, or may have: the hub hears of it at once, and
+	// a team at rest reads no state file.
+	StatesChanged()
 	// Do does a command's errand on the hub, for agent of this host, whose
 	// right to it the master checked; exited tells whether an agent of
 	// this host has exited (its lock may be forced).
