@@ -24,7 +24,7 @@ func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	c.view.settle() // it follows no feed: what it is asked, it reads from the hub
 	lctx, cancel := c.linked(ctx)
 	defer cancel()
-	if err := c.openBuckets(lctx, []string{c.names.heartbeat(), c.names.claims(), c.names.locks(), c.names.shared()}); err != nil {
+	if err := c.openBuckets(lctx, []string{c.names.claims(), c.names.locks(), c.names.shared()}); err != nil {
 		c.Close()
 		return nil, err
 	}

@@ -47,10 +47,12 @@
 //   - ask the hub to write (sb.<team>.hub.write.<its name>, writes.go):
 //     mail to any host, under its own name, and the keys that are its own
 //     (presence <its name>.<agent>, claims held.<agent>.<its name> and
-//     left.<agent>.<its name>, heartbeat <its name>) or the team's (any key
-//     of the rules, locks and shared values). The hub writes with the
-//     headers it chooses and no other, and gives each copy the id
-//     <host>/<id>/<recipient> by which the stream drops a re-publish;
+//     left.<agent>.<its name>) or the team's (any key of the rules, locks
+//     and shared values). The hub writes with the headers it chooses and
+//     no other, and gives each copy the id <host>/<id>/<recipient> by
+//     which the stream drops a re-publish;
+//   - beat (sb.<team>.hub.beat.<its name>), and ask which hosts the hub
+//     hears beat (sb.<team>.hub.reach.<its name>);
 //   - ask the hub to make its mail consumer (sb.<team>.hub.consumer.<its
 //     name>): durable, named after it, taking the copies addressed to it;
 //   - read its consumer's state, pull from it, and acknowledge, nak or
@@ -60,7 +62,8 @@
 //     values also from their streams' leaders);
 //   - hear the team's feed (sb.<team>.feed.>), on which each bucket of
 //     claims, states and shared values tells what it stored, as it stores
-//     it; no host may publish there;
+//     it, and the hub tells which hosts came and went
+//     (sb.<team>.feed.reach.<host>); no host may publish there;
 //   - subscribe under its own reply prefix (_INBOX_<its name>), and to the
 //     feed.
 //
@@ -154,13 +157,14 @@
 //
 // # Presence
 //
-// A key's time to live can be set only when the key is created, so presence
-// does not use one: each agent has a lasting key <host>.<agent> with its
-// state, and each host has a key in a heartbeat bucket whose age limit is
-// three beats; the host puts it on every beat, while it can take its mail
-// (a host that cannot says why, JoinConfig.Trouble, and lets its beat
-// lapse). A host whose key expired is unreachable, and Team shows its agents
-// so. An agent spawned at run time carries its profile and parent in its
+// Each agent has a lasting key <host>.<agent> with its state. Each host
+// beats, while it can take its mail (a host that cannot says why,
+// JoinConfig.Trouble, and lets its beat lapse): a message to the hub that
+// nothing stores and no cluster replicates. Each node of the hub notes
+// when it last heard each host, and tells the team on the feed when a host
+// is first heard and when one was not heard for three beats (reach.go); a
+// host asks once who is up, then follows the feed. A host not heard for
+// three beats is unreachable, and Team shows its agents so. An agent spawned at run time carries its profile and parent in its
 // claim (Origin), so that every host's rules can place it. A connection
 // the server ends for good (Conn.Lost) is not mended by NATS's reconnects:
 // its owner closes the Conn and joins again.

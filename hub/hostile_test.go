@@ -30,7 +30,7 @@ import (
 // write its answer into another host's mail, claims, feed or acks; and it
 // publishes with every header JetStream acts on, on its own keys and
 // subjects and on the others'. Nothing of hosts b and c changes (their
-// presence, claims, heartbeats, consumers, the mail waiting for them, the
+// presence, claims, consumers, the mail waiting for them, the
 // streams' settings), no copy appears as published by them, a copy of b's
 // whose id a knew still arrives, no mail of theirs reaches a, and c's view
 // of the team is as it was; on every kind of hub.
@@ -172,11 +172,11 @@ type snapshot struct {
 	streams   map[string]string            // each stream's settings, as JSON
 	consumers map[string]map[string]string // each stream's consumers, with their settings and state
 	keys      map[string]string            // b's and c's keys of presence and claims: revision and value
-	beats     []string                     // the hosts whose heartbeat lives
+	beats     []string                     // the hosts the hub hears beat
 	mail      map[string]uint64            // copies waiting, by subject, of those b and c published
 }
 
-var streamNames = []string{"SB_main", "KV_SB_main_presence", "KV_SB_main_hosts", "KV_SB_main_claims", "KV_SB_main_rules", "KV_SB_main_locks", "KV_SB_main_shared"}
+var streamNames = []string{"SB_main", "KV_SB_main_presence", "KV_SB_main_claims", "KV_SB_main_rules", "KV_SB_main_locks", "KV_SB_main_shared"}
 
 func snapshotOf(t *testing.T, admin *nats.Conn) *snapshot {
 	t.Helper()
@@ -213,8 +213,6 @@ func snapshotOf(t *testing.T, admin *nats.Conn) *snapshot {
 			switch {
 			case name == "SB_main" && (strings.Split(subject, ".")[4] == "b" || strings.Split(subject, ".")[4] == "c"):
 				s.mail[subject] = n
-			case name == "KV_SB_main_hosts":
-				s.beats = append(s.beats, strings.TrimPrefix(subject, "$KV.SB_main_hosts."))
 			case name == "KV_SB_main_presence" || name == "KV_SB_main_claims":
 				if !strings.HasSuffix(subject, ".b") && !strings.HasSuffix(subject, ".c") && !strings.Contains(subject, "presence.b.") && !strings.Contains(subject, "presence.c.") {
 					continue
@@ -227,7 +225,17 @@ func snapshotOf(t *testing.T, admin *nats.Conn) *snapshot {
 			}
 		}
 	}
-	slices.Sort(s.beats)
+	// Who is up, as the hub says: what a told it of other hosts is not
+	// in it.
+	answer, err := admin.RequestWithContext(ctx, "sb.main.hub.reach.admin", nil)
+	if err != nil {
+		t.Fatalf("ask the hub who is up: %v", err)
+	}
+	var up struct{ Hosts []string }
+	if err := json.Unmarshal(answer.Data, &up); err != nil {
+		t.Fatal(err)
+	}
+	s.beats = slices.Sorted(slices.Values(up.Hosts))
 	return s
 }
 
@@ -251,10 +259,8 @@ func (s *snapshot) sameAs(t *testing.T, after *snapshot) {
 	if !maps.Equal(s.keys, after.keys) {
 		t.Errorf("b's and c's presence and claims changed:\n%v\nnow\n%v", s.keys, after.keys)
 	}
-	for _, h := range []string{"b", "c"} {
-		if !slices.Contains(after.beats, h) {
-			t.Errorf("host %s's heartbeat is gone: %v", h, after.beats)
-		}
+	if !slices.Equal(s.beats, after.beats) {
+		t.Errorf("the hosts the hub hears beat were %v, now %v", s.beats, after.beats)
 	}
 	if !maps.Equal(s.mail, after.mail) {
 		t.Errorf("the copies b and c published changed on the hub: %v, now %v", s.mail, after.mail)
@@ -412,9 +418,10 @@ var headerSets = []map[string]string{
 // under its prefix and under none.
 var headerSubjects = []string{
 	"sb.main.mail.c.a.carol", "sb.main.mail.c.b.carol",
-	"sb.main.js.$KV.SB_main_claims.held.alice.a", "sb.main.js.$KV.SB_main_presence.a.alice", "sb.main.js.$KV.SB_main_hosts.a",
+	"sb.main.js.$KV.SB_main_claims.held.alice.a", "sb.main.js.$KV.SB_main_presence.a.alice",
 	"sb.main.js.$KV.SB_main_locks.x", "sb.main.js.$KV.SB_main_shared.x", "sb.main.js.$KV.SB_main_rules.team",
-	"sb.main.js.$KV.SB_main_claims.held.bob.b", "sb.main.js.$KV.SB_main_presence.b.bob", "sb.main.js.$KV.SB_main_hosts.b",
+	"sb.main.js.$KV.SB_main_claims.held.bob.b", "sb.main.js.$KV.SB_main_presence.b.bob",
+	"sb.main.hub.beat.d", "sb.main.hub.beat.b", "sb.main.hub.beat.*", "sb.main.feed.reach.d", "sb.main.hub.reach.b",
 	"$KV.SB_main_claims.held.alice.a", "$KV.SB_main_claims.held.bob.b", "$KV.SB_main_presence.b.bob",
 }
 

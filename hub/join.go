@@ -91,7 +91,7 @@ type Conn struct {
 	// lapses meanwhile.
 	stalled atomic.Bool
 
-	presence, heartbeat, claims, rules, locks, shared *bucket
+	presence, claims, rules, locks, shared *bucket
 
 	// streams are the team's streams as this host opened them, by name: a
 	// listing of a bucket's keys asks one of them for its subjects, with
@@ -106,6 +106,7 @@ type Conn struct {
 	answers answerBox // the hub's answers to PublishAll
 
 	senders claimCache
+	reach   reachView  // which hosts are up, as this host last heard
 	view    *view      // the team as this host last heard of it
 	feed    *feedQueue // the hub's news of the team, not yet in view
 
@@ -148,6 +149,10 @@ func Join(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	c, err := connect(ctx, rawURL, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if err := c.followReach(); err != nil {
+		c.nc.Close()
+		return nil, fmt.Errorf("follow which hosts are reachable: %w", err)
 	}
 	if err := c.setUp(ctx, cfg); err != nil {
 		c.nc.Close()
@@ -192,6 +197,7 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 		nats.ReconnectHandler(func(*nats.Conn) {
 			c.cutLink(nil, true)
 			c.feed.missed() // news told while away is lost
+			c.reach.forget()
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			// Not called after Close (NoCallbacksAfterClientClose).
@@ -305,10 +311,15 @@ func (c *Conn) setUp(ctx context.Context, cfg JoinConfig) error {
 	if err := c.openBuckets(ctx, c.names.buckets()); err != nil {
 		return err
 	}
-	// The beat first: a host joining at the same moment with other rules
-	// sees this one up, and is refused rather than taking the team's rules.
-	if err := c.beatOnce(ctx); err != nil {
-		return c.explain(ctx, err, "write the heartbeat (the hub writes for its hosts: on a NATS server of your own, switchboard hub serve must run beside it)")
+	// The beat first, as far as the hub: a host joining at the same moment
+	// with other rules sees this one up, and is refused rather than taking
+	// the team's rules.
+	err := c.beatOnce()
+	if err == nil {
+		err = c.nc.FlushWithContext(ctx)
+	}
+	if err != nil {
+		return c.explain(ctx, err, "tell the hub this host is up")
 	}
 	if err := c.checkRules(ctx, cfg.RulesDigest, cfg.RulesText); err != nil {
 		return err
@@ -376,11 +387,11 @@ const unsafeHint = "a hub of this version makes them right when it starts; on a 
 // are as the hub makes them.
 func (c *Conn) openBuckets(ctx context.Context, buckets []string) error {
 	kvs := map[string]**bucket{
-		c.names.presence(): &c.presence, c.names.heartbeat(): &c.heartbeat, c.names.claims(): &c.claims,
+		c.names.presence(): &c.presence, c.names.claims(): &c.claims,
 		c.names.rules(): &c.rules, c.names.locks(): &c.locks, c.names.shared(): &c.shared,
 	}
 	want := make(map[string]jetstream.StreamConfig)
-	for _, cfg := range c.names.bucketStreams(c.beat) {
+	for _, cfg := range c.names.bucketStreams() {
 		want[cfg.Name] = cfg
 	}
 	for _, name := range buckets {

@@ -31,8 +31,7 @@ func (n names) mailStreamConfig() jetstream.StreamConfig {
 	}
 }
 
-// bucketStreams are the streams of the team's buckets; beat is the hosts'
-// heartbeat, of which the heartbeat bucket keeps three. Each is a
+// bucketStreams are the streams of the team's buckets. Each is a
 // key/value bucket as the jetstream package makes one (one value a key,
 // read directly from any node), but that takes no roll-up: a key/value
 // bucket the package makes takes one from any writer of any key. The
@@ -41,11 +40,11 @@ func (n names) mailStreamConfig() jetstream.StreamConfig {
 // other read megabytes: a state, a claim, a beat and a lock are a line of
 // JSON; the rules file and a shared value (the board among them) up to a
 // mebibyte.
-func (n names) bucketStreams(beat time.Duration) []jetstream.StreamConfig {
+func (n names) bucketStreams() []jetstream.StreamConfig {
 	small := int32(maxSmallValue)
 	large := int32(maxLargeValue)
 	limits := map[string]int32{
-		n.presence(): small, n.heartbeat(): small, n.claims(): small, n.locks(): small,
+		n.presence(): small, n.claims(): small, n.locks(): small,
 		n.rules(): large, n.shared(): large,
 	}
 	fed := map[string]bool{n.claims(): true, n.presence(): true, n.shared(): true}
@@ -66,12 +65,6 @@ func (n names) bucketStreams(beat time.Duration) []jetstream.StreamConfig {
 			AllowRollup:       false,
 			DenyDelete:        true,
 			DenyPurge:         true,
-		}
-		if bucket == n.heartbeat() {
-			// Beats are worth nothing once three old: kept in memory,
-			// a team at rest writes nothing on the hub's disk.
-			cfg.MaxAge, cfg.Storage = 3*beat, jetstream.MemoryStorage
-			cfg.Duplicates = min(cfg.Duplicates, cfg.MaxAge)
 		}
 		if fed[bucket] {
 			cfg.RePublish = &jetstream.RePublish{Source: kvSubject(bucket, ">"), Destination: n.feed(bucket) + ".>"}

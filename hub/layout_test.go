@@ -14,40 +14,40 @@ import (
 )
 
 // earlierHub is a hub whose folder an earlier version made: the
-// heartbeat bucket on disk, as it was then.
-type earlierHub struct{ TeamService }
+// bucket of the hosts' beats on disk, as it was then.
+type earlierHub struct{ withAdmin }
 
-func (s earlierHub) Prepare(ctx context.Context, nc *nats.Conn) error {
+func (s *earlierHub) Prepare(ctx context.Context, nc *nats.Conn) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
 	}
 	n := names{"main"}
-	if _, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.heartbeat(), Storage: jetstream.FileStorage, TTL: 3 * Heartbeat}); err != nil {
+	if _, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: n.retiredHeartbeats(), Storage: jetstream.FileStorage, TTL: 3 * Heartbeat}); err != nil {
 		return err
 	}
-	return s.TeamService.Prepare(ctx, nc)
+	return s.withAdmin.Prepare(ctx, nc)
 }
 
-// TestAHubStartedOnAnEarlierFolderKeepsItsBeatsInMemory: a team at rest
+// TestAHubStartedOnAnEarlierFolderDropsItsBucketOfBeats: a team at rest
 // writes nothing on the hub's disk, even on a hub whose folder an earlier
-// version made; its hosts join as before.
-func TestAHubStartedOnAnEarlierFolderKeepsItsBeatsInMemory(t *testing.T) {
-	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: earlierHub{}}, TeamService{})
+// version made with a bucket of the hosts' beats: the bucket is gone, and
+// hosts join and see each other as before.
+func TestAHubStartedOnAnEarlierFolderDropsItsBucketOfBeats(t *testing.T) {
+	hub := &earlierHub{}
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: hub}, TeamService{})
 	a := join(t, s, "a", "alice")
+	b := join(t, s, "b", "bob")
 	ctx := ctxFor(t, 10*time.Second)
-	kv, err := a.js.KeyValue(ctx, a.names.heartbeat())
+	js, err := jetstream.New(hub.admin)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := kv.Status(ctx)
-	if err != nil {
-		t.Fatal(err)
+	if _, err := js.Stream(ctx, kvStream(a.names.retiredHeartbeats())); !errors.Is(err, jetstream.ErrStreamNotFound) {
+		t.Fatalf("the bucket of beats of an earlier version: %v, want it gone", err)
 	}
-	if got := st.(*jetstream.KeyValueBucketStatus).StreamInfo().Config.Storage; got != jetstream.MemoryStorage {
-		t.Fatalf("the heartbeat bucket is kept in %v, want memory", got)
-	}
-	teamIs(t, a, "alice@a")
+	teamIs(t, a, "alice@a bob@b")
+	teamIs(t, b, "alice@a bob@b")
 }
 
 // unsafeHub is a hub whose claims bucket takes roll-ups, as one the

@@ -164,9 +164,9 @@ func (c *Conn) ForceUnlockIf(ctx context.Context, name string, may func(Lock) er
 			return err
 		}
 	}
-	live, err := c.liveHosts(ctx)
+	live, err := c.reachableNow(ctx)
 	if err != nil {
-		return c.explain(ctx, err, "read heartbeats")
+		return c.explain(ctx, err, "read which hosts are reachable")
 	}
 	if held.Host != c.host && live[held.Host] {
 		return &LockHeld{Name: name, Owner: held.Owner, Host: held.Host, Reachable: true}

@@ -65,19 +65,21 @@ func (n names) parseMail(subject string) (toHost, fromHost, to string, ok bool) 
 	return parts[0], parts[1], parts[2], true
 }
 
-// The buckets of a team. Presence keys are "<host>.<agent>"; heartbeat keys
-// are "<host>" and expire by the bucket's age limit; claim keys are
+// The buckets of a team. Presence keys are "<host>.<agent>"; claim keys are
 // "held.<agent>.<host>" and "left.<agent>.<host>" (claims.go).
-func (n names) presence() string  { return "SB_" + n.team + "_presence" }
-func (n names) claims() string    { return "SB_" + n.team + "_claims" }
-func (n names) heartbeat() string { return "SB_" + n.team + "_hosts" }
-func (n names) rules() string     { return "SB_" + n.team + "_rules" }
-func (n names) locks() string     { return "SB_" + n.team + "_locks" }
-func (n names) shared() string    { return "SB_" + n.team + "_shared" }
+func (n names) presence() string { return "SB_" + n.team + "_presence" }
+func (n names) claims() string   { return "SB_" + n.team + "_claims" }
+func (n names) rules() string    { return "SB_" + n.team + "_rules" }
+func (n names) locks() string    { return "SB_" + n.team + "_locks" }
+func (n names) shared() string   { return "SB_" + n.team + "_shared" }
 
 func (n names) buckets() []string {
-	return []string{n.presence(), n.heartbeat(), n.claims(), n.rules(), n.locks(), n.shared()}
+	return []string{n.presence(), n.claims(), n.rules(), n.locks(), n.shared()}
 }
+
+// retiredHeartbeats is the bucket of the hosts' beats of earlier versions,
+// which beat by a message now (reach.go).
+func (n names) retiredHeartbeats() string { return "SB_" + n.team + "_hosts" }
 
 // kvStream is the stream behind a bucket; kvSubject the subject of its key.
 func kvStream(bucket string) string       { return "KV_" + bucket }
@@ -106,6 +108,13 @@ const jsAPI = "$JS.API."
 // bucket's.
 func (n names) feed(bucket string) string { return "sb." + n.team + ".feed." + bucket }
 func (n names) feedAll() string           { return "sb." + n.team + ".feed.>" }
+
+// beat is where host says it is up; reachRequest where it asks who else
+// is; feedReach where the hub tells the team that host came or went
+// (reach.go).
+func (n names) beat(host string) string         { return "sb." + n.team + ".hub.beat." + host }
+func (n names) reachRequest(host string) string { return "sb." + n.team + ".hub.reach." + host }
+func (n names) feedReach(host string) string    { return n.feed("reach") + "." + host }
 
 // writeRequest is where host asks the hub to write (writes.go).
 func (n names) writeRequest(host string) string { return "sb." + n.team + ".hub.write." + host }

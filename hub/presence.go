@@ -13,13 +13,11 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// Presence is three buckets. "claims" says which host runs which agent
-// (claims.go). "presence" has one key per agent, "<host>.<agent>", holding
-// its state, which only its host may write. "hosts" has one key per host,
-// put on every beat, and the bucket's age limit removes a key three beats
-// after its last put: a host is reachable while its key exists. A per-key
-// time to live would need a delete and a create on every beat (the TTL is
-// taken only when a key is created); the bucket's age limit needs one put.
+// Presence is two buckets and the hosts' beats. "claims" says which host
+// runs which agent (claims.go). "presence" has one key per agent,
+// "<host>.<agent>", holding its state, which only its host may write. A
+// host beats while it can take its mail, and is reachable while the hub
+// hears it (reach.go).
 
 // AgentState is what a host announces about one of its agents.
 type AgentState struct {
@@ -68,20 +66,11 @@ func (c *Conn) heartbeatLoop() {
 				// the others: let its heartbeat lapse.
 				continue
 			}
-			// A beat under way when the host closes ends with it: Close
-			// says no goodbye, and need not wait for the hub's answer.
-			ctx, cancel := context.WithTimeout(c.closed, c.beat)
-			// A failed beat is retried at the next tick; three in a row
+			// A beat lost is made up at the next tick; three in a row
 			// make this host unreachable to the others, which is the truth.
-			_ = c.beatOnce(ctx)
-			cancel()
+			_ = c.beatOnce()
 		}
 	}
-}
-
-func (c *Conn) beatOnce(ctx context.Context) error {
-	_, err := c.heartbeat.Put(ctx, c.host, []byte(time.Now().UTC().Format(time.RFC3339Nano)))
-	return err
 }
 
 func (c *Conn) putPresence(ctx context.Context, agent, state string) error {
@@ -153,7 +142,7 @@ func (c *Conn) Team(ctx context.Context) ([]Member, error) {
 	defer cancel()
 	live, err := c.liveHosts(ctx)
 	if err != nil {
-		return nil, c.explain(ctx, err, "read heartbeats")
+		return nil, c.explain(ctx, err, "read which hosts are reachable")
 	}
 	if team, ok := c.view.teamOf(c.names, live); ok {
 		return slices.Clone(team), nil
@@ -211,19 +200,6 @@ func (c *Conn) Holder(ctx context.Context, agent string) (Claim, bool, error) {
 	}
 	holder, ok := holderNow(claims)
 	return holder, ok, nil
-}
-
-// liveHosts are the hosts whose heartbeat key has not expired.
-func (c *Conn) liveHosts(ctx context.Context) (map[string]bool, error) {
-	keys, err := c.keys(ctx, c.names.heartbeat(), ">")
-	if err != nil {
-		return nil, err
-	}
-	live := make(map[string]bool, len(keys))
-	for _, k := range keys {
-		live[k] = true
-	}
-	return live, nil
 }
 
 // keys lists the keys of a bucket that have a message, deleted ones
@@ -309,7 +285,7 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 		}
 		live, err := c.liveHosts(ctx)
 		if err != nil {
-			return c.explain(ctx, err, "read heartbeats")
+			return c.explain(ctx, err, "read which hosts are reachable")
 		}
 		return &AgentClaimed{Agent: a, Host: holder.Host, Reachable: live[holder.Host]}
 	}

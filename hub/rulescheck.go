@@ -85,9 +85,9 @@ func (c *Conn) checkRules(ctx context.Context, digest string, text []byte) error
 	}
 	// A team with no other host up takes the rules of the first to join:
 	// that is how a team changes its rules, every master stopped first.
-	live, err := c.liveHosts(ctx)
+	live, err := c.reachableNow(ctx)
 	if err != nil {
-		return c.explain(ctx, err, "read heartbeats")
+		return c.explain(ctx, err, "read which hosts are reachable")
 	}
 	delete(live, c.host)
 	if len(live) == 0 {

@@ -75,10 +75,11 @@ func (s TeamService) Grant(host string) grant.Grant {
 		}
 	}
 	// Every write, the hub's to make on the host's behalf (writes.go):
-	// mail to any host, under the host's own name; presence, claims and
-	// heartbeat under its own keys; any key of the rules, locks and
-	// shared values.
+	// mail to any host, under the host's own name; presence and claims
+	// under its own keys; any key of the rules, locks and shared values.
 	same(n.writeRequest(host))
+	// Its beat, and the question who else is up (reach.go).
+	same(n.beat(host), n.reachRequest(host))
 	// The host's own mail consumer, which the hub makes when asked: look
 	// at it, pull from it, acknowledge what it delivered.
 	same(n.consumerRequest(host))
@@ -118,37 +119,24 @@ func (s TeamService) Prepare(ctx context.Context, nc *nats.Conn) error {
 	// add up to most of a minute before a host may join.
 	n := names{s.Team}
 	replicas := max(s.Replicas, 1)
-	streams := append([]jetstream.StreamConfig{n.mailStreamConfig()}, n.bucketStreams(s.beat)...)
+	streams := append([]jetstream.StreamConfig{n.mailStreamConfig()}, n.bucketStreams()...)
 	var wg sync.WaitGroup
 	errs := make([]error, len(streams))
 	for i, cfg := range streams {
 		cfg.Replicas = replicas
 		wg.Go(func() {
-			_, err := js.CreateOrUpdateStream(ctx, cfg)
-			if err != nil && cfg.Name == kvStream(n.heartbeat()) && storedOtherwise(ctx, js, cfg) {
-				// Made on disk by an earlier version, which a stream
-				// cannot change: the beats are made again within one.
-				if err = js.DeleteStream(ctx, cfg.Name); err == nil {
-					_, err = js.CreateStream(ctx, cfg)
-				}
-			}
-			if err != nil {
+			if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
 				errs[i] = fmt.Errorf("make %s: %w", cfg.Name, err)
 			}
 		})
 	}
 	wg.Wait()
-	return errors.Join(errs...)
-}
-
-// storedOtherwise reports whether the stream cfg names exists with another
-// storage than cfg's.
-func storedOtherwise(ctx context.Context, js jetstream.JetStream, cfg jetstream.StreamConfig) bool {
-	st, err := js.Stream(ctx, cfg.Name)
-	if err != nil {
-		return false
+	// The beats of an earlier version, kept in a bucket of their own
+	// (reach.go): nothing reads them now.
+	if err := js.DeleteStream(ctx, kvStream(n.retiredHeartbeats())); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+		errs = append(errs, fmt.Errorf("remove %s: %w", kvStream(n.retiredHeartbeats()), err))
 	}
-	return st.CachedInfo().Config.Storage != cfg.Storage
+	return errors.Join(errs...)
 }
 
 // PrepareHosts makes the mail consumer of each host, on a server where no
@@ -184,6 +172,9 @@ func (s TeamService) Serve(nc *nats.Conn) error {
 	w := &writer{n: n, js: js, busy: make(chan struct{}, writesAtOnce), kvs: make(map[string]jetstream.KeyValue)}
 	if _, err := nc.QueueSubscribe(n.writeRequest("*"), "switchboard-hub", w.serve); err != nil {
 		return fmt.Errorf("answer the hosts' writes: %w", err)
+	}
+	if err := newReachBook(nc, n, s.beat).serve(); err != nil {
+		return err
 	}
 	prefix := strings.TrimSuffix(n.consumerRequest("*"), "*")
 	_, err = nc.QueueSubscribe(n.consumerRequest("*"), "switchboard-hub", func(m *nats.Msg) {

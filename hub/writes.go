@@ -49,8 +49,8 @@ const (
 )
 
 // mayWrite reports whether host may write key of bucket: its own keys of
-// the presence, claims and heartbeats, any key of the team's rules, locks
-// and shared values.
+// the presence and claims, any key of the team's rules, locks and shared
+// values.
 func (n names) mayWrite(host, bucket, key string) bool {
 	if !validKey(key) {
 		return false
@@ -62,8 +62,6 @@ func (n names) mayWrite(host, bucket, key string) bool {
 	case n.claims():
 		parts := strings.Split(key, ".")
 		return len(parts) == 3 && (parts[0] == kindHeld || parts[0] == kindLeft) && validName(parts[1]) && parts[2] == host
-	case n.heartbeat():
-		return key == host
 	case n.rules(), n.locks(), n.shared():
 		return true
 	}

@@ -245,8 +245,11 @@ func (w *watcher) addInbox(agent string, dirs ...string) error {
 
 func (w *watcher) close() {
 	w.cancel()
-	if w.fs != nil {
-		w.fs.Close()
-	}
 	<-w.stopped
+	if w.fs != nil {
+		// Closing an inotify instance waits in the kernel until every
+		// watch is let go of, which on a loaded machine has taken over
+		// ten seconds: the master stops without waiting for it.
+		go w.fs.Close()
+	}
 }
