@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -136,9 +137,11 @@ func (r *reachBook) answer(m *nats.Msg) {
 type reachView struct {
 	mu    sync.Mutex
 	hosts map[string]bool
-	// asked is when the hosts were last asked of the hub; zero while the
-	// view is not followed, or may have missed news.
-	asked time.Time
+	// until is when the hosts are to be asked of the hub again: a minute
+	// after a whole answer, once the service has listened long enough
+	// after a partial one; zero while the view is not followed, or may
+	// have missed news.
+	until time.Time
 	// early is news the feed told before the answer came, applied over it.
 	early map[string]bool
 }
@@ -174,7 +177,7 @@ func (v *reachView) hear(m *nats.Msg, n names) bool {
 // forget has the next look ask the hub again: news may have been lost.
 func (v *reachView) forget() {
 	v.mu.Lock()
-	v.asked = time.Time{}
+	v.until = time.Time{}
 	v.mu.Unlock()
 }
 
@@ -183,7 +186,7 @@ func (v *reachView) forget() {
 func (v *reachView) current() (map[string]bool, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if v.hosts == nil || v.asked.IsZero() || time.Since(v.asked) >= reachAgain {
+	if v.hosts == nil || !time.Now().Before(v.until) {
 		return nil, false
 	}
 	return maps.Clone(v.hosts), true
@@ -263,7 +266,7 @@ func (c *Conn) askReach(ctx context.Context) (live map[string]bool, wait time.Du
 	if a.Partial {
 		wait = time.Duration(a.WaitMS) * time.Millisecond
 	}
-	if followed && !a.Partial {
+	if followed {
 		c.reach.mu.Lock()
 		for h, up := range c.reach.early {
 			if up {
@@ -272,7 +275,7 @@ func (c *Conn) askReach(ctx context.Context) (live map[string]bool, wait time.Du
 				delete(live, h)
 			}
 		}
-		c.reach.hosts, c.reach.asked = maps.Clone(live), asked
+		c.reach.hosts, c.reach.until = maps.Clone(live), asked.Add(cmp.Or(wait, reachAgain))
 		c.reach.mu.Unlock()
 	}
 	return live, wait, nil
