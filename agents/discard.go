@@ -3,9 +3,9 @@ package agents
 import (
 	"context"
 
+	"switchboard/agents/worktree"
 	"switchboard/profile"
 	"switchboard/workspace"
-	"switchboard/worktree"
 )
 
 // WouldDiscard is the work that Close (or CloseTree) with discard would

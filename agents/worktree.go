@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"switchboard/agents/worktree"
 	"switchboard/profile"
 	"switchboard/workspace"
-	"switchboard/worktree"
 )
 
 // TreeError is an agent whose worktree could not be made: which agent,

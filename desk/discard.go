@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"switchboard/agents"
-	"switchboard/worktree"
+	"switchboard/agents/worktree"
 )
 
 // WouldDiscard is the work that Close with discard would throw away, for

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"switchboard/agents"
+	"switchboard/agents/worktree"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/worktree"
 )
 
 // tree finds an agent's worktree: known to the rules, or a closed agent's

@@ -16,9 +16,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"switchboard/cmd/switchboard-hub/hubcmd"
 	"switchboard/hub"
 	"switchboard/hub/embedded"
-	"switchboard/internal/hubcmd"
 )
 
 // A hub of each kind a team may run on, with the team's account at hand

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/cmd/switchboard-hub/hubcmd"
 	"switchboard/hub"
-	"switchboard/internal/hubcmd"
 )
 
 // TestAStockClusterTakesNoStrangerAsANode: a node configured by hub config

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"switchboard/internal/joinline"
 	"time"
 )
 
@@ -32,8 +33,9 @@ type HubSettings struct {
 
 // HubPasswordEnv is the environment variable in which a host may be given
 // its password, with a hub URL that has none: a command line is seen by
-// every process of the machine, the environment only by the user's.
-const HubPasswordEnv = "SWITCHBOARD_HUB_PASSWORD"
+// every process of the machine, the environment only by the user's. The
+// line a hub prints for each host sets it (joinline).
+const HubPasswordEnv = joinline.PasswordEnv
 
 // hubSettingsDir is the folder of every workspace's hub settings, in the
 // user's config folder: the URL holds this host's password, so it is kept

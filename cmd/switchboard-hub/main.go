@@ -1,12 +1,12 @@
 // Command switchboard-hub runs the hub of a team across machines: see
-// package switchboard/internal/hubcmd, or switchboard hub --help.
+// package hubcmd beside it, or switchboard hub --help.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"switchboard/internal/hubcmd"
+	"switchboard/cmd/switchboard-hub/hubcmd"
 	"switchboard/internal/profiling"
 )
 

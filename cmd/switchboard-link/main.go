@@ -1,13 +1,13 @@
 // Command switchboard-link runs the master of a host of a team across
-// machines, with its link to the hub: see package
-// switchboard/internal/linkcmd, or switchboard master --help.
+// machines, with its link to the hub: see package linkcmd beside it, or
+// switchboard master --help.
 package main
 
 import (
 	"fmt"
 	"os"
 
-	"switchboard/internal/linkcmd"
+	"switchboard/cmd/switchboard-link/linkcmd"
 	"switchboard/internal/profiling"
 )
 

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/workspace"
-	"switchboard/worktree"
 
 	"github.com/spf13/cobra"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 type benchOptions struct {

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 // printHubScaleTable writes each scale run: across hosts beside the same

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 // printMemoryTable writes the master's resident memory at each fifth of

@@ -5,7 +5,7 @@ import (
 	"io"
 	"time"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 // printRestTable writes each team at rest beside tmux alone with the same

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 // TestBenchMeasuresATeamOfManyHostsThroughItsHub runs the scale part of

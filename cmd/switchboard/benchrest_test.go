@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 	"switchboard/tmux"
 )
 

@@ -6,7 +6,7 @@ import (
 	"os/exec"
 	"testing"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 )
 
 // TestBenchMeasuresATeamAtRest runs the team part of bench with small

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/worktree"
+	"switchboard/agents/worktree"
 )
 
 // commitIn commits a new file in an agent's tree, as the agent would.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"switchboard/worktree"
+	"switchboard/agents/worktree"
 
 	"github.com/spf13/cobra"
 )

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 	"switchboard/internal/joinline"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"

@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/desk"
-	"switchboard/mcpserver"
+	"switchboard/view/mcpserver"
 )
 
 // mcpInboxTick is how often the server looks at the inbox where its folder

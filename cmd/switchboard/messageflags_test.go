@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"switchboard/desk"
-	"switchboard/mcpserver"
+	"switchboard/view/mcpserver"
 )
 
 // TestTheToolsAndTheCommandsSayTheSameOfAMessage: each input of the send,

@@ -16,8 +16,8 @@ import (
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 
-	"switchboard/internal/hubcmd"
-	"switchboard/internal/linkcmd"
+	"switchboard/cmd/switchboard-hub/hubcmd"
+	"switchboard/cmd/switchboard-link/linkcmd"
 )
 
 func TestMain(m *testing.M) {

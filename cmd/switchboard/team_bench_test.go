@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/internal/bench"
+	"switchboard/bench"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/internal/hubcmd"
-	"switchboard/internal/linkcmd"
+	"switchboard/cmd/switchboard-hub/hubcmd"
+	"switchboard/cmd/switchboard-link/linkcmd"
 	"switchboard/internal/release"
 )
 

@@ -5,8 +5,11 @@ import (
 	"strings"
 
 	"switchboard/internal/safetext"
-	"switchboard/workspace"
 )
+
+// PasswordEnv is the environment variable in which a host is given its
+// password to the hub, never among the command's arguments.
+const PasswordEnv = "SWITCHBOARD_HUB_PASSWORD"
 
 // Line is one host's join line.
 type Line struct {
@@ -14,7 +17,7 @@ type Line struct {
 	// URL is the hub's (a cluster's list, comma-separated), with no
 	// password in it.
 	URL string
-	// Password is the host's, given in workspace.HubPasswordEnv; "" for a
+	// Password is the host's, given in PasswordEnv; "" for a
 	// host that joins by its credentials (a --hub-creds flag in More).
 	Password string
 	// More are the flags after --host: --team, --hub-ca, --hub-creds.
@@ -32,7 +35,7 @@ func (l Line) String() string {
 	var b strings.Builder
 	b.WriteString(lead + l.Host + middle)
 	if l.Password != "" {
-		b.WriteString(workspace.HubPasswordEnv + "=" + safetext.ShellWord(l.Password) + " ")
+		b.WriteString(PasswordEnv + "=" + safetext.ShellWord(l.Password) + " ")
 	}
 	b.WriteString(command + safetext.ShellWord(l.URL) + " --host " + safetext.ShellWord(l.Host))
 	for _, m := range l.More {
@@ -71,7 +74,7 @@ func Parse(text string) (l Line, ok bool) {
 	if !ok || len(words) == 0 {
 		return Line{}, false
 	}
-	if pw, found := strings.CutPrefix(words[0], workspace.HubPasswordEnv+"="); found {
+	if pw, found := strings.CutPrefix(words[0], PasswordEnv+"="); found {
 		l.Password, words = pw, words[1:]
 	}
 	if len(words) < 6 || words[0] != "switchboard" || words[1] != "up" || words[2] != "--hub" || words[4] != "--host" || words[5] != host {

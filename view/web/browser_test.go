@@ -17,11 +17,11 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
-	"switchboard/worktree"
 )
 
 // liveTeam is a snapshot the test changes, as the team would.

@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"switchboard/profile"
 )
 
 // Client is an agent client on the npm registry, at the version its
@@ -35,18 +33,20 @@ type Client struct {
 	executable func(prefix string) (string, bool)
 }
 
-// The clients the tests run. Gemini CLI is given its model, or it first asks
+// The clients the tests run, each the npm package that doctor names for its
+// kind (profile.NpmPackage; a test of package profile holds them to it).
+// Gemini CLI is given its model, or it first asks
 // a small one to pick, in a form the stand-in does not speak.
 var (
-	ClaudeCode = Client{Name: "Claude Code", Kind: "claude", Package: profile.NpmPackage(profile.KindClaude), Version: "2.1.328",
+	ClaudeCode = Client{Name: "Claude Code", Kind: "claude", Package: "@anthropic-ai/claude-code", Version: "2.1.328",
 		Interactive: []string{"claude"},
 		Headless:    func(prompt string) []string { return []string{"-p", prompt} },
 		executable:  nativeClaude}
-	Codex = Client{Name: "Codex CLI", Kind: "codex", Package: profile.NpmPackage(profile.KindCodex), Version: "0.169.0",
+	Codex = Client{Name: "Codex CLI", Kind: "codex", Package: "@openai/codex", Version: "0.169.0",
 		Interactive: []string{"codex"},
 		Headless:    func(prompt string) []string { return []string{"exec", "--skip-git-repo-check", prompt} },
 		executable:  npmBin("codex")}
-	GeminiCLI = Client{Name: "Gemini CLI", Kind: "gemini", Package: profile.NpmPackage(profile.KindGemini), Version: "0.61.0",
+	GeminiCLI = Client{Name: "Gemini CLI", Kind: "gemini", Package: "@google/gemini-cli", Version: "0.61.0",
 		Interactive: []string{"gemini", "-m", "gemini-2.5-pro"},
 		Headless:    func(prompt string) []string { return []string{"-m", "gemini-2.5-pro", "-p", prompt} },
 		executable:  npmBin("gemini")}
