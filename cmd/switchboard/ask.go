@@ -98,7 +98,7 @@ func runAsk(ctx context.Context, io *streams, g *globals, opts *askOptions) erro
 	case res.Request == "" && err != nil:
 		return reportSend(io, ws, desk.Sent{}, err)
 	case errors.Is(err, desk.ErrNoAnswer):
-		outcome = &codedError{code: exitTimedOut, err: err}
+		outcome = timedOutError(err)
 	case err != nil: // a refused answer, or a wait cut short: deny
 		outcome = err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"switchboard/agents"
 	"switchboard/desk"
+	"switchboard/internal/program"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
@@ -16,39 +17,30 @@ import (
 	"switchboard/workspace"
 )
 
-// Exit codes, the same for every command: one kind of failure, one code.
+// Exit codes, the same for every command of every program (package
+// program): one kind of failure, one code.
 const (
-	exitOK    = 0
-	exitError = 1 // anything else: git, tmux, the disk, a master not running
-	// exitUsage is a mistake in the command line: an unknown command or
-	// flag, an argument missing or bad, a name or an id of nothing (no such
-	// agent, profile, message or approval).
-	exitUsage    = 2
-	exitRefused  = 3 // refused by the rules, a right they do not give, or a lock
-	exitTimedOut = 4
+	exitOK       = program.ExitOK
+	exitError    = program.ExitError
+	exitUsage    = program.ExitUsage
+	exitRefused  = program.ExitRefused
+	exitTimedOut = program.ExitTimedOut
 )
 
-// codedError carries the exit code a failure should end the process with.
-type codedError struct {
-	code int
-	err  error
-}
+// usageError is a mistake in the command line.
+func usageError(format string, args ...any) error { return program.Usage(format, args...) }
 
-func (e *codedError) Error() string { return e.err.Error() }
-func (e *codedError) Unwrap() error { return e.err }
+// errSaid ends a command whose output has said all there is.
+var errSaid = program.ErrSaid
 
-func usageError(format string, args ...any) error {
-	return &codedError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// errSaid ends a command whose output has said all there is: the process
-// exits with the code, and nothing more is printed.
-var errSaid = errors.New("said on the output")
-
-func exitWith(code int) error { return &codedError{code: code, err: errSaid} }
+func exitWith(code int) error { return program.Exit(code) }
 
 func refusedError(err error) error {
-	return &codedError{code: exitRefused, err: err}
+	return &program.CodedError{Code: exitRefused, Err: err}
+}
+
+func timedOutError(err error) error {
+	return &program.CodedError{Code: exitTimedOut, Err: err}
 }
 
 // namesNothing are the libraries' errors of a name or an id, given on the
@@ -69,9 +61,8 @@ func exitCode(err error) int {
 	if err == nil {
 		return exitOK
 	}
-	var coded *codedError
-	if errors.As(err, &coded) {
-		return coded.code
+	if code, coded := program.CodeOf(err); coded {
+		return code
 	}
 	var unknown *desk.UnknownAgentError
 	if errors.As(err, &unknown) {

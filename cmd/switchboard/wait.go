@@ -57,7 +57,7 @@ func runWait(ctx context.Context, io *streams, g *globals, agent string, timeout
 	case errors.Is(err, desk.ErrNotYourHelper):
 		return usageError("%v", err)
 	case errors.Is(err, desk.ErrNoAnswer):
-		return &codedError{code: exitTimedOut, err: err}
+		return timedOutError(err)
 	case errors.Is(err, desk.ErrCannotAnswer):
 		return refusedError(fmt.Errorf("%w; waiting would never end: close it with `switchboard close %s`", err, agent))
 	case err != nil:

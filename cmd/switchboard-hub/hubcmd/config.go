@@ -13,21 +13,20 @@ import (
 	"strings"
 
 	"github.com/nats-io/nkeys"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 	"golang.org/x/crypto/bcrypt"
 
 	"switchboard/hub"
 	"switchboard/hub/embedded"
 	"switchboard/hub/grant"
 	"switchboard/internal/joinline"
+	"switchboard/internal/program"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
 )
 
-// configUsage is the help of switchboard hub config.
-const configUsage = `Usage: switchboard hub config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--secret FILE] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... --name N [--clear-routes]] [--nkeys] [--out FILE]
-
-Write the configuration of a stock nats-server (2.9 or newer) that serves a
+// configLong is the help of switchboard hub config.
+const configLong = `Write the configuration of a stock nats-server (2.9 or newer) that serves a
 team, for those who run NATS themselves: an account for the team's stream and
 buckets with a user for switchboard's own work, and an account for each host
 that reaches the team's only through the subjects that are that host's, as an
@@ -42,15 +41,7 @@ server (switchboard hub serve: it makes the team's stream and buckets, and
 writes on the hosts' behalf), and join each host, its password in the
 environment, never on a command line. With --nkeys each host is a user by its nkey instead: its seed is
 written beside the file (HOST.nk, mode 0600), to be copied to that host, which
-joins with --hub-creds HOST.nk.
-
-Examples:
-  switchboard hub config --host laptop --host gpu --advertise nats.example.com --out /etc/nats/switchboard.conf
-  switchboard hub config --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222 --name n1
-  switchboard hub config --host laptop --host gpu --nkeys --out /etc/nats/switchboard.conf
-
-Flags:
-`
+joins with --hub-creds HOST.nk.`
 
 type configOptions struct {
 	hosts, peers                                       []string
@@ -74,14 +65,19 @@ const (
 // hostAccount is the account of host.
 func hostAccount(host string) string { return "host-" + host }
 
-func runConfig(args []string, stdout, stderr io.Writer) int {
+func newConfigCmd(stdout, stderr io.Writer) *cobra.Command {
 	opts := &configOptions{}
-	f := pflag.NewFlagSet("switchboard hub config", pflag.ContinueOnError)
-	f.SetOutput(stderr)
-	f.Usage = func() {
-		fmt.Fprint(stderr, configUsage)
-		f.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "config --host NAME... [--listen ADDR] [--advertise HOST] [--store DIR] [--team T] [--secret FILE] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... --name N [--clear-routes]] [--nkeys] [--out FILE]",
+		Short: "Write the configuration of a NATS server of your own that serves a team",
+		Long:  configLong,
+		Example: `  switchboard hub config --host laptop --host gpu --advertise nats.example.com --out /etc/nats/switchboard.conf
+  switchboard hub config --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222 --name n1
+  switchboard hub config --host laptop --host gpu --nkeys --out /etc/nats/switchboard.conf`,
+		Args: program.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return writeConfig(stdout, stderr, opts) },
 	}
+	f := cmd.Flags()
 	f.StringArrayVar(&opts.hosts, "host", nil, "a host of the team (repeatable; one at least)")
 	f.StringVar(&opts.listen, "listen", "0.0.0.0:4222", "the address the server listens on for hosts")
 	f.StringVar(&opts.advertise, "advertise", "", "the name hosts reach the server by (default: this machine's)")
@@ -97,22 +93,7 @@ func runConfig(args []string, stdout, stderr io.Writer) int {
 	f.BoolVar(&opts.clearRoutes, "clear-routes", false, "let the nodes of a cluster talk in clear text although hosts speak TLS (a private network of their own)")
 	f.StringVar(&opts.out, "out", "nats-server.conf", "the file to write; an existing one is not replaced")
 	f.BoolVar(&opts.nkeys, "nkeys", false, "make each host a user by an nkey, its seed written beside the file, instead of a password")
-	if err := f.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "switchboard hub config: %v; switchboard hub config --help says how\n", err)
-		return exitUsage
-	}
-	if err := writeConfig(stdout, stderr, opts); err != nil {
-		fmt.Fprintf(stderr, "switchboard hub config: %v\n", err)
-		var usage usageError
-		if errors.As(err, &usage) {
-			return exitUsage
-		}
-		return exitError
-	}
-	return exitOK
+	return cmd
 }
 
 func (o *configOptions) check() error {

@@ -14,20 +14,18 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"switchboard/hub"
 	"switchboard/hub/embedded"
 	"switchboard/internal/joinline"
-	"switchboard/internal/release"
+	"switchboard/internal/program"
 	"switchboard/mailbox"
 )
 
-// Usage is the help of switchboard-hub, which `switchboard hub --help`
+// hubLong is the help of switchboard-hub, which `switchboard hub --help`
 // prints too.
-const Usage = `Usage: switchboard hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... [--clear-routes]]
-
-Run an embedded NATS server with JetStream, in the foreground, that the
+const hubLong = `Run an embedded NATS server with JetStream, in the foreground, that the
 masters of one team join from every host (switchboard up --hub URL --host
 NAME). Its first line of output is the URL the first --host joins with, its
 credentials in it; the next lines are the command each host runs, its
@@ -50,15 +48,9 @@ every node before it first starts), and with --tls-cert speak TLS to each
 other too, unless --clear-routes.
 
 The hub is the program switchboard-hub, which go install ./cmd/... puts
-beside switchboard; switchboard hub runs it with the same arguments.
-
-Examples:
-  switchboard hub --host laptop --host gpu
-  switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key
-  switchboard hub --listen 0.0.0.0:4222 --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222
-
-Flags:
-`
+beside switchboard; switchboard hub runs it with the same arguments. Besides
+the hub, it writes the configuration of a NATS server of one's own (config),
+and serves a team there (serve; prepare makes its streams once).`
 
 type options struct {
 	listen, dir, team, tlsCrt, tlsKey, tlsCA, cluster, name string
@@ -67,17 +59,8 @@ type options struct {
 	clearRoutes                                             bool
 }
 
-// Exit codes, as switchboard's: 2 for a usage error.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
-)
-
 // Main runs switchboard-hub with args (the program's name left out) and
-// returns its exit code; it stops on SIGINT or SIGTERM. Besides the hub,
-// it writes the configuration of a NATS server of one's own (config), and
-// serves a team there (serve; prepare makes its streams once).
+// returns its exit code; it stops on SIGINT or SIGTERM.
 func Main(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -86,23 +69,22 @@ func Main(args []string, stdout, stderr io.Writer) int {
 
 // Run is Main until ctx ends, rather than a signal.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "config":
-			return runConfig(args[1:], stdout, stderr)
-		case "prepare":
-			return runPrepare(ctx, args[1:], stdout, stderr)
-		case "serve":
-			return runServe(ctx, args[1:], stdout, stderr)
-		}
-	}
+	return program.Run(ctx, newHubCmd(ctx, stdout, stderr), "switchboard", args, stdout, stderr)
+}
+
+func newHubCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	opts := &options{}
-	f := pflag.NewFlagSet("switchboard hub", pflag.ContinueOnError)
-	f.SetOutput(stderr)
-	f.Usage = func() {
-		fmt.Fprint(stderr, Usage)
-		f.PrintDefaults()
+	cmd := &cobra.Command{
+		Use:   "hub [--listen ADDR] [--dir DIR] [--host NAME]... [--team T] [--tls-cert F --tls-key F [--tls-ca F]] [--cluster ADDR --peer URL... [--clear-routes]]",
+		Short: "Run the hub that joins masters on several machines into one team",
+		Long:  hubLong,
+		Example: `  switchboard hub --host laptop --host gpu
+  switchboard hub --listen 0.0.0.0:4222 --dir /var/lib/switchboard-hub --host laptop --host gpu --tls-cert hub.crt --tls-key hub.key
+  switchboard hub --listen 0.0.0.0:4222 --tls-cert hub.crt --tls-key hub.key --cluster 0.0.0.0:6222 --peer nats://n2:6222 --peer nats://n3:6222`,
+		Args: program.NoArgs,
+		RunE: func(*cobra.Command, []string) error { return run(ctx, stdout, stderr, opts) },
 	}
+	f := cmd.Flags()
 	f.StringVar(&opts.listen, "listen", "127.0.0.1:4222", "the address masters connect to")
 	f.StringVar(&opts.dir, "dir", "", "where the hub keeps its messages and secret (default: switchboard/hub in your data folder)")
 	f.StringArrayVar(&opts.hosts, "host", nil, "a host of the team, to print its URL (repeatable; default: this machine)")
@@ -115,37 +97,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	f.StringArrayVar(&opts.peers, "peer", nil, "the cluster URL of another node, like nats://h2:6222 (repeatable, with --cluster)")
 	f.StringVar(&opts.name, "name", "", "this node's name in its cluster (default: from its address)")
 	f.IntVar(&opts.replicas, "replicas", 0, "how many nodes keep the team's mail (default: 3 with --cluster, else 1)")
-	showVersion := f.Bool("version", false, "print the release and build of this program, and stop")
-	if err := f.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "switchboard hub: %v; switchboard hub --help says how\n", err)
-		return exitUsage
-	}
-	if *showVersion {
-		fmt.Fprintln(stdout, release.Line("switchboard-hub"))
-		return exitOK
-	}
-	if f.NArg() > 0 {
-		fmt.Fprintf(stderr, "switchboard hub: it takes no arguments, only flags (got %q); switchboard hub --help says how\n", f.Args())
-		return exitUsage
-	}
-	if err := run(ctx, stdout, stderr, opts); err != nil {
-		var usage usageError
-		fmt.Fprintf(stderr, "switchboard hub: %v\n", err)
-		if errors.As(err, &usage) {
-			return exitUsage
-		}
-		return exitError
-	}
-	return exitOK
+	cmd.AddCommand(newConfigCmd(stdout, stderr), newStockCmd(ctx, "prepare", prepareHelp, stdout), newStockCmd(ctx, "serve", serveHelp, stdout))
+	program.WithVersion(cmd, "switchboard-hub", stdout)
+	return cmd
 }
 
-// usageError is a mistake in the command line.
-type usageError string
-
-func (e usageError) Error() string { return string(e) }
+// usageError is a mistake in the command line: exit 2.
+func usageError(msg string) error { return program.Usage("%s", msg) }
 
 func run(ctx context.Context, stdout, stderr io.Writer, opts *options) error {
 	if (opts.tlsCrt == "") != (opts.tlsKey == "") {

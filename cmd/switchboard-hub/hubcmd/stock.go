@@ -2,17 +2,17 @@ package hubcmd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net/url"
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"switchboard/hub"
 	"switchboard/hub/embedded"
+	"switchboard/internal/program"
 	"switchboard/mailbox"
 )
 
@@ -22,13 +22,6 @@ import (
 // publishes into the team's streams itself) and makes each host's mail
 // consumer when it asks, until stopped; prepare does the making once, for
 // scripts.
-
-const stockUsage = `Usage: switchboard hub %[1]s --nats URL --secret FILE [--host NAME]... [--team T] [--replicas N] [--hub-ca FILE]
-
-%[2]s
-
-Flags:
-`
 
 const (
 	serveHelp = `Serve a team on a NATS server that switchboard hub config configured (its line
@@ -49,43 +42,49 @@ type stockOptions struct {
 	replicas                 int
 }
 
-// stockFlags parses the flags of prepare and serve.
-func stockFlags(verb, help string, args []string, stderr io.Writer) (*stockOptions, int) {
+// newStockCmd is prepare or serve.
+func newStockCmd(ctx context.Context, verb, help string, stdout io.Writer) *cobra.Command {
 	o := &stockOptions{}
-	f := pflag.NewFlagSet("switchboard hub "+verb, pflag.ContinueOnError)
-	f.SetOutput(stderr)
-	f.Usage = func() {
-		fmt.Fprintf(stderr, stockUsage, verb, help)
-		f.PrintDefaults()
+	short := map[string]string{
+		"prepare": "Make a team's stream and buckets on a NATS server of your own, once",
+		"serve":   "Serve a team on a NATS server of your own, beside it",
+	}[verb]
+	cmd := &cobra.Command{
+		Use:   verb + " --nats URL --secret FILE [--host NAME]... [--team T] [--replicas N] [--hub-ca FILE]",
+		Short: short,
+		Long:  help,
+		Args:  program.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := o.check(); err != nil {
+				return err
+			}
+			return o.run(ctx, verb, stdout)
+		},
 	}
+	f := cmd.Flags()
 	f.StringVar(&o.server, "nats", "", "the server's URL")
 	f.StringVar(&o.secret, "secret", "", "the secret hub config derived the passwords from")
 	f.StringArrayVar(&o.hosts, "host", nil, "a host of the team, to make its mail consumer now (repeatable)")
 	f.StringVar(&o.team, "team", "", "the team's name (default: main)")
 	f.IntVar(&o.replicas, "replicas", 1, "how many nodes of a cluster keep the stream and buckets")
 	f.StringVar(&o.ca, "hub-ca", "", "a PEM file of the authority of the server's TLS certificate")
-	if err := f.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			return nil, exitOK
-		}
-		fmt.Fprintf(stderr, "switchboard hub %s: %v; switchboard hub %s --help says how\n", verb, err, verb)
-		return nil, exitUsage
-	}
-	if o.server == "" || f.NArg() > 0 {
-		fmt.Fprintf(stderr, "switchboard hub %s: give the server's URL with --nats, and the other flags, as switchboard hub config printed them\n", verb)
-		return nil, exitUsage
+	return cmd
+}
+
+// check refuses the flags of prepare and serve that cannot reach a server.
+func (o *stockOptions) check() error {
+	if o.server == "" {
+		return usageError("give the server's URL with --nats, and the other flags, as switchboard hub config printed them")
 	}
 	for _, h := range o.hosts {
 		if err := mailbox.ValidateAgentName(h); err != nil {
-			fmt.Fprintf(stderr, "switchboard hub %s: --host %q: a host's name is lowercase letters, digits, _ and - (%v)\n", verb, h, err)
-			return nil, exitUsage
+			return usageError(fmt.Sprintf("--host %q: a host's name is lowercase letters, digits, _ and - (%v)", h, err))
 		}
 	}
 	if u, err := url.Parse(o.server); (err != nil || u.User == nil) && o.secret == "" {
-		fmt.Fprintf(stderr, "switchboard hub %s: give --secret, the file hub config derived the passwords from\n", verb)
-		return nil, exitUsage
+		return usageError("give --secret, the file hub config derived the passwords from")
 	}
-	return o, exitOK
+	return nil
 }
 
 // connect connects as the user of switchboard's own work, by the password
@@ -121,39 +120,27 @@ func (o *stockOptions) prepare(ctx context.Context, nc *nats.Conn) error {
 	return svc.PrepareHosts(ctx, nc, o.hosts)
 }
 
-func runPrepare(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runStock(ctx, "prepare", prepareHelp, args, stdout, stderr)
-}
-
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	return runStock(ctx, "serve", serveHelp, args, stdout, stderr)
-}
-
-// runStock prepares the team on the server, and for serve answers its
-// hosts until ctx ends.
-func runStock(ctx context.Context, verb, help string, args []string, stdout, stderr io.Writer) int {
-	o, code := stockFlags(verb, help, args, stderr)
-	if o == nil {
-		return code
-	}
+// run prepares the team on the server, and for serve answers its hosts
+// until ctx ends.
+func (o *stockOptions) run(ctx context.Context, verb string, stdout io.Writer) error {
 	nc, err := o.connect("switchboard hub " + verb)
-	if err == nil {
-		defer nc.Close()
-		if err = o.prepare(ctx, nc); err == nil && verb == "serve" {
-			err = hub.TeamService{Team: o.team, Replicas: o.replicas}.Serve(nc)
-		}
-	}
 	if err != nil {
-		fmt.Fprintf(stderr, "switchboard hub %s: %v\n", verb, err)
-		return exitError
+		return err
+	}
+	defer nc.Close()
+	if err := o.prepare(ctx, nc); err != nil {
+		return err
 	}
 	if verb == "prepare" {
 		fmt.Fprintf(stdout, "the team's stream and buckets, and the mail consumers of %d hosts, are on the server; hosts join once switchboard hub serve runs\n", len(o.hosts))
-		return exitOK
+		return nil
+	}
+	if err := (hub.TeamService{Team: o.team, Replicas: o.replicas}).Serve(nc); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "serving the team on %s: its hosts may join; stop with Ctrl-C\n", withoutCredentials(o.server))
 	<-ctx.Done()
-	return exitOK
+	return nil
 }
 
 // withoutCredentials is a server's URL as it may be shown.

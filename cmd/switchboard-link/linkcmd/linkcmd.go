@@ -1,33 +1,39 @@
 package linkcmd
 
 import (
-	"fmt"
+	"context"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
 
-	"switchboard/internal/release"
-)
+	"github.com/spf13/cobra"
 
-// Exit codes, as switchboard's: 2 for a usage error.
-const (
-	exitOK    = 0
-	exitError = 1
-	exitUsage = 2
+	"switchboard/internal/program"
 )
 
 // Main runs switchboard-link with args (the program's name left out) and
-// returns its exit code.
+// returns its exit code; its master stops on SIGINT or SIGTERM.
 func Main(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "--version":
-			fmt.Fprintln(stdout, release.Line("switchboard-link"))
-			return exitOK
-		case "master":
-			return runMaster(args[1:], stderr)
-		case "check":
-			return runCheck(args[1:], stdout, stderr)
-		}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return program.Run(ctx, newLinkCmd(ctx, stdout, stderr), "", args, stdout, stderr)
+}
+
+func newLinkCmd(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "switchboard-link",
+		Short: "Run the master of a host of a team across machines, with its link to the hub",
+		Long: `switchboard-link runs the master of a host of a team across machines, with
+its link to the hub, and checks a host's credentials. It is not run by hand:
+switchboard master (and switchboard up, which starts it) and switchboard
+doctor run it.`,
+		Args: program.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			return program.Usage("it runs the master of a host of a team across machines: run switchboard master, or switchboard up, which run it")
+		},
 	}
-	fmt.Fprintln(stderr, "switchboard-link runs the master of a host of a team across machines: run switchboard master, or switchboard up, which run it")
-	return exitUsage
+	cmd.AddCommand(newMasterCmd(ctx, stderr), newCheckCmd(ctx, stdout))
+	program.WithVersion(cmd, "switchboard-link", stdout)
+	return cmd
 }

@@ -5,74 +5,87 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
 	"switchboard/hub"
+	"switchboard/internal/program"
 	"switchboard/master"
 	"switchboard/master/hublink"
 	"switchboard/workspace"
 )
 
-// runMaster runs the master of the workspace at --root with a link to the
-// hub its settings name, until SIGINT or SIGTERM.
-func runMaster(args []string, stderr io.Writer) int {
-	f := pflag.NewFlagSet("switchboard-link master", pflag.ContinueOnError)
-	f.SetOutput(stderr)
-	root := f.String("root", "", "the workspace")
-	if err := f.Parse(args); err != nil || *root == "" || f.NArg() > 0 {
-		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
-		return exitUsage
+// newMasterCmd runs the master of the workspace at --root with a link to
+// the hub its settings name, until ctx ends.
+func newMasterCmd(ctx context.Context, stderr io.Writer) *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use:   "master --root DIR",
+		Short: "Run the master of the workspace at --root, joined to its hub (switchboard master runs it)",
+		Args:  program.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if root == "" {
+				return errRunMaster
+			}
+			return runMaster(ctx, root, stderr)
+		},
 	}
+	cmd.Flags().StringVar(&root, "root", "", "the workspace")
+	program.ShownAs(cmd, "switchboard master")
+	return cmd
+}
+
+// errRunMaster is switchboard-link master run by hand.
+var errRunMaster = program.Usage("run switchboard master, which runs this with the workspace's root and options")
+
+func runMaster(ctx context.Context, root string, stderr io.Writer) error {
 	opts, err := master.TakeOver() // not the agents' business: out of the environment
 	switch {
 	case errors.Is(err, master.ErrNoOptions):
-		fmt.Fprintln(stderr, "switchboard-link master: run switchboard master, which runs this with the workspace's root and options")
-		return exitUsage
+		return errRunMaster
 	case err != nil:
-		fmt.Fprintf(stderr, "switchboard-link master: %v: are switchboard and switchboard-link of the same build? go install ./cmd/... installs them together\n", err)
-		return exitUsage
+		return program.Usage("%w: are switchboard and switchboard-link of the same build? go install ./cmd/... installs them together", err)
 	}
-	ws := workspace.New(*root)
+	ws := workspace.New(root)
 	settings, joined, err := ws.Hub()
 	if err == nil && !joined {
 		err = errors.New("this workspace joins no hub: run switchboard master")
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "switchboard master: %v\n", err)
-		return exitError
+		return err
 	}
 	opts.Log, opts.Link = stderr, hublink.New(settings)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := master.New(*root, opts).Run(ctx); err != nil {
-		fmt.Fprintf(stderr, "switchboard master: %v\n", err)
-		return exitError
-	}
-	return exitOK
+	return master.New(root, opts).Run(ctx)
 }
 
-// runCheck says whether the hub takes the credentials of the workspace at
-// --root: doctor asks.
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	f := pflag.NewFlagSet("switchboard-link check", pflag.ContinueOnError)
-	f.SetOutput(stderr)
-	root := f.String("root", "", "the workspace")
-	if err := f.Parse(args); err != nil || *root == "" || f.NArg() > 0 {
-		fmt.Fprintln(stderr, "switchboard-link check: run switchboard doctor, which runs this with the workspace's root")
-		return exitUsage
+// newCheckCmd says whether the hub takes the credentials of the workspace
+// at --root: doctor asks, and shows what it prints.
+func newCheckCmd(ctx context.Context, stdout io.Writer) *cobra.Command {
+	var root string
+	cmd := &cobra.Command{
+		Use:   "check --root DIR",
+		Short: "Say whether the hub takes this host's credentials (switchboard doctor runs it)",
+		Args:  program.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if root == "" {
+				return program.Usage("run switchboard doctor, which runs this with the workspace's root")
+			}
+			return check(ctx, root, stdout)
+		},
 	}
-	ws := workspace.New(*root)
+	cmd.Flags().StringVar(&root, "root", "", "the workspace")
+	return cmd
+}
+
+func check(ctx context.Context, root string, stdout io.Writer) error {
+	ws := workspace.New(root)
 	s, joined, err := ws.Hub()
 	if err == nil && !joined {
 		err = errors.New("this workspace joins no hub")
 	}
 	if err == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		var c *hub.Conn
 		if c, err = hub.Dial(ctx, s.URL, hub.JoinConfig{Team: s.Team, Host: s.Host, RootCAs: s.CA, Credentials: []byte(s.Credentials)}); err == nil {
@@ -81,8 +94,8 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stdout, err)
-		return exitError
+		return program.Exit(program.ExitError)
 	}
 	fmt.Fprintf(stdout, "host %s reaches the hub\n", s.Host)
-	return exitOK
+	return nil
 }
