@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -310,8 +310,8 @@ func (t *teamRun) waitAtRest(ctx context.Context) error {
 }
 
 // session is the team's tmux session, as up saved it.
-func (t *teamRun) session() (*agents.Session, error) {
-	s, ok, err := agents.LoadSession(workspace.New(t.root))
+func (t *teamRun) session() (*lifecycle.Session, error) {
+	s, ok, err := lifecycle.LoadSession(workspace.New(t.root))
 	if err != nil {
 		return nil, fmt.Errorf("the team's session: %w", err)
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
@@ -28,7 +28,7 @@ type Desk struct {
 // (package hooks makes it), with switchboard's MCP server unless noMCP. The
 // commands hand it to the desk, which starts agents but speaks no client's
 // hook protocol.
-type Wiring func(ws *workspace.Workspace, noMCP bool) agents.Wirer
+type Wiring func(ws *workspace.Workspace, noMCP bool) lifecycle.Wirer
 
 // New returns the desk of agent in ws, under rules r.
 func New(ws *workspace.Workspace, r *rules.Rules, agent string) *Desk {

@@ -3,8 +3,8 @@ package desk
 import (
 	"context"
 
-	"switchboard/agents"
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle"
+	"switchboard/lifecycle/worktree"
 )
 
 // WouldDiscard is the work that Close with discard would throw away, for
@@ -23,12 +23,12 @@ func (d *Desk) WouldDiscard(ctx context.Context, agent string) ([]*worktree.Unsa
 		if err != nil {
 			return nil, err
 		}
-		if _, _, err := agents.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
+		if _, _, err := lifecycle.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
 			return nil, nil // Close says there is nothing left
 		}
 		if err := d.mayTend(agent, "remove the worktree of"); err != nil {
 			return nil, err
 		}
 	}
-	return agents.WouldDiscard(ctx, d.ws, agent)
+	return lifecycle.WouldDiscard(ctx, d.ws, agent)
 }

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 )
@@ -41,7 +41,7 @@ func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) 
 	if err != nil {
 		return stopped, err // workspace.ErrMasterStillRunning, with the pid it could not stop
 	}
-	session, ok, err := agents.LoadSession(d.ws)
+	session, ok, err := lifecycle.LoadSession(d.ws)
 	if err != nil {
 		return stopped, err
 	}
@@ -53,7 +53,7 @@ func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) 
 	}
 	client := tmux.NewClient(session.Socket, nil)
 	if up, _ := client.HasSession(ctx, session.Name); up {
-		if err := agents.StopTeam(ctx, client); err != nil {
+		if err := lifecycle.StopTeam(ctx, client); err != nil {
 			var runErr *tmux.RunError
 			if !errors.As(err, &runErr) { // a server that ends as it is stopped is stopped
 				return stopped, err

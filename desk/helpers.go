@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 )
 
@@ -19,7 +19,7 @@ var (
 	ErrClosed = errors.New("no longer an agent of this team (closed?)")
 	// ErrNotSpawned is an agent of the rules, which is neither waited for
 	// nor closed alone.
-	ErrNotSpawned = agents.ErrNotSpawned
+	ErrNotSpawned = lifecycle.ErrNotSpawned
 	// ErrNotYourHelper is a helper of another agent.
 	ErrNotYourHelper = errors.New("not your helper")
 	// ErrNoRight is a close or cancel the rules do not give the agent
@@ -153,18 +153,18 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 // first, and what became of their worktrees: each goes only when it holds
 // nothing of its own, unless discard is set. Of an agent closed before,
 // it removes the worktree it left, on the same terms (no agent is closed).
-func (d *Desk) Close(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
+func (d *Desk) Close(ctx context.Context, agent string, discard bool) (lifecycle.Closed, error) {
 	kept, err := d.closable(agent)
 	switch {
 	case err != nil:
-		return agents.Closed{}, err
+		return lifecycle.Closed{}, err
 	case kept:
 		return d.closeKeptTree(ctx, agent, discard)
 	}
 	parent, _ := d.rules.Parent(agent)
-	closed, err := agents.Close(ctx, d.ws, agent, discard)
+	closed, err := lifecycle.Close(ctx, d.ws, agent, discard)
 	if err != nil {
-		return agents.Closed{}, err
+		return lifecycle.Closed{}, err
 	}
 	if parent == d.agent || !d.rules.Knows(parent) {
 		return closed, nil
@@ -234,5 +234,5 @@ func (d *Desk) Cancel(agent, reason string) ([]string, error) {
 	if !d.rules.MayInterruptAgent(d.agent, agent) {
 		return nil, &RightError{Msg: fmt.Sprintf("%s may not cancel %s: an agent may cancel the agents it spawned, and the interrupts list of the rules anyone", d.agent, agent)}
 	}
-	return agents.Cancel(d.ws, d.agent, agent, strings.TrimSpace(reason))
+	return lifecycle.Cancel(d.ws, d.agent, agent, strings.TrimSpace(reason))
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/bulletin"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/rules/approvals"
@@ -723,7 +723,7 @@ func TestEachVerbOfTheDeskDecidesAsTheTeamsRulesSay(t *testing.T) {
 				_, err := d.Spawn(context.Background(), SpawnRequest{Profile: "developer_agent", Task: "Write the tests"})
 				return err
 			},
-			want: allowedUntil(agents.ErrNotUp), after: nothingChanged,
+			want: allowedUntil(lifecycle.ErrNotUp), after: nothingChanged,
 		},
 		{
 			name: "the master may spawn a helper for the developer, as far as tmux", agent: "master_agent",
@@ -731,7 +731,7 @@ func TestEachVerbOfTheDeskDecidesAsTheTeamsRulesSay(t *testing.T) {
 				_, err := d.Spawn(context.Background(), SpawnRequest{Profile: "developer_agent", Parent: "developer_agent"})
 				return err
 			},
-			want: allowedUntil(agents.ErrNotUp), after: nothingChanged,
+			want: allowedUntil(lifecycle.ErrNotUp), after: nothingChanged,
 		},
 		{
 			name: "a tester may not spawn an agent of the master's profile", agent: "tester_agent",

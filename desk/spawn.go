@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
@@ -115,11 +115,11 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 	if answer := d.rules.HelperAnswer(r.Name, rules.Spawned{Profile: r.Profile, Parent: parent}); !answer.Allowed {
 		return Spawned{}, &CannotAnswerError{Helper: helperCalled(r.Name, r.Profile), Decision: answer}
 	}
-	var wirer agents.Wirer
+	var wirer lifecycle.Wirer
 	if d.wiring != nil {
 		wirer = d.wiring(d.ws, r.NoMCP)
 	}
-	started, err := agents.Spawn(ctx, agents.SpawnOptions{
+	started, err := lifecycle.Spawn(ctx, lifecycle.SpawnOptions{
 		Workspace: d.ws, Name: r.Name, Profile: r.Profile, Parent: parent, Task: r.Task,
 		Model: r.Model, System: r.System, Env: r.Env, Worktree: r.Worktree,
 		Taken: d.rules.Knows,
@@ -139,7 +139,7 @@ func (d *Desk) Spawn(ctx context.Context, r SpawnRequest) (Spawned, error) {
 		return s, &TaskNotSentError{Spawned: s, Err: err}
 	}
 	task := &mailbox.Message{
-		To: []string{name}, Title: agents.TaskTitle(r.Task), Content: r.Task,
+		To: []string{name}, Title: lifecycle.TaskTitle(r.Task), Content: r.Task,
 		Type: mailbox.TypeInstruction, RequiresResponse: true,
 	}
 	if _, err := New(d.ws, fresh, d.agent).Send(task); err != nil {

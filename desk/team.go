@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
@@ -51,7 +51,7 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 	if err != nil {
 		return nil, err
 	}
-	session, up, err := agents.LoadSession(d.ws)
+	session, up, err := lifecycle.LoadSession(d.ws)
 	if err != nil {
 		return nil, err
 	}

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/agents"
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle"
+	"switchboard/lifecycle/worktree"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -25,7 +25,7 @@ func (d *Desk) tree(ctx context.Context, agent string) (*worktree.Repo, worktree
 	if err != nil {
 		return nil, worktree.Tree{}, err
 	}
-	return agents.TreeOf(ctx, d.ws, p)
+	return lifecycle.TreeOf(ctx, d.ws, p)
 }
 
 // profileOf is the profile an agent runs, or ran, with; the operator has
@@ -69,7 +69,7 @@ func (d *Desk) TreeSummaries(ctx context.Context, profiles []*profile.Profile) m
 		if !p.Worktree {
 			continue
 		}
-		repo, tree, err := agents.TreeOf(ctx, d.ws, p)
+		repo, tree, err := lifecycle.TreeOf(ctx, d.ws, p)
 		if err != nil {
 			continue
 		}
@@ -108,24 +108,24 @@ func (d *Desk) MayTendClosedTrees() bool {
 
 // closeKeptTree removes the worktree an agent left when it was closed:
 // when it holds nothing unmerged, or whatever it holds with discard.
-func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (agents.Closed, error) {
+func (d *Desk) closeKeptTree(ctx context.Context, agent string, discard bool) (lifecycle.Closed, error) {
 	p, err := d.profileOf(agent)
 	if err != nil {
-		return agents.Closed{}, err
+		return lifecycle.Closed{}, err
 	}
 	noTree := fmt.Errorf("%s is %w, and has no worktree left", agent, ErrClosed)
 	// Who may remove it matters only when there is one.
-	if _, _, err := agents.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
-		return agents.Closed{}, noTree
+	if _, _, err := lifecycle.TreeOf(ctx, d.ws, p); noTreeLeft(err) {
+		return lifecycle.Closed{}, noTree
 	}
 	if err := d.mayTend(agent, "remove the worktree of"); err != nil {
-		return agents.Closed{}, err
+		return lifecycle.Closed{}, err
 	}
-	fate, found := agents.CloseTree(ctx, d.ws, p, discard)
+	fate, found := lifecycle.CloseTree(ctx, d.ws, p, discard)
 	if !found {
-		return agents.Closed{}, noTree
+		return lifecycle.Closed{}, noTree
 	}
-	return agents.Closed{Trees: []agents.TreeFate{fate}}, nil
+	return lifecycle.Closed{Trees: []lifecycle.TreeFate{fate}}, nil
 }
 
 // noTreeLeft reports whether looking for an agent's worktree found there is

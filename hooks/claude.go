@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/internal/clientinbox"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
@@ -160,7 +160,7 @@ func cancelChildren(env Env) error {
 	var errs []error
 	for _, child := range slices.Sorted(maps.Keys(spawned)) {
 		if s := spawned[child]; s.Parent == env.Agent && s.Cancelled == nil {
-			_, err := agents.Cancel(env.Workspace, env.Agent, child, "the person stopped "+env.Agent+" with Esc")
+			_, err := lifecycle.Cancel(env.Workspace, env.Agent, child, "the person stopped "+env.Agent+" with Esc")
 			errs = append(errs, err)
 		}
 	}
@@ -307,7 +307,7 @@ func sessionStart(ev event, env Env) (output, error) {
 			display = p.DisplayName
 		}
 	}
-	fmt.Fprintf(&b, "switchboard: you are %s %s that talks through switchboard mailboxes.\n", display, agents.CardMark(env.Agent))
+	fmt.Fprintf(&b, "switchboard: you are %s %s that talks through switchboard mailboxes.\n", display, lifecycle.CardMark(env.Agent))
 	var to, from []string
 	for _, other := range r.Agents() {
 		if other == env.Agent {

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -15,7 +15,7 @@ import (
 func TestTheLogVouchesForACancelFromOneWhoMayInterruptOnly(t *testing.T) {
 	h := newHarness(t)
 	h.start(Options{})
-	if _, err := agents.Cancel(workspace.New(h.root), "master_agent", "developer_agent", "wrong branch"); err != nil {
+	if _, err := lifecycle.Cancel(workspace.New(h.root), "master_agent", "developer_agent", "wrong branch"); err != nil {
 		t.Fatal(err)
 	}
 	handWritten := func(from, by string) *mailbox.Message {

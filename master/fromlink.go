@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"switchboard/agents"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/rules"
@@ -146,7 +146,7 @@ func (m *Master) cancelFromLink(msg *mailbox.Message, to string) error {
 	if why != "" {
 		return nil
 	}
-	marked, err := agents.MarkCancelled(m.ws, to, workspace.Cancellation{By: c.By, Reason: c.Reason, At: msg.DeliveredAt})
+	marked, err := lifecycle.MarkCancelled(m.ws, to, workspace.Cancellation{By: c.By, Reason: c.Reason, At: msg.DeliveredAt})
 	if err != nil {
 		m.logf("cannot mark %s cancelled: %v; the hub keeps the cancel", to, err)
 		return err

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/hub"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/workspace"
@@ -206,43 +206,43 @@ func TestCopiesFromAnotherHostAreTakenOrRefusedAsAPersonWouldExpect(t *testing.T
 		},
 		{
 			name: "A cancel from the overseer on another host marks the helper spawned here cancelled",
-			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by master_agent: wrong branch",
+			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by master_agent: wrong branch",
 			body:      cancelled("master_agent", "wrong branch"),
 			delivered: 1, cancelledBy: "master_agent",
 		},
 		{
 			name: "A cancel that comes twice is delivered once and marks the helper cancelled",
-			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by master_agent: wrong branch",
+			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by master_agent: wrong branch",
 			body:      cancelled("master_agent", "wrong branch"),
 			arrivals:  []int{1, 1},
 			delivered: 1, cancelledBy: "master_agent",
 		},
 		{
 			name: "A cancel from an agent that may not interrupt is delivered but marks nothing",
-			from: "tester_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by tester_agent: stop",
+			from: "tester_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by tester_agent: stop",
 			body:      cancelled("tester_agent", "stop"),
 			delivered: 1,
 		},
 		{
 			name: "A cancel from the person at another host, who may not interrupt here, is delivered but marks nothing",
-			from: mailbox.Operator, to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by operator: stop",
+			from: mailbox.Operator, to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by operator: stop",
 			body:      cancelled(mailbox.Operator, "stop"),
 			delivered: 1,
 		},
 		{
 			name: "A cancel from the overseer for an agent not spawned here is delivered and marks nothing",
-			from: "master_agent", to: "developer_agent", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by master_agent: wrong branch",
+			from: "master_agent", to: "developer_agent", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by master_agent: wrong branch",
 			body:      cancelled("master_agent", "wrong branch"),
 			delivered: 1,
 		},
 		{
 			name: "An interrupt titled like a cancel, without the field cancel writes, marks nothing",
-			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by master_agent: wrong branch",
+			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by master_agent: wrong branch",
 			delivered: 1,
 		},
 		{
 			name: "A cancel whose field names another than its sender marks nothing",
-			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: agents.CancelTitle + " by master_agent: wrong branch",
+			from: "master_agent", to: "developer_agent-1", typ: mailbox.TypeInterrupt, title: lifecycle.CancelTitle + " by master_agent: wrong branch",
 			body:      cancelled("tester_agent", "wrong branch"),
 			delivered: 1,
 		},

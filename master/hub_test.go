@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/bulletin"
 	"switchboard/hub"
 	"switchboard/hub/embedded"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master/hublink"
 	"switchboard/rules"
@@ -443,7 +443,7 @@ func TestACancelCrossesHosts(t *testing.T) {
 			t.Fatalf("the notice %q from %s marked the helper cancelled: cancel did not send it", fake.Title, fake.From)
 		}
 	}
-	order, err := agents.Cancel(gpu, "master_agent", "developer_agent-1", "wrong branch")
+	order, err := lifecycle.Cancel(gpu, "master_agent", "developer_agent-1", "wrong branch")
 	if err != nil || len(order) != 2 || order[0] != "developer_agent-2" {
 		t.Fatalf("cancel from gpu: %v, %v; want the helper's helper first, then the helper", order, err)
 	}

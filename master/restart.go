@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/lifecycle"
 	"switchboard/master/panes"
 	"switchboard/tmux"
 )
@@ -15,15 +15,15 @@ import (
 // restartClient starts an agent's client again in its pane, wired as up
 // wired the team (with or without the MCP server, as its session says).
 func (m *Master) restartClient(ctx context.Context, c *tmux.Client, agent string) error {
-	session, ok, err := agents.LoadSession(m.ws)
+	session, ok, err := lifecycle.LoadSession(m.ws)
 	if err != nil {
 		return fmt.Errorf("read the team's session: %w", err)
 	}
 	if !ok {
 		return fmt.Errorf("the team has no session")
 	}
-	err = agents.Restart(ctx, m.ws, c, agent, hooks.Wirer{Workspace: m.ws, NoMCP: session.NoMCP})
-	if errors.Is(err, agents.ErrCancelled) {
+	err = lifecycle.Restart(ctx, m.ws, c, agent, hooks.Wirer{Workspace: m.ws, NoMCP: session.NoMCP})
+	if errors.Is(err, lifecycle.ErrCancelled) {
 		return panes.ErrNotRestarted
 	}
 	return err

@@ -1,14 +1,29 @@
 package profile
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"switchboard"
 )
+
+// defaultTeam is the rules file and the agent profiles of the default team,
+// laid out as in a workspace, under defaultteam/.
+//
+//go:embed defaultteam/communication_rules.yaml defaultteam/agents/*.yaml
+var defaultTeam embed.FS
+
+// defaultTeamFiles are the default team's workspace files: its rules file and
+// its profiles, by their paths in a workspace.
+func defaultTeamFiles() fs.FS {
+	team, err := fs.Sub(defaultTeam, "defaultteam")
+	if err != nil {
+		panic(err) // the embedded folder is there: it was built in
+	}
+	return team
+}
 
 // ErrWorkspaceExists is returned by WriteDefaultTeam when the folder already
 // holds a rules file and force is off.
@@ -18,8 +33,9 @@ var ErrWorkspaceExists = errors.New("a workspace already exists here")
 // dir and returns the paths written. Existing files are replaced only with
 // force.
 func WriteDefaultTeam(dir string, force bool) ([]string, error) {
+	team := defaultTeamFiles()
 	var files []string
-	err := fs.WalkDir(switchboard.DefaultTeam, ".", func(path string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(team, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -38,7 +54,7 @@ func WriteDefaultTeam(dir string, force bool) ([]string, error) {
 	}
 	var written []string
 	for _, f := range files {
-		data, err := switchboard.DefaultTeam.ReadFile(f)
+		data, err := fs.ReadFile(team, f)
 		if err != nil {
 			return written, fmt.Errorf("read embedded %s: %w", f, err)
 		}

@@ -12,7 +12,7 @@ import (
 
 func defaultTeam(t *testing.T) *Rules {
 	t.Helper()
-	r, err := Load(filepath.Join("..", FileName))
+	r, err := Load(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestDecideExplainsWithFileAndLine(t *testing.T) {
 
 func TestDecideOnTheDefaultTeamCitesItsLines(t *testing.T) {
 	r := defaultTeam(t)
-	cite := regexp.MustCompile(`^\.\./communication_rules\.yaml:[1-9][0-9]*: `)
+	cite := regexp.MustCompile(`^\.\./profile/defaultteam/communication_rules\.yaml:[1-9][0-9]*: `)
 	agents := []string{"master_agent", "developer_agent", "reviewer_agent", "tester_agent"}
 	for _, from := range agents {
 		for _, to := range agents {
@@ -201,7 +201,7 @@ func TestDecideOnTheDefaultTeamCitesItsLines(t *testing.T) {
 		}
 	}
 	d := r.Decide("tester_agent", "reviewer_agent")
-	if want := fmt.Sprintf(`../communication_rules.yaml:%d: forbidden: tester_agent → reviewer_agent ("Should go through developer first")`, line); len(d.Because) != 1 || d.Because[0] != want {
+	if want := fmt.Sprintf(`../profile/defaultteam/communication_rules.yaml:%d: forbidden: tester_agent → reviewer_agent ("Should go through developer first")`, line); len(d.Because) != 1 || d.Because[0] != want {
 		t.Errorf("Decide(tester_agent, reviewer_agent) because %q; want %q", d.Because, want)
 	}
 }

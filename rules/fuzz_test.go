@@ -15,7 +15,7 @@ import (
 // every forbidden pair is blocked, whatever the allow lists say, and
 // deciding, routing a broadcast, linting and drawing the graph all work.
 func FuzzParse(f *testing.F) {
-	defaultTeam, err := os.ReadFile(filepath.Join("..", FileName))
+	defaultTeam, err := os.ReadFile(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		f.Fatal(err)
 	}

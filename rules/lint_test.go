@@ -61,7 +61,7 @@ func TestWarnings(t *testing.T) {
 }
 
 func TestTheShippedFixSilencesTheSeedsWarning(t *testing.T) {
-	r, err := Load(filepath.Join("..", FileName))
+	r, err := Load(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestTheShippedFixSilencesTheSeedsWarning(t *testing.T) {
 // A spawned agent is matched by its profile's entry: it is no agent the
 // file forgot.
 func TestWarningsLeaveSpawnedAgentsAlone(t *testing.T) {
-	r, err := Load(filepath.Join("..", FileName))
+	r, err := Load(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

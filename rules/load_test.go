@@ -11,7 +11,7 @@ import (
 )
 
 func TestDefaultTeamLoads(t *testing.T) {
-	r, err := Load(filepath.Join("..", FileName))
+	r, err := Load(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestLoadErrorsNameTheFileLoaded(t *testing.T) {
 }
 
 func TestDefaultTeamReadsAsWritten(t *testing.T) {
-	r, err := Load(filepath.Join("..", FileName))
+	r, err := Load(filepath.Join("..", "profile", "defaultteam", FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,7 +152,7 @@ func (w *Workspace) ApprovalsPath() string { return filepath.Join(w.Store.Dir, "
 // MasterLock is the file the running master holds locked.
 func (w *Workspace) MasterLock() string { return filepath.Join(w.Store.Dir, ".master.lock") }
 
-// SessionFile is where the team runs in tmux (package agents reads it), and
+// SessionFile is where the team runs in tmux (package lifecycle reads it), and
 // SessionLock the file held while it is changed.
 func (w *Workspace) SessionFile() string { return filepath.Join(w.Store.Dir, "session.json") }
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle/worktree"
 	"switchboard/workspace"
 
 	"github.com/spf13/cobra"

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/tmux"
 )
 
@@ -24,7 +24,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 				return err
 			}
 			warnBrokenRules(io, ws, rulesErr)
-			session, ok, err := agents.LoadSession(ws.folder)
+			session, ok, err := lifecycle.LoadSession(ws.folder)
 			if err != nil {
 				return err
 			}
@@ -36,7 +36,7 @@ func newAttachCmd(io *streams, g *globals) *cobra.Command {
 					return attach(io, session.Socket, session.Name, ws.folder)
 				}
 			}
-			return agents.ErrNotUp
+			return lifecycle.ErrNotUp
 		},
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle/worktree"
 
 	"github.com/spf13/cobra"
 )

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle/worktree"
 )
 
 // commitIn commits a new file in an agent's tree, as the agent would.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle"
 	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
@@ -90,12 +90,12 @@ func newDemoPlayCmd(io *streams, g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			session, ok, err := agents.LoadSession(ws.folder)
+			session, ok, err := lifecycle.LoadSession(ws.folder)
 			if err != nil {
 				return err
 			}
 			if !ok {
-				return agents.ErrNotUp
+				return lifecycle.ErrNotUp
 			}
 			d := &director{ctx: cmd.Context(), out: io.out, store: ws.store, session: session,
 				client: tmux.NewClient(session.Socket, nil), pause: pause, root: ws.root, pane: os.Getenv("TMUX_PANE")}

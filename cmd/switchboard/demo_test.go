@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 	"switchboard/workspace"
@@ -71,7 +71,7 @@ func TestDemoPlaysTheFlows(t *testing.T) {
 	if blocked != 1 {
 		t.Errorf("%d blocked messages; want the tester's one:\n%s", blocked, log)
 	}
-	session, _, _ := agents.LoadSession(workspace.New(tm.root))
+	session, _, _ := lifecycle.LoadSession(workspace.New(tm.root))
 	tm.waitFor("yes in the developer's pane and the summary", func() bool {
 		dev, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", session.Agents["developer_agent"].Pane).Output()
 		narrator, _ := exec.Command("tmux", "-L", tm.socket, "capture-pane", "-p", "-J", "-S", "-200", "-t", "=switchboard:agents.{bottom}").Output()

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/tmux"
@@ -24,7 +24,7 @@ type director struct {
 	ctx     context.Context
 	out     io.Writer
 	store   *mailbox.Store
-	session *agents.Session
+	session *lifecycle.Session
 	client  *tmux.Client
 	pause   time.Duration
 	root    string

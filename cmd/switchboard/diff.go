@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle/worktree"
 
 	"github.com/spf13/cobra"
 )

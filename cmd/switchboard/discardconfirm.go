@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle/worktree"
 )
 
 // errNotConfirmed is a close --discard whose question was not answered yes.

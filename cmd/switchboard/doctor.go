@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
@@ -152,7 +152,7 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		add("profiles", levelFix, "%v", err)
 		return out
 	}
-	session, up, _ := agents.LoadSession(ws)
+	session, up, _ := lifecycle.LoadSession(ws)
 	vars := profile.DefaultVars(ws.Root)
 	elsewhere := otherHosts(ws)
 	for _, p := range team {
@@ -163,7 +163,7 @@ func diagnose(ctx context.Context, g *globals) []finding {
 		level, detail := agentFinding(ctx, ws, p, vars, running && up, session)
 		add(p.Name, level, "%s", detail)
 	}
-	if stray, err := agents.StrayPanes(ctx, ws); err == nil {
+	if stray, err := lifecycle.StrayPanes(ctx, ws); err == nil {
 		for _, p := range stray {
 			add("panes", levelFix, "pane %s (window %q) runs %s, which the team does not list: `switchboard down` ends it with the team", p.ID, p.Window, p.Agent)
 		}
@@ -204,7 +204,7 @@ func otherHosts(ws *workspace.Workspace) map[string]string {
 
 // agentFinding checks one agent: its program, and while the team runs,
 // whether its hooks report.
-func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profile, vars profile.Vars, teamUp bool, session *agents.Session) (string, string) {
+func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profile, vars profile.Vars, teamUp bool, session *lifecycle.Session) (string, string) {
 	expanded, err := p.Expand(vars)
 	if err != nil {
 		return levelFix, err.Error()

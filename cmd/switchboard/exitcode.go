@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"syscall"
 
-	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/internal/program"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
@@ -82,14 +82,14 @@ var hints = []struct {
 	err  error
 	hint string
 }{
-	{agents.ErrExists, "pick another --name"},
-	{agents.ErrNotUp, "start it with `switchboard up`"},
-	{agents.ErrUpBusy, "wait for it to finish, then run `switchboard up` again"},
+	{lifecycle.ErrExists, "pick another --name"},
+	{lifecycle.ErrNotUp, "start it with `switchboard up`"},
+	{lifecycle.ErrUpBusy, "wait for it to finish, then run `switchboard up` again"},
 	{tmux.ErrNoServer, "start the team with `switchboard up`"},
 	{tmux.ErrServerExited, "the team's tmux server stopped: start the team again with `switchboard up`"},
 	{rules.ErrNoRules, "run `switchboard init` to write the default team"},
 	{profile.ErrWorkspaceExists, "pass --force to overwrite it"},
-	{workspace.ErrNotFound, "run `switchboard init` there, or pass --root"},
+	{workspace.ErrNotFound, "run `switchboard init` there (or `switchboard up --init`, which starts it too), or pass --root"},
 	{master.ErrNoInotify, "pass --poll 1s where inotify is unavailable"},
 	{mailbox.ErrNotFound, "`switchboard inbox --all` lists your messages"},
 	{desk.ErrNoMaster, "start the team with `switchboard up`, or its master alone with `switchboard master`"},

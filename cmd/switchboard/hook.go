@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 )
 
@@ -82,7 +82,7 @@ func hookEnv(g *globals) (hooks.Env, bool) {
 	if !ws.HasMailbox(agent) {
 		return hooks.Env{}, false // not an agent whose mailbox exists
 	}
-	if pane, ok := agents.PaneAgent(ws); ok && pane != agent {
+	if pane, ok := lifecycle.PaneAgent(ws); ok && pane != agent {
 		return hooks.Env{}, false // a hook run for another agent, from this one's pane
 	}
 	return hooks.Env{Workspace: ws, Agent: agent, MCP: os.Getenv(hooks.MCPEnv) == "1", Environ: os.Environ()}, true

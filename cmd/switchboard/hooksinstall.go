@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
 	"switchboard/hooks"
+	"switchboard/lifecycle"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -106,7 +106,7 @@ func runHooksInstall(io *streams, g *globals, opts *hooksInstallOptions) error {
 			return notAnAgent(r, opts.agent, "(check --agent)")
 		}
 		// Printing another's wiring is harmless; writing it is not.
-		if pane, ok := agents.PaneAgent(folder); ok && opts.write && pane != opts.agent {
+		if pane, ok := lifecycle.PaneAgent(folder); ok && opts.write && pane != opts.agent {
 			return refusedError(fmt.Errorf("this pane is %s's: it may write its own wiring, not %s's", pane, opts.agent))
 		}
 		w.Workspace, w.Dir = folder.Root, folder.Root
@@ -167,7 +167,7 @@ func hookBinary(ws *workspace.Workspace) (string, error) {
 		return self, nil
 	}
 	if ws != nil {
-		if err := agents.StageBinary(ws, self); err != nil {
+		if err := lifecycle.StageBinary(ws, self); err != nil {
 			return "", err
 		}
 		return ws.Binary(), nil

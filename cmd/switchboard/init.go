@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,19 +46,46 @@ team's mail is never committed (your own .gitignore stays as it is).`,
 	return cmd
 }
 
-func runInit(io *streams, opts *initOptions) error {
-	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", opts.dir, err)
-	}
-	written, err := profile.WriteDefaultTeam(opts.dir, opts.force)
+// writeDefaultTeam writes the default team and its mailboxes folder into
+// dir, saying each file it wrote.
+func writeDefaultTeam(io *streams, dir string, force bool) error {
+	written, err := profile.WriteDefaultTeam(dir, force)
 	if err != nil {
 		return err
 	}
 	for _, path := range written {
-		rel, _ := filepath.Rel(opts.dir, path)
+		rel, _ := filepath.Rel(dir, path)
 		fmt.Fprintf(io.out, "wrote %s\n", rel)
 	}
-	if err := workspace.New(opts.dir).MakeMailboxes(); err != nil {
+	return workspace.New(dir).MakeMailboxes()
+}
+
+// initIfNone writes the default team into the folder up runs in (--root,
+// or the current one) when that folder, and none above it, holds a team:
+// up --init.
+func initIfNone(io *streams, g *globals) error {
+	_, err := findWorkspace(g)
+	if !errors.Is(err, workspace.ErrNotFound) {
+		return nil // a team is there (or what is wrong, up says next)
+	}
+	dir := g.root
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", dir, err)
+	}
+	fmt.Fprintf(io.out, "no team in %s: writing the default team there\n", dir)
+	return writeDefaultTeam(io, dir, false)
+}
+
+func runInit(io *streams, opts *initOptions) error {
+	if err := os.MkdirAll(opts.dir, 0o755); err != nil {
+		return fmt.Errorf("create %s: %w", opts.dir, err)
+	}
+	if err := writeDefaultTeam(io, opts.dir, opts.force); err != nil {
 		return err
 	}
 	// Said as the person can run it from here: switchboard is not on

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 
-	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle/worktree"
 
 	"github.com/spf13/cobra"
 )

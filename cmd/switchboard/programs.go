@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/safetext"
+	"switchboard/lifecycle"
 )
 
 // The programs of switchboard that speak NATS, so that switchboard, which
@@ -23,8 +23,8 @@ import (
 // master of a host of a team across machines in the other, which links no
 // NATS server.
 const (
-	hubProgram  = agents.HubProgram
-	linkProgram = agents.LinkProgram
+	hubProgram  = lifecycle.HubProgram
+	linkProgram = lifecycle.LinkProgram
 )
 
 // errNoProgram is a program of switchboard found nowhere it is looked for.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/internal/proctree"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -92,7 +92,7 @@ func TestSpawnWaitCloseTree(t *testing.T) {
 	tm.must("down")
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	tm.waitFor("the survivor back in its pane", func() bool {
-		s, ok, _ := agents.LoadSession(workspace.New(tm.root))
+		s, ok, _ := lifecycle.LoadSession(workspace.New(tm.root))
 		return ok && s.Agents["survivor"] != nil && s.Agents["survivor"].Parent == "developer_agent" && strings.Contains(panes(), "survivor")
 	})
 }

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -244,7 +244,7 @@ func TestTeamInTmux(t *testing.T) {
 
 func paneOf(t testing.TB, tm *team, agent string) string {
 	t.Helper()
-	s, ok, err := agents.LoadSession(workspace.New(tm.root))
+	s, ok, err := lifecycle.LoadSession(workspace.New(tm.root))
 	if err != nil || !ok {
 		t.Fatalf("no session: %v", err)
 	}

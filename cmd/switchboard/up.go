@@ -12,10 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"switchboard/agents"
 	"switchboard/hooks"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -27,6 +27,7 @@ type upOptions struct {
 	detach    bool
 	session   string
 	socket    string
+	init      bool
 	demo      bool
 	demoDir   string
 	demoPause time.Duration
@@ -58,7 +59,7 @@ after the tmux server died, brings every agent back with its unread mail, and
 each Claude Code or Codex CLI agent on the conversation it had (the session
 its start-up hook recorded for it; --fresh, or fresh: true in a profile,
 starts anew).`,
-		Example: `  go run ./cmd/switchboard up          # from the repository root: the default team
+		Example: `  switchboard up --init                # write the default team here first, if this folder has no team
   switchboard up -d                    # start without attaching
   switchboard up --demo                # watch a demo team at work, in a new folder
   switchboard up -d --fresh            # every agent on a new conversation
@@ -70,10 +71,11 @@ starts anew).`,
 	}
 	f := cmd.Flags()
 	f.BoolVarP(&opts.detach, "detach", "d", false, "do not attach to the session")
-	f.StringVar(&opts.session, "session", agents.DefaultSessionName, "tmux session name")
+	f.StringVar(&opts.session, "session", lifecycle.DefaultSessionName, "tmux session name")
 	f.StringVar(&opts.socket, "socket", "", "tmux server socket name (default: one per workspace)")
 	f.BoolVar(&opts.noConsole, "no-console", false, "start no console window (switchboard top)")
 	f.BoolVar(&opts.web, "web", false, "serve the team's view to a browser too (switchboard web), and print its address")
+	f.BoolVar(&opts.init, "init", false, "write the default team here first (as switchboard init does) when this folder, and none above it, holds a team")
 	f.BoolVar(&opts.demo, "demo", false, "start the default team, every agent a shell, in a new folder, and play the demo in it")
 	f.StringVar(&opts.demoDir, "demo-dir", "", "the folder for --demo (default: a new temporary folder)")
 	f.DurationVar(&opts.demoPause, "demo-pause", DefaultDemoPause, "time between the demo's steps")
@@ -96,6 +98,11 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		opts.root = dir
 		g = &globals{root: dir, as: mailbox.Operator, json: g.json}
 	}
+	if opts.init {
+		if err := initIfNone(io, g); err != nil {
+			return err
+		}
+	}
 	ws, err := openWorkspace(g)
 	if err != nil {
 		return err
@@ -110,19 +117,19 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		return err
 	}
 	if opts.socket == "" {
-		opts.socket = agents.DefaultSocket(ws.root)
+		opts.socket = lifecycle.DefaultSocket(ws.root)
 	}
 	client := tmux.NewClient(opts.socket, nil)
 	// One up at a time brings the team up; another waits for it, then
 	// finds the team up.
-	lock, err := agents.LockUp(ctx, ws.folder, upLockWait, func(pid int) {
+	lock, err := lifecycle.LockUp(ctx, ws.folder, upLockWait, func(pid int) {
 		by := ""
 		if pid > 0 {
 			by = fmt.Sprintf(" (pid %d)", pid)
 		}
 		fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
 	})
-	if errors.Is(err, agents.ErrUpBusy) {
+	if errors.Is(err, lifecycle.ErrUpBusy) {
 		return refusedError(err) // held by a lock: exit 3
 	}
 	if err != nil {
@@ -150,13 +157,13 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", pid)
 		masterCmd = []string{"log", "--follow"}
 	}
-	var windows []agents.Window
+	var windows []lifecycle.Window
 	if opts.web {
 		os.Remove(webURLFile(ws)) // an address of a web view that did not end cleanly
-		windows = append(windows, agents.Window{Name: "web", Args: []string{"web"}})
+		windows = append(windows, lifecycle.Window{Name: "web", Args: []string{"web"}})
 	}
 	if !opts.noConsole {
-		windows = append(windows, agents.Window{Name: "console", Args: []string{"top"}, InView: true})
+		windows = append(windows, lifecycle.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
 	settings, passwordGiven, err := hubSettings(ws.folder, opts.hub)
 	if err != nil {
@@ -174,7 +181,7 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		return err
 	}
 	start := time.Now()
-	session, notes, err := agents.Up(ctx, agents.UpOptions{
+	session, notes, err := lifecycle.Up(ctx, lifecycle.UpOptions{
 		Workspace: ws.folder, Names: names, Client: client, Session: opts.session,
 		Binary: binary, Master: masterCmd, Windows: windows,
 		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP}, Fresh: opts.fresh, NoMCP: opts.noMCP,
@@ -188,13 +195,13 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	ended, err := waitForMaster(ctx, ws, client, opts)
 	if ended != nil {
 		// A team without its master routes nothing: none is left half up.
-		agents.StopTeam(context.WithoutCancel(ctx), client)
+		lifecycle.StopTeam(context.WithoutCancel(ctx), client)
 		return masterEndedError(*ended, "so up stopped the team: nothing is left running")
 	}
 	if err != nil {
 		return err
 	}
-	exited, err := agents.EarlyExits(ctx, client, session, earlyExitGrace)
+	exited, err := lifecycle.EarlyExits(ctx, client, session, earlyExitGrace)
 	if err != nil {
 		return err
 	}
@@ -253,7 +260,7 @@ const earlyExitGrace = 500 * time.Millisecond
 
 // reportEarlyExits tells the person which agents' programs ended at once,
 // what they printed, and where to fix them; the rest of the team runs.
-func reportEarlyExits(io *streams, ws *caller, exited []agents.Exited) {
+func reportEarlyExits(io *streams, ws *caller, exited []lifecycle.Exited) {
 	for _, e := range exited {
 		status := "was ended by a signal"
 		if e.Status != nil {
@@ -284,7 +291,7 @@ func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Cli
 	}
 	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
 	binary := ws.folder.Binary()
-	if err := client.RespawnPane(ctx, tmux.Window(opts.session, agents.MasterWindow), binary, "master"); err != nil {
+	if err := client.RespawnPane(ctx, tmux.Window(opts.session, lifecycle.MasterWindow), binary, "master"); err != nil {
 		return fmt.Errorf("restart the master: %w", err)
 	}
 	ended, err := waitForMaster(ctx, ws, client, opts)
@@ -308,8 +315,8 @@ const exitStatusGrace = 2 * time.Second
 // runs, and returns what it printed when its program ended instead: it
 // cannot start (a program missing, a workspace it refuses), and saying so
 // at once beats waiting out masterStartLimit.
-func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *upOptions) (*agents.MasterExit, error) {
-	var ended *agents.MasterExit
+func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *upOptions) (*lifecycle.MasterExit, error) {
+	var ended *lifecycle.MasterExit
 	var deadSince time.Time
 	looks := 0
 	settled := func() bool {
@@ -321,7 +328,7 @@ func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *u
 		if looks++; looks%5 != 1 {
 			return false
 		}
-		exit, dead, err := agents.MasterEnded(ctx, client, opts.session)
+		exit, dead, err := lifecycle.MasterEnded(ctx, client, opts.session)
 		if err != nil || !dead {
 			return false
 		}
@@ -345,7 +352,7 @@ func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *u
 
 // masterEndedError says that the master ended as it started, what it
 // printed last, and what became of the team (then).
-func masterEndedError(ended agents.MasterExit, then string) error {
+func masterEndedError(ended lifecycle.MasterExit, then string) error {
 	status := "ended"
 	if ended.Status != nil {
 		status = fmt.Sprintf("exited with status %d", *ended.Status)

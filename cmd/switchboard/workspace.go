@@ -6,9 +6,9 @@ import (
 	"os"
 	"strings"
 
-	"switchboard/agents"
 	"switchboard/desk"
 	"switchboard/hooks"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
@@ -133,7 +133,7 @@ func (w *caller) desk() *desk.Desk {
 }
 
 // wireHooks fits an agent spawned in ws with its client's hooks.
-func wireHooks(ws *workspace.Workspace, noMCP bool) agents.Wirer {
+func wireHooks(ws *workspace.Workspace, noMCP bool) lifecycle.Wirer {
 	return hooks.Wirer{Workspace: ws, NoMCP: noMCP}
 }
 
@@ -165,7 +165,7 @@ func actingAs(g *globals, folder *workspace.Workspace) (agent, other string) {
 	if claimed == "" {
 		claimed = os.Getenv("SWITCHBOARD_AGENT") // up sets it to the pane's own
 	}
-	if pane, ok := agents.PaneAgent(folder); ok {
+	if pane, ok := lifecycle.PaneAgent(folder); ok {
 		if claimed == pane {
 			claimed = ""
 		}

@@ -4,10 +4,10 @@ import (
 	"os"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/proctree"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -46,7 +46,7 @@ var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex
 // searched while the session found before is not running (not found, or
 // its process ended). followLogs is whether a Codex agent works: the look after next
 // comes soon, to read how its turn ends.
-func (p *Panes) readClients(session *agents.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
+func (p *Panes) readClients(session *lifecycle.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
 	inboxes = make(map[string]string)
 	states = make(map[string]mailbox.AgentState)
 	for name, seat := range session.Agents {
@@ -109,7 +109,7 @@ const LogTick = 2 * time.Second
 // turn's end found in it.
 type turnLog struct {
 	path   string
-	own    bool  // the agent's own session's log (agents.OwnSession)
+	own    bool  // the agent's own session's log (lifecycle.OwnSession)
 	judged int64 // the log's size when it was last found not its own
 	offset int64
 	end    clientusage.TurnEnd
@@ -138,7 +138,7 @@ func (p *Panes) turnEnd(agent string, rec clientinbox.Record) (mailbox.AgentStat
 		if size == l.judged {
 			return mailbox.AgentState{}, false
 		}
-		l.judged, l.own = size, agents.OwnSession(rec, agent)
+		l.judged, l.own = size, lifecycle.OwnSession(rec, agent)
 		if !l.own {
 			return mailbox.AgentState{}, false
 		}

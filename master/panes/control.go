@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/tmux"
 )
 
@@ -48,7 +48,7 @@ func (p *Panes) connect(ctx context.Context, client *tmux.Client, session string
 	if client == nil || !p.eventDriven || p.byProcess {
 		return
 	}
-	if agents.UpUnderWay(p.ws) {
+	if lifecycle.UpUnderWay(p.ws) {
 		// Its windows are still being made: look again in a moment.
 		time.AfterFunc(time.Second, p.Wake)
 		return

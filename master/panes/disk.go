@@ -3,7 +3,7 @@ package panes
 import (
 	"iter"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 )
 
@@ -56,7 +56,7 @@ func (p *Panes) readState(agent string) (mailbox.AgentState, bool) {
 
 // mailCounts are each agent's unread and urgent unread messages, each
 // inbox listed again only when it changed.
-func (p *Panes) mailCounts(session *agents.Session) map[string][2]int {
+func (p *Panes) mailCounts(session *lifecycle.Session) map[string][2]int {
 	mail := make(map[string][2]int, len(session.Agents))
 	for name := range session.Agents {
 		mail[name] = p.inboxCount(name)

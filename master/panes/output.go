@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 )
@@ -43,7 +43,7 @@ func (p *Panes) followOutput(ctx context.Context, client *tmux.Client, session s
 	if client == nil || !p.eventDriven {
 		return
 	}
-	if agents.UpUnderWay(p.ws) {
+	if lifecycle.UpUnderWay(p.ws) {
 		// Its windows are still being made, and tmux 3.3a can crash when
 		// a window is made while a control client connects: the screens
 		// are read until the next look, in a moment.

@@ -9,10 +9,10 @@ import (
 	"sync"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/bulletin"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/tmux"
 	"switchboard/workspace"
@@ -56,7 +56,7 @@ type Panes struct {
 	byProcess            bool // each tmux command in a process of its own, no control connection
 
 	mu       sync.Mutex
-	session  *agents.Session
+	session  *lifecycle.Session
 	stamp    string
 	status   string // the status line last set
 	lastErr  string // the last error listing panes, said once
@@ -109,7 +109,7 @@ type Panes struct {
 
 // view is what the master knows of one agent in its pane.
 type view struct {
-	seat   *agents.Seat
+	seat   *lifecycle.Seat
 	state  mailbox.AgentState
 	screen uint64 // hash of the pane's text at the last look
 	// screenSince is when the screen was first seen as it is now.
@@ -403,7 +403,7 @@ func (p *Panes) look(ctx context.Context) {
 // pass is what one look found, step by step.
 type pass struct {
 	client  *tmux.Client
-	session *agents.Session
+	session *lifecycle.Session
 	// listPanes: the panes of the server, by id.
 	alive map[string]tmux.Pane
 	// readDisk: the agents whose pane is not ready yet, the alerts whose
@@ -614,7 +614,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 
 // nextState is what the pass says of an agent's state: exited with its
 // pane, else what its hook said, else what its pane printed or shows.
-func (p *Panes) nextState(name string, seat *agents.Seat, v *view, ps *pass, now time.Time) mailbox.AgentState {
+func (p *Panes) nextState(name string, seat *lifecycle.Seat, v *view, ps *pass, now time.Time) mailbox.AgentState {
 	pane, present := ps.alive[seat.Pane]
 	switch {
 	case !present || pane.Dead:

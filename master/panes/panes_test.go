@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -152,11 +152,11 @@ func newPaneRig(t *testing.T) *paneRig {
 		"%0": {agent: "developer_agent", screen: "Claude Code\n> ", hooked: true},
 		"%1": {agent: "tester_agent", screen: "$ "},
 	})
-	session := &agents.Session{Socket: "fake", Name: "switchboard", Started: r.clock, Agents: map[string]*agents.Seat{
+	session := &lifecycle.Session{Socket: "fake", Name: "switchboard", Started: r.clock, Agents: map[string]*lifecycle.Seat{
 		"developer_agent": {Pane: "%0", Kind: profile.KindClaude, DisplayName: "Developer Agent"},
 		"tester_agent":    {Pane: "%1", Kind: profile.KindShell, DisplayName: "Tester Agent"},
 	}}
-	if err := agents.SaveSession(ws, session); err != nil {
+	if err := lifecycle.SaveSession(ws, session); err != nil {
 		t.Fatal(err)
 	}
 	r.panes = New(Config{

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 )
@@ -78,7 +78,7 @@ func TestSettleWaitsForAStillDrawnScreen(t *testing.T) {
 		return v.ready
 	}
 
-	shell := &view{seat: &agents.Seat{Kind: profile.KindShell}}
+	shell := &view{seat: &lifecycle.Seat{Kind: profile.KindShell}}
 	if look(shell, 0, screen{hash: 1}) || look(shell, readyAfter/2, screen{hash: 1}) {
 		t.Error("a shell is ready before its screen stood still for readyAfter")
 	}
@@ -86,13 +86,13 @@ func TestSettleWaitsForAStillDrawnScreen(t *testing.T) {
 		t.Error("a shell whose screen stood still for readyAfter is not ready")
 	}
 
-	claude := &view{seat: &agents.Seat{Kind: profile.KindClaude}}
+	claude := &view{seat: &lifecycle.Seat{Kind: profile.KindClaude}}
 	look(claude, 0, screen{hash: 0, blank: true})
 	if look(claude, 2*readyAfter, screen{hash: 0, blank: true}) {
 		t.Error("a hooked client with a blank screen is ready: its screen is not drawn yet")
 	}
 
-	clock := &view{seat: &agents.Seat{Kind: profile.KindGeneric}}
+	clock := &view{seat: &lifecycle.Seat{Kind: profile.KindGeneric}}
 	for i := range 10 {
 		if look(clock, time.Duration(i)*readyAfter/2, screen{hash: uint64(i)}) {
 			t.Fatalf("a moving screen is ready at +%v", time.Duration(i)*readyAfter/2)

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 )
 
@@ -28,7 +28,7 @@ func (p *Panes) loadSession() (loaded, other bool) {
 	if known {
 		return old != nil, false
 	}
-	s, ok, err := agents.LoadSession(p.ws)
+	s, ok, err := lifecycle.LoadSession(p.ws)
 	if err != nil {
 		p.logf("%v", err)
 	}
@@ -112,7 +112,7 @@ func (p *Panes) unreadAnnouncements(agent string) []announcement {
 // seatChanges says in words who joined the session and who left it:
 // "tester_agent-1 joined under reviewer_agent (pane %7)", "tester_agent-1
 // left".
-func seatChanges(old, now *agents.Session) []string {
+func seatChanges(old, now *lifecycle.Session) []string {
 	var lines []string
 	for _, name := range slices.Sorted(maps.Keys(now.Agents)) {
 		if _, was := old.Agents[name]; was {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/agents"
+	"switchboard/lifecycle"
 	"switchboard/profile"
 )
 
@@ -26,7 +26,7 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 		{profile.KindGemini, []screen{{1, true}, {2, false}, {2, false}, {2, false}}, true}, // drawn, then still
 		{profile.KindGeneric, []screen{{1, true}, {1, true}}, true},                         // a program that draws nothing
 	} {
-		v := &view{seat: &agents.Seat{Kind: tt.kind}}
+		v := &view{seat: &lifecycle.Seat{Kind: tt.kind}}
 		for i, sc := range tt.looks {
 			p.settle(v, sc, t0.Add(time.Duration(i)*time.Second))
 		}
@@ -35,14 +35,14 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 		}
 	}
 	// A screen that never stands still does not hold the notices forever.
-	v := &view{seat: &agents.Seat{Kind: profile.KindClaude}}
+	v := &view{seat: &lifecycle.Seat{Kind: profile.KindClaude}}
 	for i := 0; i <= 10; i++ {
 		p.settle(v, screen{uint64(i), false}, t0.Add(time.Duration(i)*time.Second))
 	}
 	if !v.ready {
 		t.Error("a pane whose screen changes every second is never ready")
 	}
-	v = &view{seat: &agents.Seat{Kind: profile.KindClaude}}
+	v = &view{seat: &lifecycle.Seat{Kind: profile.KindClaude}}
 	p.settle(v, screen{7, false}, t0)
 	p.settle(v, screen{7, false}, t0.Add(300*time.Millisecond))
 	if v.ready {
@@ -51,8 +51,8 @@ func TestFirstNoticeWaitsForAScreenThatStandsStill(t *testing.T) {
 }
 
 func TestTheMasterSaysWhoJoinedAndWhoLeft(t *testing.T) {
-	old := &agents.Session{Agents: map[string]*agents.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-1": {Pane: "%5", Parent: "reviewer_agent"}}}
-	now := &agents.Session{Agents: map[string]*agents.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-2": {Pane: "%7", Parent: "reviewer_agent"}}}
+	old := &lifecycle.Session{Agents: map[string]*lifecycle.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-1": {Pane: "%5", Parent: "reviewer_agent"}}}
+	now := &lifecycle.Session{Agents: map[string]*lifecycle.Seat{"reviewer_agent": {Pane: "%1"}, "tester_agent-2": {Pane: "%7", Parent: "reviewer_agent"}}}
 	got := strings.Join(seatChanges(old, now), "; ")
 	if want := "tester_agent-2 joined under reviewer_agent (pane %7); tester_agent-1 left"; got != want {
 		t.Errorf("seatChanges = %q; want %q", got, want)

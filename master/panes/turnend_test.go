@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"switchboard/agents"
 	"switchboard/internal/clientinbox"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 )
 
@@ -19,7 +19,7 @@ func TestOnlyACodexAgentsOwnLogSaysItIsLimited(t *testing.T) {
 	const mine, theirs = "11111111-2222-4333-8444-555555555555", "66666666-2222-4333-8444-555555555555"
 	limited := `{"timestamp":"2026-11-28T09:18:55.210Z","type":"event_msg","payload":{"type":"task_complete","error":{"message":"You've hit your usage limit.","codex_error_info":"usage_limit_exceeded"}}}` + "\n"
 	card := func(agent string) string {
-		return `{"type":"response_item","payload":{"content":"switchboard: you are ` + agents.CardMark(agent) + `"}}` + "\n"
+		return `{"type":"response_item","payload":{"content":"switchboard: you are ` + lifecycle.CardMark(agent) + `"}}` + "\n"
 	}
 	write := func(id, text string) string {
 		path := filepath.Join(dir, "rollout-2026-11-28T09-16-56-"+id+".jsonl")

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/agents"
 	"switchboard/internal/watch"
+	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/tmux"
@@ -196,7 +196,7 @@ func announcedSeqs(items []announcement) []string {
 // report types the line that announces items (channel: typed, or an
 // interrupt) and logs what became of it; when it was not submitted, the
 // messages claimed for it are given back to the hooks.
-func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *agents.Seat, items, claimed []announcement, channel, line string) {
+func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *lifecycle.Seat, items, claimed []announcement, channel, line string) {
 	prefix := ""
 	if channel == mailbox.ChannelInterrupt {
 		prefix = "interrupted with ESC, then"

@@ -17,10 +17,10 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"switchboard/agents/worktree"
 	"switchboard/desk"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/testkit/browser"
+	"switchboard/lifecycle/worktree"
 	"switchboard/mailbox"
 )
 

@@ -1,9 +1,9 @@
-package agents
+package lifecycle
 
 import (
 	"context"
 
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle/worktree"
 	"switchboard/profile"
 	"switchboard/workspace"
 )

@@ -1,4 +1,4 @@
-package agents
+package lifecycle
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"switchboard/agents/worktree"
+	"switchboard/lifecycle/worktree"
 	"switchboard/profile"
 	"switchboard/workspace"
 )

@@ -1,4 +1,4 @@
-package agents
+package lifecycle
 
 import (
 	"context"
