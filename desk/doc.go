@@ -7,9 +7,10 @@
 // (SendFields, ReplyFields, AskFields), is declared here once, with the
 // help both show.
 //
-// Spawn starts an agent in the team's tmux; the hooks of its client are
-// wired by the Wiring the front end hands the desk (WithWiring), since the
-// desk speaks no client's hook protocol.
+// Up brings the team up in tmux with its master, and Down stops them, for
+// the person and the oversight agents alike; Spawn starts one more agent.
+// The hooks of a client are wired by the Wiring the front end hands the
+// desk (WithWiring), since the desk speaks no client's hook protocol.
 //
 // An agent's Status (its unread mail and the team's bulletin) is the desk's
 // word too: the hooks and the status line draw it, the MCP server returns it.

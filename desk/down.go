@@ -3,11 +3,9 @@ package desk
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 	"switchboard/tmux"
 )
 
@@ -27,14 +25,8 @@ type Stopped struct {
 // beforeSession, when not nil, runs between the two stops.
 func (d *Desk) Down(ctx context.Context, beforeSession func()) (Stopped, error) {
 	var stopped Stopped
-	if d.agent != mailbox.Operator {
-		if d.rules == nil {
-			return stopped, &RightError{Msg: fmt.Sprintf("%v; with rules that do not load, only the person at the keyboard may stop the team", d.noRules()), Err: d.noRules()}
-		}
-		if !d.rules.IsOverseer(d.agent) {
-			ReportAttempt(d.ws.Store, d.rules, d.agent, "tried to stop the team", "")
-			return stopped, &RightError{Msg: fmt.Sprintf("%s may not stop the team: only oversight agents (%s) and the person at the keyboard may (the attempt is logged)", d.agent, d.rules.OversightNames())}
-		}
+	if err := d.mayRunTheTeam("stop the team"); err != nil {
+		return stopped, err
 	}
 	pid, err := d.ws.StopMaster(ctx, masterStopLimit)
 	stopped.MasterPID = pid

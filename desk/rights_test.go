@@ -1293,6 +1293,32 @@ func TestEachVerbOfTheDeskDecidesAsTheTeamsRulesSay(t *testing.T) {
 			},
 			want: allowed(), after: nothingChanged,
 		},
+
+		// up
+		{
+			name: "a tester may not bring the team up, and the overseers are told", agent: "tester_agent",
+			call: func(d *Desk, w *world) error {
+				_, err := d.Up(context.Background(), UpRequest{})
+				return err
+			},
+			want: byRules(ErrNoRight), after: posts("tester_agent", "master_agent", mailbox.TypeStatus),
+		},
+		{
+			name: "a helper may not bring the team up", agent: helper,
+			call: func(d *Desk, w *world) error {
+				_, err := d.Up(context.Background(), UpRequest{})
+				return err
+			},
+			want: byRules(ErrNoRight), after: posts(helper, "master_agent", mailbox.TypeStatus),
+		},
+		{
+			name: "with rules that do not load, not even an overseer may bring the team up", agent: "master_agent", broken: true,
+			call: func(d *Desk, w *world) error {
+				_, err := d.Up(context.Background(), UpRequest{})
+				return err
+			},
+			want: byRules(ErrNoRules), after: nothingChanged,
+		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"switchboard/hooks"
+	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
-	"switchboard/profile"
 	"switchboard/tmux"
 	"switchboard/workspace"
 )
@@ -113,49 +111,23 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if err := programsInstalled(ws, opts.hub); err != nil {
 		return err
 	}
-	if err := ws.folder.MakeMailboxes(); err != nil {
-		return err
-	}
 	if opts.socket == "" {
 		opts.socket = lifecycle.DefaultSocket(ws.root)
 	}
 	client := tmux.NewClient(opts.socket, nil)
-	// One up at a time brings the team up; another waits for it, then
-	// finds the team up.
-	lock, err := lifecycle.LockUp(ctx, ws.folder, upLockWait, func(pid int) {
-		by := ""
-		if pid > 0 {
-			by = fmt.Sprintf(" (pid %d)", pid)
-		}
-		fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
-	})
-	if errors.Is(err, lifecycle.ErrUpBusy) {
-		return refusedError(err) // held by a lock: exit 3
-	}
+	settings, passwordGiven, err := hubSettings(ws.folder, opts.hub)
 	if err != nil {
 		return err
 	}
-	defer lock.Release()
-	up, err := client.HasSession(ctx, opts.session)
-	if err != nil {
-		return err
-	}
-	if up {
-		fmt.Fprintf(io.out, "the team is already up in tmux session %q\n", opts.session)
-		if err := ensureMaster(ctx, io, ws, client, opts); err != nil {
-			return err
-		}
-		lock.Release()
-		return attachOrHint(io, opts, ws.folder)
+	if passwordGiven {
+		// up stays on, attached, for as long as the team runs: neither
+		// its arguments nor its environment may hold the password, now
+		// kept.
+		return dropHubPassword(opts.hub.URL)
 	}
 	binary, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find the switchboard binary: %w", err)
-	}
-	masterCmd := []string{"master"}
-	if pid, running := ws.masterRunning(); running {
-		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", pid)
-		masterCmd = []string{"log", "--follow"}
 	}
 	var windows []lifecycle.Window
 	if opts.web {
@@ -165,48 +137,37 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	if !opts.noConsole {
 		windows = append(windows, lifecycle.Window{Name: "console", Args: []string{"top"}, InView: true})
 	}
-	settings, passwordGiven, err := hubSettings(ws.folder, opts.hub)
-	if err != nil {
-		return err
-	}
-	if passwordGiven {
-		// up stays on, attached, for as long as the team runs: neither
-		// its arguments nor its environment may hold the password, now
-		// kept.
-		lock.Release()
-		return dropHubPassword(opts.hub.URL)
-	}
-	names, err := hostedNames(ws, settings)
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	session, notes, err := lifecycle.Up(ctx, lifecycle.UpOptions{
-		Workspace: ws.folder, Names: names, Client: client, Session: opts.session,
-		Binary: binary, Master: masterCmd, Windows: windows,
-		Wirer: hooks.Wirer{Workspace: ws.folder, NoMCP: opts.noMCP}, Fresh: opts.fresh, NoMCP: opts.noMCP,
+	started, err := ws.desk().Up(ctx, desk.UpRequest{
+		Client: client, Session: opts.session, Binary: binary, Windows: windows,
+		Hub: settings, Fresh: opts.fresh, NoMCP: opts.noMCP,
+		Waiting: func(pid int) {
+			by := ""
+			if pid > 0 {
+				by = fmt.Sprintf(" (pid %d)", pid)
+			}
+			fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
+		},
 	})
 	if err != nil {
-		return err
+		return upError(err, opts)
 	}
-	for _, note := range notes {
+	defer started.Release()
+	if started.AlreadyUp {
+		fmt.Fprintf(io.out, "the team is already up in tmux session %q\n", opts.session)
+		if started.MasterRestarted {
+			fmt.Fprintln(io.out, "the master was not running: started it in the master window")
+		}
+		started.Release()
+		return attachOrHint(io, opts, ws.folder)
+	}
+	if started.UsingMaster != 0 {
+		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", started.UsingMaster)
+	}
+	for _, note := range started.Notes {
 		fmt.Fprintf(io.out, "note: %s\n", note)
 	}
-	ended, err := waitForMaster(ctx, ws, client, opts)
-	if ended != nil {
-		// A team without its master routes nothing: none is left half up.
-		lifecycle.StopTeam(context.WithoutCancel(ctx), client)
-		return masterEndedError(*ended, "so up stopped the team: nothing is left running")
-	}
-	if err != nil {
-		return err
-	}
-	exited, err := lifecycle.EarlyExits(ctx, client, session, earlyExitGrace)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", time.Since(start).Round(time.Millisecond), len(session.Agents), opts.session, opts.socket, ws.root)
-	reportEarlyExits(io, ws, exited)
+	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", started.Took.Round(time.Millisecond), len(started.Session.Agents), opts.session, opts.socket, ws.root)
+	reportEarlyExits(io, ws, started.EarlyExits)
 	if opts.web {
 		reportWebURL(ctx, io, ws, opts)
 	}
@@ -218,21 +179,8 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 	}
 	// The team is up, every window made: another up may attach to it, and
 	// the master connects to tmux as a control client (see UpUnderWay).
-	lock.Release()
+	started.Release()
 	return attachOrHint(io, opts, ws.folder)
-}
-
-// hostedNames are the agents up starts: all the rules name, or, in a team
-// across machines, those this host runs.
-func hostedNames(ws *caller, s workspace.HubSettings) ([]string, error) {
-	if s.URL == "" {
-		return ws.rules.Agents(), nil
-	}
-	hosted, err := profile.Hosted(ws.folder)
-	if err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(ws.rules.Agents(), func(name string) bool { return !hosted[name] }), nil
 }
 
 // reportWebURL prints the address of the web view the team's web window
@@ -248,15 +196,6 @@ func reportWebURL(ctx context.Context, io *streams, ws *caller, opts *upOptions)
 	}
 	fmt.Fprintln(io.out, runnable(fmt.Sprintf("the web view did not start: look at its window (`switchboard attach%s`, then Ctrl-b w and choose web)", rootFlag(opts)), ws.folder.Binary()))
 }
-
-// upLockWait is how long up waits for another up in the same workspace to
-// bring the team up: a few seconds at most, unless that one is stuck.
-const upLockWait = time.Minute
-
-// earlyExitGrace is how long after its pane started an agent's program is
-// watched by up: one that ends within it did not start (a typo in its
-// command, a bad flag).
-const earlyExitGrace = 500 * time.Millisecond
 
 // reportEarlyExits tells the person which agents' programs ended at once,
 // what they printed, and where to fix them; the rest of the team runs.
@@ -283,85 +222,29 @@ func reportEarlyExits(io *streams, ws *caller, exited []lifecycle.Exited) {
 
 func statOK(path string) bool { _, err := os.Stat(path); return err == nil }
 
-// ensureMaster starts the master in the session's master window when none
-// runs, as after a master that was stopped by hand.
-func ensureMaster(ctx context.Context, io *streams, ws *caller, client *tmux.Client, opts *upOptions) error {
-	if _, running := ws.masterRunning(); running {
-		return nil
-	}
-	fmt.Fprintln(io.out, "the master was not running: starting it in the master window")
-	binary := ws.folder.Binary()
-	if err := client.RespawnPane(ctx, tmux.Window(opts.session, lifecycle.MasterWindow), binary, "master"); err != nil {
-		return fmt.Errorf("restart the master: %w", err)
-	}
-	ended, err := waitForMaster(ctx, ws, client, opts)
-	if ended != nil {
-		return masterEndedError(*ended, fmt.Sprintf("and the agents run on without it (its window: `switchboard attach%s`, then Ctrl-b w and choose master)", rootFlag(opts)))
+// upError is what Up's failure says to the person at the keyboard: what
+// became of a master that ended as it started, or where to look at one
+// that did not start.
+func upError(err error, opts *upOptions) error {
+	attach := fmt.Sprintf("`switchboard attach%s`, then Ctrl-b w and choose master", rootFlag(opts))
+	var ended *desk.MasterEndedError
+	switch {
+	case errors.Is(err, lifecycle.ErrUpBusy):
+		return refusedError(err) // held by a lock: exit 3
+	case errors.Is(err, desk.ErrMasterNotStarted):
+		return fmt.Errorf("%w: look at its window (%s)", err, attach)
+	case errors.As(err, &ended):
+		then := "and the agents run on without it (its window: " + attach + ")"
+		if ended.TeamStopped {
+			then = "so up stopped the team: nothing is left running"
+		}
+		printed := "    (nothing)"
+		if len(ended.Exit.Output) > 0 {
+			printed = "    " + strings.Join(ended.Exit.Output, "\n    ")
+		}
+		return fmt.Errorf("%w, %s; it printed:\n%s", err, then, printed)
 	}
 	return err
-}
-
-// masterStartLimit is how long up waits for a master that has neither
-// taken its workspace's lock nor ended: one that does neither is stuck.
-const masterStartLimit = 10 * time.Second
-
-// exitStatusGrace is how long a dead pane may go without its exit status
-// before its program is said to have ended, its status unknown: tmux may
-// see the pane dead a while before it has the status, and never has one
-// for a program ended by a signal.
-const exitStatusGrace = 2 * time.Second
-
-// waitForMaster waits until the master of the session's master window
-// runs, and returns what it printed when its program ended instead: it
-// cannot start (a program missing, a workspace it refuses), and saying so
-// at once beats waiting out masterStartLimit.
-func waitForMaster(ctx context.Context, ws *caller, client *tmux.Client, opts *upOptions) (*lifecycle.MasterExit, error) {
-	var ended *lifecycle.MasterExit
-	var deadSince time.Time
-	looks := 0
-	settled := func() bool {
-		if _, running := ws.masterRunning(); running {
-			return true
-		}
-		// The lock is a file; the window's state costs a tmux call, asked
-		// every fifth look.
-		if looks++; looks%5 != 1 {
-			return false
-		}
-		exit, dead, err := lifecycle.MasterEnded(ctx, client, opts.session)
-		if err != nil || !dead {
-			return false
-		}
-		if deadSince.IsZero() {
-			deadSince = time.Now()
-		}
-		if exit.Status == nil && time.Since(deadSince) < exitStatusGrace {
-			return false
-		}
-		ended = &exit
-		return true
-	}
-	switch {
-	case watch.Until(ctx, 20*time.Millisecond, masterStartLimit, settled):
-		return ended, nil
-	case ctx.Err() != nil:
-		return nil, ctx.Err()
-	}
-	return nil, fmt.Errorf("the master did not start within %s: look at its window (`switchboard attach%s`, then Ctrl-b w and choose master)", masterStartLimit, rootFlag(opts))
-}
-
-// masterEndedError says that the master ended as it started, what it
-// printed last, and what became of the team (then).
-func masterEndedError(ended lifecycle.MasterExit, then string) error {
-	status := "ended"
-	if ended.Status != nil {
-		status = fmt.Sprintf("exited with status %d", *ended.Status)
-	}
-	printed := "    (nothing)"
-	if len(ended.Output) > 0 {
-		printed = "    " + strings.Join(ended.Output, "\n    ")
-	}
-	return fmt.Errorf("the master %s as it started, %s; it printed:\n%s", status, then, printed)
 }
 
 // programsInstalled checks, before up makes anything, that the programs
