@@ -168,38 +168,19 @@ workspace lives.`,
 			return runBench(cmd.Context(), io, g, opts)
 		},
 	}
+	opts.Suite = bench.DefaultSuite()
 	f := cmd.Flags()
-	f.IntVar(&opts.Routing.Agents, "agents", bench.DefaultAgents, "agents in the team")
-	f.IntVar(&opts.Routing.Rate, "rate", bench.DefaultRate, "messages per second of the steady run")
-	f.DurationVar(&opts.Routing.Duration, "duration", bench.DefaultDuration, "length of the steady run")
-	f.IntVar(&opts.Routing.Burst, "burst", bench.DefaultBurst, "messages posted at once in the burst run")
-	f.DurationVar(&opts.Routing.Idle, "idle", bench.DefaultIdle, "how long to watch the idle master's CPU use; 0 skips it")
-	f.StringVar(&opts.Dir, "dir", "", "make the temporary workspaces in this folder (default: $TMPDIR or /tmp); file creation costs differ between folders, so measure where your team lives")
-	f.IntVar(&opts.Hooks.Unread, "hooks-unread", bench.DefaultHookUnread, "unread messages in the inbox while the hooks are timed")
-	f.IntVar(&opts.Hooks.Runs, "hooks-runs", bench.DefaultHookRuns, "times each hook command is run")
-	f.IntVar(&opts.Team.Agents, "team-agents", bench.DefaultTeamAgents, "agents of the team at rest in tmux")
-	f.DurationVar(&opts.Team.Idle, "team-idle", bench.DefaultTeamIdle, "how long the team at rest is watched")
-	f.DurationVar(&opts.Soak.Duration, "soak-duration", bench.DefaultSoakDuration, "how long the soak's load runs")
-	f.IntVar(&opts.Soak.Agents, "soak-agents", bench.DefaultSoakAgents, "agents of the soak's team")
-	f.IntVar(&opts.Soak.Rate, "soak-rate", bench.DefaultSoakRate, "messages per second of the soak")
-	f.IntVar(&opts.Soak.Kills, "soak-kills", bench.DefaultSoakKills, "SIGKILLs of the master during the soak, spread over it")
-	f.DurationVar(&opts.Soak.Sample, "soak-sample", bench.DefaultSoakSample, "how often the soak measures the master")
-	f.IntVar(&opts.Worktree.Files, "worktree-files", bench.DefaultWorktreeFiles, "files in the repository the worktree run spawns into")
-	f.IntVar(&opts.History.Records, "history-records", bench.DefaultHistoryRecords, "records in the log of the history run")
-	f.IntVar(&opts.History.InboxFiles, "history-inbox-files", bench.DefaultHistoryInboxFiles, "unread inbox files of the history run")
-	f.IntVar(&opts.History.Agents, "history-agents", bench.DefaultHistoryAgents, "agents of the history run")
-	f.DurationVar(&opts.History.Rest, "history-rest", bench.DefaultHistoryRest, "how long the master on a long history is watched at rest")
-	f.IntVar(&opts.Memory.Messages, "memory-messages", bench.DefaultMemoryMessages, "messages the memory run routes")
-	f.StringVar(&opts.Memory.Baseline, "memory-baseline", "", "another switchboard binary whose master the memory run measures too, beside")
-	f.StringVar(&opts.Rest.Baseline, "rest-baseline", "", "another switchboard binary whose teams at rest and MCP servers the rest run measures too, beside")
-	f.IntVar(&opts.HubScale.Hosts, "scale-hosts", bench.DefaultScaleHosts, "masters of the scale run, each a host")
-	f.IntVar(&opts.HubScale.Agents, "scale-agents", bench.DefaultScaleAgents, "agents of each host of the scale run")
-	f.DurationVar(&opts.HubScale.Rest, "scale-rest", bench.DefaultScaleRest, "how long the scale run's team is watched at rest")
-	f.DurationVar(&opts.HubScale.Steady, "scale-steady", bench.DefaultScaleSteady, "how long the scale run sends 100 msg/s, within one host then across hosts")
-	f.IntVar(&opts.HubScale.Burst, "scale-burst", bench.DefaultScaleBurst, "messages the scale run posts at once across hosts")
-	f.IntVar(&opts.HubScale.Volume, "scale-volume", bench.DefaultScaleVolume, "messages across hosts before the scale run measures the hub's disk")
-	f.StringVar(&opts.ScaleHubs, "scale-hubs", bench.ScaleBothHubs, "the hubs of the scale run: one, three (a cluster) or both, one after the other")
-	f.StringVar(&opts.Only, "only", "", "measure one part: routing, hooks, team, rest, history, soak, worktree, hub, hub-scale or memory (default: routing, hooks and team)")
+	for _, o := range opts.Suite.Options() {
+		name := benchFlag(o.Words)
+		switch v := o.Value.(type) {
+		case *int:
+			f.IntVar(v, name, *v, o.Help)
+		case *time.Duration:
+			f.DurationVar(v, name, *v, o.Help)
+		case *string:
+			f.StringVar(v, name, *v, o.Help)
+		}
+	}
 	f.BoolVar(&opts.quick, "quick", false, "small numbers for a first look: 4 agents, 100 msg/s for 1s, burst 200, idle 1s; hooks with 1000 unread, 10 runs; a team of 10 at rest for 3s")
 	return cmd
 }
@@ -267,8 +248,11 @@ func benchUsage(err error) error {
 	if !errors.As(err, &opt) {
 		return err
 	}
-	return usageError("--%s %s", strings.ReplaceAll(opt.Option, " ", "-"), opt.Want)
+	return usageError("--%s %s", benchFlag(opt.Option), opt.Want)
 }
+
+// benchFlag is the flag of the bench's option named in words.
+func benchFlag(words string) string { return strings.ReplaceAll(words, " ", "-") }
 
 // benchTables are the tables of the bench's figures, in the order they
 // print, each printed when its part measured something.
