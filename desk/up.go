@@ -89,7 +89,7 @@ var ErrMasterNotStarted = fmt.Errorf("the master did not start within %s", maste
 // operator and the oversight agents may; anyone else gets a *RightError,
 // and the overseers are told of the attempt.
 func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
-	if err := d.mayRunTheTeam("bring the team up"); err != nil {
+	if err := d.MayBringUp(); err != nil {
 		return nil, err
 	}
 	if d.rules == nil || d.whyNoRules != nil {
@@ -160,6 +160,10 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 	ok = true
 	return started, nil
 }
+
+// MayBringUp refuses, before anything is made, one who may not bring the
+// team up (Up), and tells the overseers of the attempt.
+func (d *Desk) MayBringUp() error { return d.mayRunTheTeam("bring the team up") }
 
 // mayRunTheTeam refuses, as Down does, to anyone but the operator and the
 // oversight agents.

@@ -198,6 +198,9 @@ func connect(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) 
 			c.cutLink(nil, true)
 			c.feed.missed() // news told while away is lost
 			c.reach.forget()
+			if !c.stalled.Load() {
+				_ = c.beatOnce() // a hub that started again hears this host at once
+			}
 		}),
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			// Not called after Close (NoCallbacksAfterClientClose).

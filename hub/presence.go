@@ -283,7 +283,7 @@ func (c *Conn) claim(ctx context.Context, agents []string, origins map[string]Or
 				}
 			}
 		}
-		live, err := c.liveHosts(ctx)
+		live, err := c.reachableNow(ctx)
 		if err != nil {
 			return c.explain(ctx, err, "read which hosts are reachable")
 		}

@@ -46,6 +46,10 @@ type reachBook struct {
 
 	mu    sync.Mutex
 	heard map[string]*hostHeard
+	// reconnects is how many times the service's connection came back,
+	// when it last looked: a service that was away has listened since
+	// its return only.
+	reconnects uint64
 }
 
 // hostHeard is when a host last beat, and the timer that looks whether it
@@ -84,10 +88,10 @@ func (r *reachBook) hear(m *nats.Msg) {
 		r.heard[host] = h
 	}
 	h.last = time.Now()
-	r.mu.Unlock()
 	if !known {
-		r.tell(host, true)
+		r.tell(host, true) // under the lock: news of one host goes out in order
 	}
+	r.mu.Unlock()
 }
 
 // look tells a host unreachable when it has not beat for a lapse, and
@@ -105,8 +109,8 @@ func (r *reachBook) look(host string) {
 		return
 	}
 	delete(r.heard, host)
-	r.mu.Unlock()
 	r.tell(host, false)
+	r.mu.Unlock()
 }
 
 func (r *reachBook) tell(host string, reachable bool) {
@@ -122,10 +126,14 @@ func (r *reachBook) answer(m *nats.Msg) {
 	for host := range r.heard {
 		a.Hosts = append(a.Hosts, host)
 	}
+	if n := r.nc.Stats().Reconnects; n != r.reconnects {
+		r.reconnects, r.started = n, time.Now()
+	}
+	started := r.started
 	r.mu.Unlock()
 	// Every host that is up beats once a beat: one beat and a half heard
 	// is every such host heard.
-	if left := r.beat*3/2 - time.Since(r.started); left > 0 {
+	if left := r.beat*3/2 - time.Since(started); left > 0 {
 		a.Partial, a.WaitMS = true, max(left.Milliseconds(), 1)
 	}
 	body, _ := json.Marshal(a)
@@ -144,6 +152,9 @@ type reachView struct {
 	until time.Time
 	// early is news the feed told before the answer came, applied over it.
 	early map[string]bool
+	// asking lets one question be on its way at a time, so that an older
+	// answer never takes the place of a newer one.
+	asking sync.Mutex
 }
 
 // reachAgain is how often a host asks again who is reachable, in case
@@ -244,6 +255,8 @@ func (c *Conn) reachableNow(ctx context.Context) (map[string]bool, error) {
 // answer is whole, zero when it is. A followed view takes the answer, with
 // the news told while it was on its way.
 func (c *Conn) askReach(ctx context.Context) (live map[string]bool, wait time.Duration, err error) {
+	c.reach.asking.Lock()
+	defer c.reach.asking.Unlock()
 	asked := time.Now()
 	c.reach.mu.Lock()
 	followed := c.reach.early != nil

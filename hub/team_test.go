@@ -398,3 +398,30 @@ func TestAConnectionTheServerEndsIsLost(t *testing.T) {
 		t.Fatalf("lost because of %v; want the server's reason", err)
 	}
 }
+
+// TestAHubJustStartedAgainStillRefusesOtherRulesWhileAHostIsUp: a hub
+// that has just started again has not heard every host that is up yet; a
+// host that joins with other rules then is refused once the hub has
+// listened a beat and a half, rather than taking the team's rules from
+// under the host that is up.
+func TestAHubJustStartedAgainStillRefusesOtherRulesWhileAHostIsUp(t *testing.T) {
+	dir := t.TempDir()
+	s := startHubWith(t, embedded.Config{Dir: dir, Listen: "127.0.0.1:0"}, TeamService{})
+	a, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("allow: all\ndeny: none\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	addr := s.Addr()
+	s.Close()
+	s = startHubWith(t, embedded.Config{Dir: dir, Listen: addr}, TeamService{})
+	ctx := ctxFor(t, 30*time.Second)
+	b, err := Join(ctx, s.URL("b"), JoinConfig{Host: "b", Agents: []string{"bob"}, RulesText: []byte("allow: all\ndeny: bob\n")})
+	var m *RulesMismatch
+	if !errors.As(err, &m) {
+		if err == nil {
+			b.Close()
+		}
+		t.Fatalf("a host with other rules joined a hub just started again while host a is up: %v; want *RulesMismatch", err)
+	}
+}

@@ -266,6 +266,9 @@ func (m *Master) loop(ctx context.Context) error {
 		case <-m.work.ready:
 		case <-reconcile.C:
 			m.work.markAll()
+			// A state file whose event was lost, or whose folder could
+			// not be watched, reaches the other hosts of the team.
+			m.statesChanged()
 			// Files put there that no event told of (with --poll, none
 			// does; a write through another link or a mapping, or an
 			// overflow, loses one) are found by their change times, a

@@ -46,6 +46,7 @@ func (m *Master) startWatching(ctx context.Context) (*watcher, error) {
 			watch.Every(ctx, m.opts.Poll, func() bool {
 				m.work.markAll()
 				m.work.markRules()
+				m.statesChanged() // no event tells of a state file
 				return false
 			})
 		}()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -68,7 +69,7 @@ func initIfNone(io *streams, g *globals) error {
 	if !errors.Is(err, workspace.ErrNotFound) {
 		return nil // a team is there (or what is wrong, up says next)
 	}
-	dir := g.root
+	dir := cmp.Or(g.root, os.Getenv("SWITCHBOARD_ROOT")) // where findWorkspace looked
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return err

@@ -115,6 +115,10 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 		opts.socket = lifecycle.DefaultSocket(ws.root)
 	}
 	client := tmux.NewClient(opts.socket, nil)
+	// Refused before anything is made: the hub's settings among them.
+	if err := ws.desk().MayBringUp(); err != nil {
+		return upError(err, opts)
+	}
 	settings, passwordGiven, err := hubSettings(ws.folder, opts.hub)
 	if err != nil {
 		return err
@@ -229,6 +233,8 @@ func upError(err error, opts *upOptions) error {
 	attach := fmt.Sprintf("`switchboard attach%s`, then Ctrl-b w and choose master", rootFlag(opts))
 	var ended *desk.MasterEndedError
 	switch {
+	case errors.Is(err, desk.ErrNoRight):
+		return refusedError(fmt.Errorf("%w; outside the team's panes, run `switchboard up --as operator`", err))
 	case errors.Is(err, lifecycle.ErrUpBusy):
 		return refusedError(err) // held by a lock: exit 3
 	case errors.Is(err, desk.ErrMasterNotStarted):

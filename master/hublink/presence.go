@@ -29,7 +29,7 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 		l.claimHosted(ctx, conn)
 		// The states are read when the master saw one change, and else
 		// only as often as statesAgain, in case an event was lost.
-		if l.statesDue.Swap(false) || len(announced) < len(conn.Agents()) || time.Since(readStates) >= statesAgain {
+		if l.statesDue.Swap(false) || unannounced(conn.Agents(), announced) || time.Since(readStates) >= statesAgain {
 			readStates = time.Now()
 			l.announce(ctx, conn, announced)
 		}
@@ -49,6 +49,17 @@ func (l *Link) present(ctx context.Context, conn *hub.Conn) {
 		case <-conn.Changed():
 		}
 	}
+}
+
+// unannounced reports whether one of agents has no state the hub has:
+// just claimed, or told of before a failure.
+func unannounced(agents []string, announced map[string]string) bool {
+	for _, a := range agents {
+		if _, ok := announced[a]; !ok {
+			return true
+		}
+	}
+	return false
 }
 
 // statesAgain is how often presence reads the agents' states when the
