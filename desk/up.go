@@ -33,9 +33,20 @@ type UpRequest struct {
 	// Waiting, when set, is told that another up is bringing the team up,
 	// and by which process, before Up waits for it.
 	Waiting func(pid int)
+	// Told, when set, is told what Up finds as it finds it (the team up
+	// already, a master to start again), before it waits on it.
+	Told func(news string)
 }
 
-// Started is what Up did.
+// tell passes news to req.Told, if set.
+func (req UpRequest) tell(format string, args ...any) {
+	if req.Told != nil {
+		req.Told(fmt.Sprintf(format, args...))
+	}
+}
+
+// Started is what Up did; Up's error may come with one, whose notes say
+// what it noticed before it failed.
 type Started struct {
 	// AlreadyUp is set when the team ran: Up only made sure its master
 	// runs, MasterRestarted when it did not.
@@ -115,8 +126,10 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 	}
 	if up {
 		started.AlreadyUp = true
+		req.tell("the team is already up in tmux session %q", req.Session)
 		if _, running := d.ws.MasterRunning(); !running {
 			started.MasterRestarted = true
+			req.tell("the master was not running: starting it in the master window")
 			if err := req.Client.RespawnPane(ctx, tmux.Window(req.Session, lifecycle.MasterWindow), d.ws.Binary(), "master"); err != nil {
 				return nil, fmt.Errorf("restart the master: %w", err)
 			}
@@ -131,6 +144,7 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 	if pid, running := d.ws.MasterRunning(); running {
 		started.UsingMaster = pid
 		masterCmd = []string{"log", "--follow"}
+		req.tell("using the master already running (pid %d)", pid)
 	}
 	names, err := d.hosted(req.Hub)
 	if err != nil {
@@ -151,7 +165,7 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 	}
 	started.Session, started.Notes = session, notes
 	if err := d.waitForMaster(ctx, req, true); err != nil {
-		return nil, err
+		return started, err // with its notes: what the master lacked may be among them
 	}
 	if started.EarlyExits, err = lifecycle.EarlyExits(ctx, req.Client, session, earlyExitGrace); err != nil {
 		return nil, err

@@ -151,24 +151,20 @@ func runUp(ctx context.Context, io *streams, g *globals, opts *upOptions) error 
 			}
 			fmt.Fprintf(io.out, "another switchboard up%s is bringing the team up: waiting for it\n", by)
 		},
+		Told: func(news string) { fmt.Fprintln(io.out, news) },
 	})
+	if started != nil {
+		for _, note := range started.Notes {
+			fmt.Fprintf(io.out, "note: %s\n", note)
+		}
+	}
 	if err != nil {
 		return upError(err, opts)
 	}
 	defer started.Release()
 	if started.AlreadyUp {
-		fmt.Fprintf(io.out, "the team is already up in tmux session %q\n", opts.session)
-		if started.MasterRestarted {
-			fmt.Fprintln(io.out, "the master was not running: started it in the master window")
-		}
 		started.Release()
 		return attachOrHint(io, opts, ws.folder)
-	}
-	if started.UsingMaster != 0 {
-		fmt.Fprintf(io.out, "using the master already running (pid %d)\n", started.UsingMaster)
-	}
-	for _, note := range started.Notes {
-		fmt.Fprintf(io.out, "note: %s\n", note)
 	}
 	fmt.Fprintf(io.out, "team up in %s: %d agents in tmux session %q (socket %s), workspace %s\n", started.Took.Round(time.Millisecond), len(started.Session.Agents), opts.session, opts.socket, ws.root)
 	reportEarlyExits(io, ws, started.EarlyExits)
