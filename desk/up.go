@@ -49,11 +49,8 @@ func (req UpRequest) tell(format string, args ...any) {
 // what it noticed before it failed.
 type Started struct {
 	// AlreadyUp is set when the team ran: Up only made sure its master
-	// runs, MasterRestarted when it did not.
-	AlreadyUp, MasterRestarted bool
-	// UsingMaster is the pid of a master that ran before the team came up,
-	// whose log the master window follows.
-	UsingMaster int
+	// runs (UpRequest.Told says whether it had to start it).
+	AlreadyUp bool
 	// Session is where the team runs; Notes what Up noticed of its agents
 	// (a program missing, say); EarlyExits the agents whose programs ended
 	// as they started (the rest run).
@@ -128,7 +125,6 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 		started.AlreadyUp = true
 		req.tell("the team is already up in tmux session %q", req.Session)
 		if _, running := d.ws.MasterRunning(); !running {
-			started.MasterRestarted = true
 			req.tell("the master was not running: starting it in the master window")
 			if err := req.Client.RespawnPane(ctx, tmux.Window(req.Session, lifecycle.MasterWindow), d.ws.Binary(), "master"); err != nil {
 				return nil, fmt.Errorf("restart the master: %w", err)
@@ -142,7 +138,6 @@ func (d *Desk) Up(ctx context.Context, req UpRequest) (*Started, error) {
 	}
 	masterCmd := []string{"master"}
 	if pid, running := d.ws.MasterRunning(); running {
-		started.UsingMaster = pid
 		masterCmd = []string{"log", "--follow"}
 		req.tell("using the master already running (pid %d)", pid)
 	}

@@ -59,6 +59,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"state", "set", "k", "{x"}, exitUsage, `"{x" is not valid JSON`, ""},
 		{[]string{"state", "set", "k", "2026-11-23"}, exitOK, "", `k = "2026-11-23"`},
 		{[]string{"--version"}, exitOK, "", "switchboard "},
+		// Bringing the team up is the person's and the overseers' to do, as
+		// stopping it is: refused before anything is made.
+		{[]string{"up", "-d", "--as", "developer_agent"}, exitRefused, "developer_agent may not bring the team up: only oversight agents (master_agent) and the person at the keyboard may (the attempt is logged); outside the team's panes, run `switchboard up --as operator`", "-"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
