@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
-	"switchboard/tmux"
 )
 
 // consoleFrames is how many times `top --once` is timed.

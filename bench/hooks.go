@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -315,8 +316,8 @@ func (h *hookBench) fill() error {
 	}
 	err = bulletin.Of(workspace.New(h.root)).Update(func(b *bulletin.Bulletin) error {
 		b.Agents = map[string]bulletin.AgentSummary{
-			hookAgent:  {State: mailbox.StateBusy, Unread: h.cfg.Unread, Urgent: h.urgent},
-			hookSender: {State: mailbox.StateIdle},
+			hookAgent:  {State: conversation.Busy, Unread: h.cfg.Unread, Urgent: h.urgent},
+			hookSender: {State: conversation.Idle},
 		}
 		b.ActiveAgents = []string{hookAgent, hookSender}
 		return nil
@@ -353,7 +354,7 @@ func (h *hookBench) commands() {
 		{
 			label: "hook claude, all new", path: bin, args: append(slices.Clone(team), "hook", "claude"),
 			before: func() error {
-				if err := h.store.ResetShown(hookAgent); err != nil {
+				if err := conversation.Of(h.store).ResetShown(hookAgent); err != nil {
 					return fmt.Errorf("hook bench: forget what the agent was shown: %w", err)
 				}
 				return nil

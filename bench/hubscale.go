@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/workspace"
@@ -465,7 +466,7 @@ func (t *scaleTeam) presence(ctx context.Context) (time.Duration, error) {
 	agent := agentOf(0, 0)
 	store := mailbox.NewStore(t.roots[0])
 	began := time.Now()
-	if err := store.WriteState(agent, mailbox.AgentState{State: mailbox.StateBusy, Since: began.UTC(), Source: mailbox.SourceHook}); err != nil {
+	if err := conversation.Of(store).SetState(agent, conversation.State{State: conversation.Busy, Since: began.UTC(), Source: conversation.SourceHook}); err != nil {
 		return 0, err
 	}
 	for i, root := range t.roots[1:] {
@@ -473,7 +474,7 @@ func (t *scaleTeam) presence(ctx context.Context) (time.Duration, error) {
 		shown := watch.Until(ctx, 20*time.Millisecond, time.Minute, func() bool {
 			team, ok, _ := ws.ReadHubTeam()
 			for _, m := range team.Members {
-				if ok && m.Agent == agent && m.State == mailbox.StateBusy {
+				if ok && m.Agent == agent && m.State == conversation.Busy {
 					return true
 				}
 			}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

@@ -13,10 +13,10 @@ import (
 	"syscall"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

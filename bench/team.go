@@ -13,11 +13,12 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -330,10 +331,10 @@ func (t *teamRun) waitIdle(ctx context.Context, agent string, deadline time.Time
 // after since.
 func (t *teamRun) waitIdleSince(ctx context.Context, agent string, since, deadline time.Time) error {
 	store := mailbox.NewStore(t.root)
-	var st mailbox.AgentState
+	var st conversation.State
 	if watch.Until(ctx, 50*time.Millisecond, time.Until(deadline), func() bool {
-		st, _, _ = store.ReadState(agent)
-		return st.State == mailbox.StateIdle && st.Since.After(since)
+		st, _, _ = conversation.Of(store).State(agent)
+		return st.State == conversation.Idle && st.Since.After(since)
 	}) {
 		return nil
 	}

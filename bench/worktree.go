@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/profile"
-	"switchboard/tmux"
 )
 
 // WorktreeConfig says how a spawn with a worktree is timed.

@@ -45,7 +45,7 @@ func (d *Desk) OverBudget(agent string, now time.Time) (over bool, detail string
 // MarkOverBudget records, or with detail "" forgets, that the agent is
 // over its budget, for agents, the console and the web view.
 func (d *Desk) MarkOverBudget(agent, detail string) error {
-	path := d.store().BudgetPath(agent)
+	path := d.book().BudgetPath(agent)
 	if detail == "" {
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -57,7 +57,7 @@ func (d *Desk) MarkOverBudget(agent, detail string) error {
 
 // overBudgetMark is what the agent's mark says; "" when it has none.
 func (d *Desk) overBudgetMark(agent string) string {
-	data, err := os.ReadFile(d.store().BudgetPath(agent))
+	data, err := os.ReadFile(d.book().BudgetPath(agent))
 	if err != nil {
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"switchboard/conversation"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -85,3 +86,6 @@ func (d *Desk) Workspace() *workspace.Workspace { return d.ws }
 var ErrNoRules = errors.New("the rules did not load")
 
 func (d *Desk) store() *mailbox.Store { return d.ws.Store }
+
+// book keeps each agent's state and the files about its conversation.
+func (d *Desk) book() *conversation.Book { return conversation.Of(d.ws.Store) }

@@ -22,7 +22,7 @@
 // workspace that is a host of a team across machines (its master says so in
 // a file without the password, workspace.HubHost) they are the hub's, and
 // only the master holds the host's credentials: Lock, Unlock, SetState and
-// ChangeBulletin leave an errand in the agent's outbox (mailbox.Errand),
+// ChangeBulletin leave an errand in the agent's outbox (errand.Errand),
 // wait up to 20 s for the master's answer in its sent/ folder (looked for
 // at once, then less and less often, every 25 ms at most, and the master's
 // lock with it, so that a master that stops is noticed), and then change this

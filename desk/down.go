@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
-	"switchboard/tmux"
 )
 
 // masterStopLimit is how long Down waits for the master to finish.

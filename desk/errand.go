@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"switchboard/internal/safetext"
-	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 )
 
 // In a team across machines the locks, the shared state and the board are
 // the hub's, and only the host's master holds its credentials: the desk
-// asks the master (an errand, see mailbox.Errand) and waits for its answer.
+// asks the master (an errand, see errand.Errand) and waits for its answer.
 // That needs no more than an agent in a container is given: its outbox to
 // write, its sent/ folder to read, and the master's lock to see it run.
 
@@ -47,9 +47,9 @@ const (
 // for its answer. joined is false, and nothing is asked, when the master
 // joins no hub. A refusal is an error (*RightError for a right the rules do
 // not give, ErrHubAway wrapped for a hub out of reach), but for a lock held
-// by another, which the answer says (mailbox.RefusedHeld), for the caller
+// by another, which the answer says (errand.RefusedHeld), for the caller
 // to put in its words.
-func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err error) {
+func (d *Desk) onHub(e errand.Errand) (a errand.Answer, joined bool, err error) {
 	host, joined, err := d.ws.ReadHubHost()
 	if err != nil || !joined {
 		return a, false, err
@@ -57,7 +57,7 @@ func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err
 	if _, running := d.ws.MasterRunning(); !running {
 		return a, true, fmt.Errorf("%w: this is host %s of a team across machines, whose locks, shared state and board change on the hub through this host's master; nothing was changed", ErrNoMaster, host.Host)
 	}
-	id, err := d.store().PostErrand(d.agent, &e)
+	id, err := errand.In(d.store()).Post(d.agent, &e)
 	if err != nil {
 		return a, true, err
 	}
@@ -66,7 +66,7 @@ func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err
 	look := time.NewTimer(answerLookFirst)
 	defer look.Stop()
 	for wait := answerLookFirst; ; wait = min(2*wait, answerLookMost) {
-		if a, ok, err := d.store().ReadAnswer(d.agent, id); ok || err != nil {
+		if a, ok, err := errand.In(d.store()).ReadAnswer(d.agent, id); ok || err != nil {
 			return answered(a, err)
 		}
 		if _, running := d.ws.MasterRunning(); !running {
@@ -88,18 +88,18 @@ func (d *Desk) onHub(e mailbox.Errand) (a mailbox.ErrandAnswer, joined bool, err
 // unanswered takes back an errand the master left unanswered and returns
 // untaken when it was still there; taken when the master had taken it and
 // has written no answer since.
-func (d *Desk) unanswered(id string, untaken, taken error) (mailbox.ErrandAnswer, bool, error) {
-	if d.store().WithdrawErrand(d.agent, id) {
-		return mailbox.ErrandAnswer{}, true, untaken
+func (d *Desk) unanswered(id string, untaken, taken error) (errand.Answer, bool, error) {
+	if errand.In(d.store()).Withdraw(d.agent, id) {
+		return errand.Answer{}, true, untaken
 	}
-	if a, ok, err := d.store().ReadAnswer(d.agent, id); ok || err != nil {
+	if a, ok, err := errand.In(d.store()).ReadAnswer(d.agent, id); ok || err != nil {
 		return answered(a, err)
 	}
-	return mailbox.ErrandAnswer{}, true, taken
+	return errand.Answer{}, true, taken
 }
 
 // answered is what onHub returns for an answer read, with err.
-func answered(a mailbox.ErrandAnswer, err error) (mailbox.ErrandAnswer, bool, error) {
+func answered(a errand.Answer, err error) (errand.Answer, bool, error) {
 	if err != nil {
 		return a, true, err
 	}
@@ -109,18 +109,18 @@ func answered(a mailbox.ErrandAnswer, err error) (mailbox.ErrandAnswer, bool, er
 
 // answerError is the error a refusal of the master stands for; joined is
 // false when the master joins no hub after all.
-func answerError(a mailbox.ErrandAnswer) (joined bool, err error) {
+func answerError(a errand.Answer) (joined bool, err error) {
 	reason := safetext.Line(a.Reason)
 	switch a.Refused {
-	case "", mailbox.RefusedHeld:
+	case "", errand.RefusedHeld:
 		return true, nil
-	case mailbox.RefusedNoHub:
+	case errand.RefusedNoHub:
 		return false, nil
-	case mailbox.RefusedRight:
+	case errand.RefusedRight:
 		return true, &RightError{Msg: reason}
-	case mailbox.RefusedHubAway:
+	case errand.RefusedHubAway:
 		return true, fmt.Errorf("%w (%s); nothing was changed: try again when the hub is back", ErrHubAway, reason)
-	case mailbox.RefusedInvalid:
+	case errand.RefusedInvalid:
 		return true, fmt.Errorf("the master refused the request: %s", reason)
 	}
 	return true, errors.New(reason)

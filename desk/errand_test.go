@@ -12,6 +12,7 @@ import (
 	"switchboard/bulletin"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 	"switchboard/workspace"
 )
 
@@ -20,10 +21,10 @@ import (
 // answer leaves unanswered stops it, as a master that dies.
 type fakeMaster struct {
 	stop  func()
-	asked chan mailbox.Errand
+	asked chan errand.Errand
 }
 
-func startFakeMaster(t *testing.T, ws *workspace.Workspace, agent string, answer func(mailbox.Errand) (mailbox.ErrandAnswer, bool)) *fakeMaster {
+func startFakeMaster(t *testing.T, ws *workspace.Workspace, agent string, answer func(errand.Errand) (errand.Answer, bool)) *fakeMaster {
 	t.Helper()
 	for _, a := range []string{agent, mailbox.Operator} {
 		if err := ws.Store.Ensure(a); err != nil {
@@ -36,7 +37,7 @@ func startFakeMaster(t *testing.T, ws *workspace.Workspace, agent string, answer
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	f := &fakeMaster{asked: make(chan mailbox.Errand, 16)}
+	f := &fakeMaster{asked: make(chan errand.Errand, 16)}
 	f.stop = func() { cancel(); <-done }
 	go func() {
 		defer close(done)
@@ -44,7 +45,7 @@ func startFakeMaster(t *testing.T, ws *workspace.Workspace, agent string, answer
 		watch.Every(ctx, 5*time.Millisecond, func() bool {
 			_, paths, _ := ws.Store.Outbox(agent)
 			for _, path := range paths {
-				e, err := ws.Store.OpenErrand(agent, path)
+				e, err := errand.In(ws.Store).Open(agent, path)
 				if err != nil {
 					continue
 				}
@@ -53,7 +54,7 @@ func startFakeMaster(t *testing.T, ws *workspace.Workspace, agent string, answer
 				if !ok {
 					return true
 				}
-				if err := ws.Store.Answer(agent, mailbox.ErrandID(path), a); err != nil {
+				if err := errand.In(ws.Store).Reply(agent, mailbox.ErrandID(path), a); err != nil {
 					t.Error(err)
 				}
 				os.Remove(path)
@@ -74,21 +75,21 @@ func TestTheDeskTakesTheMastersAnswer(t *testing.T) {
 	if err := ws.WriteHubHost(workspace.HubHost{Host: "laptop"}); err != nil {
 		t.Fatal(err)
 	}
-	m := startFakeMaster(t, ws, "tester_agent", func(e mailbox.Errand) (mailbox.ErrandAnswer, bool) {
+	m := startFakeMaster(t, ws, "tester_agent", func(e errand.Errand) (errand.Answer, bool) {
 		switch e.Resource {
 		case "held":
-			return mailbox.ErrandAnswer{Refused: mailbox.RefusedHeld, Holder: "developer_agent", Host: "gpu", Reason: "held"}, true
+			return errand.Answer{Refused: errand.RefusedHeld, Holder: "developer_agent", Host: "gpu", Reason: "held"}, true
 		case "away":
-			return mailbox.ErrandAnswer{Refused: mailbox.RefusedHubAway, Reason: "hub: unreachable"}, true
+			return errand.Answer{Refused: errand.RefusedHubAway, Reason: "hub: unreachable"}, true
 		case "no hub":
-			return mailbox.ErrandAnswer{Refused: mailbox.RefusedNoHub}, true
+			return errand.Answer{Refused: errand.RefusedNoHub}, true
 		case "mine":
-			return mailbox.ErrandAnswer{Revision: 7}, true
+			return errand.Answer{Revision: 7}, true
 		}
-		if e.Kind == mailbox.ErrandSetState {
-			return mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: "the value is \x1b[31mred"}, true
+		if e.Kind == errand.SetState {
+			return errand.Answer{Refused: errand.RefusedInvalid, Reason: "the value is \x1b[31mred"}, true
 		}
-		return mailbox.ErrandAnswer{}, false
+		return errand.Answer{}, false
 	})
 	if err := d.Lock("held", ""); !errors.Is(err, bulletin.ErrHeld) || !strings.Contains(err.Error(), "developer_agent on host gpu") {
 		t.Errorf("a lock held on another host: %v", err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
@@ -127,7 +128,7 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 	if watch.Sleep(ctx, 250*time.Millisecond) != nil {
 		return
 	}
-	dirs := []string{filepath.Dir(d.ws.SpawnedFile()), filepath.Dir(d.store().StatePath(agent))}
+	dirs := []string{filepath.Dir(d.ws.SpawnedFile()), filepath.Dir(d.book().StatePath(agent))}
 	watch.Await(ctx, helperTick, dirs, func() bool {
 		if spawned, err := d.ws.Spawned(); err == nil {
 			if c := spawned[agent].Cancelled; c != nil {
@@ -135,7 +136,7 @@ func (d *Desk) watchHelper(ctx context.Context, agent string, stop context.Cance
 				return true
 			}
 		}
-		if st, ok, _ := d.store().ReadState(agent); ok && st.State == mailbox.StateExited {
+		if st, ok, _ := d.book().State(agent); ok && st.State == conversation.Exited {
 			// A response sent just before the end is still taken: give the
 			// master a moment to deliver it.
 			if watch.Sleep(ctx, 2*time.Second) == nil {

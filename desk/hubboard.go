@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"switchboard/bulletin"
-	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 )
 
 // changeBoardOnHub changes the team's board on the hub, when the workspace
@@ -13,7 +13,7 @@ import (
 // The master changes it there by compare-and-swap, and answers with what
 // the hub holds since.
 func (d *Desk) changeBoardOnHub(c bulletin.BoardChange) (said []string, board bulletin.Board, joined bool, err error) {
-	a, joined, err := d.onHub(mailbox.Errand{Kind: mailbox.ErrandChangeBoard,
+	a, joined, err := d.onHub(errand.Errand{Kind: errand.ChangeBoard,
 		Status: c.Status, Phase: c.Phase, Warn: c.Warn, ClearWarnings: c.ClearWarnings})
 	if err != nil || !joined {
 		return nil, board, joined, err

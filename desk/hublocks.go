@@ -5,25 +5,25 @@ import (
 
 	"switchboard/bulletin"
 	"switchboard/internal/safetext"
-	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 )
 
 // lockOnHub takes the resource on the hub first, when the workspace is a
 // host of a team across machines, so that no agent of another host takes
 // it too; the returned release gives back what it took.
 func (d *Desk) lockOnHub(resource string) (release func(), err error) {
-	a, joined, err := d.onHub(mailbox.Errand{Kind: mailbox.ErrandLock, Resource: resource})
+	a, joined, err := d.onHub(errand.Errand{Kind: errand.Lock, Resource: resource})
 	switch {
 	case err != nil || !joined:
 		return func() {}, err
-	case a.Refused == mailbox.RefusedHeld:
+	case a.Refused == errand.RefusedHeld:
 		return func() {}, fmt.Errorf("%w: %s is held by %s on host %s", bulletin.ErrHeld, resource, safetext.Line(a.Holder), safetext.Line(a.Host))
 	case a.Revision == 0:
 		return func() {}, nil // it holds it already
 	}
 	return func() {
 		// This taking, and no later one: the errand names its revision.
-		d.onHub(mailbox.Errand{Kind: mailbox.ErrandUnlock, Resource: resource, Revision: a.Revision})
+		d.onHub(errand.Errand{Kind: errand.Unlock, Resource: resource, Revision: a.Revision})
 	}, nil
 }
 
@@ -32,15 +32,15 @@ func (d *Desk) lockOnHub(resource string) (release func(), err error) {
 // that is gone (or of this host, exited). released names the holder whose
 // lock went, "" when the hub held none.
 func (d *Desk) unlockOnHub(resource string, force bool) (released string, err error) {
-	kind := mailbox.ErrandUnlock
+	kind := errand.Unlock
 	if force {
-		kind = mailbox.ErrandForceUnlock
+		kind = errand.ForceUnlock
 	}
-	a, _, err := d.onHub(mailbox.Errand{Kind: kind, Resource: resource})
+	a, _, err := d.onHub(errand.Errand{Kind: kind, Resource: resource})
 	switch {
 	case err != nil:
 		return "", err
-	case a.Refused == mailbox.RefusedHeld:
+	case a.Refused == errand.RefusedHeld:
 		return "", fmt.Errorf("%w: %s is held by %s on host %s; only the holder may unlock it", bulletin.ErrNotHolder, resource, safetext.Line(a.Holder), safetext.Line(a.Host))
 	case a.Holder == "":
 		return "", nil

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
@@ -81,8 +82,8 @@ func newWorld(t *testing.T) *world {
 	if err := ws.Store.Ensure(closedHelper); err != nil {
 		t.Fatal(err)
 	}
-	exited := mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"}
-	if err := ws.Store.WriteState(closedHelper, exited); err != nil {
+	exited := conversation.State{State: conversation.Exited, Since: time.Now().UTC(), Source: conversation.SourcePane, Detail: "closed"}
+	if err := conversation.Of(ws.Store).SetState(closedHelper, exited); err != nil {
 		t.Fatal(err)
 	}
 
@@ -390,7 +391,7 @@ func closed(name string) func(*testing.T, *world) {
 		if _, ok := w.spawned(t)[name]; ok {
 			t.Errorf("%s is still in the registry", name)
 		}
-		if !w.ws.Store.HasExited(name) {
+		if !conversation.Of(w.ws.Store).HasExited(name) {
 			t.Errorf("the state of %s does not say it exited", name)
 		}
 	}

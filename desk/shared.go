@@ -64,7 +64,7 @@ func (d *Desk) Unlock(resource string, force bool) (bulletin.Lock, error) {
 		if err != nil {
 			return bulletin.Lock{}, err
 		}
-		if l, ok := b.SharedResources[resource]; ok && !d.store().HasExited(l.Holder) {
+		if l, ok := b.SharedResources[resource]; ok && !d.book().HasExited(l.Holder) {
 			return bulletin.Lock{}, &RightError{Msg: fmt.Sprintf("%s is held by %s, which has not exited; ask it to unlock, or stop it first", resource, safetext.Line(l.Holder))}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/mailbox"
 	"switchboard/rules/approvals"
 )
@@ -85,10 +86,10 @@ func (r OpenRequest) ForOperator() bool { return slices.Contains(r.To, mailbox.O
 // idle with urgent mail, at its client's usage limit, or over its budget.
 func (a AgentSummary) NeedsYou() bool {
 	switch a.State {
-	case mailbox.StateWaiting, mailbox.StateLimited, StateOverBudget:
+	case conversation.Waiting, conversation.Limited, StateOverBudget:
 		return true
 	}
-	return a.Asking > 0 || a.AsksYou > 0 || a.State == mailbox.StateIdle && a.Urgent > 0
+	return a.Asking > 0 || a.AsksYou > 0 || a.State == conversation.Idle && a.Urgent > 0
 }
 
 // Snapshot takes a snapshot of the team, reading the last logTail records

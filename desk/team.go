@@ -4,11 +4,11 @@ import (
 	"context"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 	"switchboard/profile"
 	"switchboard/rules"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -82,16 +82,16 @@ func (d *Desk) Team(ctx context.Context) ([]Member, error) {
 		if up {
 			if seat, ok := session.Agents[p.Name]; ok {
 				m.Pane, m.Kind = seat.Pane, seat.Kind
-				m.State = mailbox.StateStarting
-				if st, ok, _ := d.store().ReadState(p.Name); ok {
+				m.State = conversation.Starting
+				if st, ok, _ := d.book().State(p.Name); ok {
 					m.State, m.ExitStatus = st.State, st.ExitStatus
 				}
 			}
 		}
-		if sp, ok := spawned[p.Name]; ok && sp.Cancelled != nil && m.State != mailbox.StateExited && m.State != StateDown {
+		if sp, ok := spawned[p.Name]; ok && sp.Cancelled != nil && m.State != conversation.Exited && m.State != StateDown {
 			m.State = StateCancelled
 		}
-		if up && m.State != mailbox.StateExited && d.overBudgetMark(p.Name) != "" {
+		if up && m.State != conversation.Exited && d.overBudgetMark(p.Name) != "" {
 			m.State = StateOverBudget
 		}
 		m.Unread, m.Urgent, _ = d.store().Counts(p.Name)
@@ -154,7 +154,7 @@ func (h *teamHosts) remote(agent string) (Member, bool) {
 		m.Host = hm.Host
 		// An agent whose host stopped on purpose left; one whose host
 		// went quiet is unreachable.
-		if hm.Reachable || hm.State == mailbox.StateLeft {
+		if hm.Reachable || hm.State == conversation.Left {
 			m.State = hm.State
 		}
 	}

@@ -71,7 +71,7 @@ func (d *Desk) usageOf(agents []string, since time.Time, cache *clientusage.Cach
 		if sp, ok := spawned[agent]; ok && sp.Profile != "" {
 			u.Profile = sp.Profile
 		}
-		for _, path := range clientinbox.Transcripts(d.store().TranscriptsPath(agent)) {
+		for _, path := range clientinbox.Transcripts(d.book().TranscriptsPath(agent)) {
 			if info, err := os.Stat(path); err == nil && info.ModTime().Before(since) {
 				continue // written to last before the period: nothing of it is in it
 			}

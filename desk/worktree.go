@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"switchboard/conversation"
 	"switchboard/lifecycle"
 	"switchboard/lifecycle/worktree"
 	"switchboard/mailbox"
@@ -170,7 +171,7 @@ func (d *Desk) notAtWork(ctx context.Context, agent string) error {
 			continue
 		}
 		switch m.State {
-		case mailbox.StateBusy, mailbox.StateStarting, mailbox.StateWaiting:
+		case conversation.Busy, conversation.Starting, conversation.Waiting:
 			return fmt.Errorf("%s is %w (%s): ask it to commit its work, or wait till it is idle", agent, ErrBusy, m.State)
 		}
 	}

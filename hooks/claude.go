@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/clientinbox"
 	"switchboard/lifecycle"
@@ -31,6 +32,9 @@ type Env struct {
 	// os.Environ gives it): where the client keeps its sessions.
 	Environ []string
 }
+
+// book keeps the agent's state and what its conversation was shown.
+func (env Env) book() *conversation.Book { return conversation.Of(env.Workspace.Store) }
 
 // event is the part of a hook's JSON input the hooks read; real payloads
 // carry more, which is ignored.
@@ -126,13 +130,13 @@ func answer(ev event, env Env) (output, error) {
 	case "Notification":
 		switch ev.NotificationType {
 		case "permission_prompt", "ToolPermission": // Claude Code, Gemini CLI
-			return output{}, setState(env, mailbox.StateWaiting)
+			return output{}, setState(env, conversation.Waiting)
 		case "idle_prompt":
 			// A client waiting at its prompt on its limit is limited still.
-			if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State == mailbox.StateLimited {
+			if st, ok, _ := env.book().State(env.Agent); ok && st.State == conversation.Limited {
 				return output{}, nil
 			}
-			return output{}, setState(env, mailbox.StateIdle)
+			return output{}, setState(env, conversation.Idle)
 		}
 	case "PermissionRequest":
 		// Claude Code and Codex would ask the person: the agent's profile
@@ -143,9 +147,9 @@ func answer(ev event, env Env) (output, error) {
 	case "Interrupt":
 		// Codex says when the person stopped the turn with Esc: the agents
 		// it spawned for that work stop too.
-		return output{}, errors.Join(setState(env, mailbox.StateInterrupted), cancelChildren(env))
+		return output{}, errors.Join(setState(env, conversation.Interrupted), cancelChildren(env))
 	case "SessionEnd":
-		return output{}, setState(env, mailbox.StateExited)
+		return output{}, setState(env, conversation.Exited)
 	}
 	return output{}, nil
 }
@@ -173,19 +177,18 @@ func recordSession(ev event, env Env) error {
 	if ev.SessionID == "" {
 		return nil
 	}
-	store := env.Workspace.Store
 	r := clientinbox.Record{SessionID: ev.SessionID, Transcript: ev.TranscriptPath, ConfigDir: clientinbox.ConfigDir(env.Environ)}
-	if err := r.Write(store.ClientRecordPath(env.Agent), store.TmpDir(env.Agent)); err != nil {
+	if err := r.Write(env.book().ClientRecordPath(env.Agent), env.Workspace.Store.TmpDir(env.Agent)); err != nil {
 		return fmt.Errorf("record the session of %s: %w", env.Agent, err)
 	}
-	if err := clientinbox.AddTranscript(store.TranscriptsPath(env.Agent), ev.TranscriptPath); err != nil {
+	if err := clientinbox.AddTranscript(env.book().TranscriptsPath(env.Agent), ev.TranscriptPath); err != nil {
 		return fmt.Errorf("record the transcript of %s: %w", env.Agent, err)
 	}
 	return nil
 }
 
 func setState(env Env, state string) error {
-	return env.Workspace.Store.WriteState(env.Agent, mailbox.AgentState{State: state, Since: time.Now().UTC(), Source: mailbox.SourceHook})
+	return env.book().SetState(env.Agent, conversation.State{State: state, Since: time.Now().UTC(), Source: conversation.SourceHook})
 }
 
 func withContext(event, text string) output {
@@ -196,7 +199,7 @@ func withContext(event, text string) output {
 }
 
 func userPromptSubmit(ev event, env Env) (output, error) {
-	if err := setState(env, mailbox.StateBusy); err != nil {
+	if err := setState(env, conversation.Busy); err != nil {
 		return output{}, err
 	}
 	sum, items, err := newMail(env.Workspace.Store, env.Agent, false)
@@ -212,7 +215,7 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 	left.spend(len(text))
 	// A notice typed as this prompt named its messages by their titles:
 	// their bodies come with it, in the same request.
-	typed, err := env.Workspace.Store.TakeTyped(env.Agent)
+	typed, err := env.book().TakeTyped(env.Agent)
 	if err != nil {
 		return output{}, err
 	}
@@ -233,8 +236,8 @@ func userPromptSubmit(ev event, env Env) (output, error) {
 func postToolUse(ev event, env Env) (output, error) {
 	// A call the person allowed in a permission dialog ran: the agent works
 	// again, and a permission request sent up for it ends.
-	if st, ok, _ := env.Workspace.Store.ReadState(env.Agent); ok && st.State == mailbox.StateWaiting {
-		if err := setState(env, mailbox.StateBusy); err != nil {
+	if st, ok, _ := env.book().State(env.Agent); ok && st.State == conversation.Waiting {
+		if err := setState(env, conversation.Busy); err != nil {
 			return output{}, err
 		}
 	}
@@ -260,13 +263,13 @@ func stop(ev event, env Env, gemini bool) (output, error) {
 		return output{}, err
 	}
 	if !anyTyped(items) || ev.StopHookActive {
-		return output{}, setState(env, mailbox.StateIdle)
+		return output{}, setState(env, conversation.Idle)
 	}
 	if items, err = claim(env.Workspace.Store, env.Agent, sum, items, true); err != nil {
 		return output{}, err
 	}
 	if !anyTyped(items) {
-		return output{}, setState(env, mailbox.StateIdle) // announced meanwhile by the master
+		return output{}, setState(env, conversation.Idle) // announced meanwhile by the master
 	}
 	reason := describe(env.Workspace.Store, env.Agent, items, heading(len(items), "new"), newBudget(), false) +
 		"Handle them (read, answer, or decide they need nothing) before you stop.\n"
@@ -355,7 +358,7 @@ func sessionStart(ev event, env Env) (output, error) {
 		fmt.Fprintf(&b, "%s waiting for you; `switchboard inbox` lists them.\n", countMessages(sum))
 	}
 	// Idle last: the master types notices to idle agents only.
-	return withContext("SessionStart", b.String()), errors.Join(recordErr, setState(env, mailbox.StateIdle))
+	return withContext("SessionStart", b.String()), errors.Join(recordErr, setState(env, conversation.Idle))
 }
 
 // countMessages says "1 unread message", "3 unread messages (1 urgent)".

@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/mailbox"
 	"switchboard/profile"
@@ -100,7 +101,7 @@ func golden(t *testing.T, name string, got map[string]any) {
 }
 
 func stateOf(t *testing.T, env Env) string {
-	st, _, err := env.Workspace.Store.ReadState(env.Agent)
+	st, _, err := conversation.Of(env.Workspace.Store).State(env.Agent)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestSessionStartIntroducesTheAgent(t *testing.T) {
 	env := team(t)
 	res := runHook(t, env, `{"session_id":"s1","transcript_path":"/tmp/t.jsonl","cwd":"/w","hook_event_name":"SessionStart","source":"startup","model":"claude-sonnet"}`)
 	golden(t, "session_start", res)
-	if stateOf(t, env) != mailbox.StateIdle {
+	if stateOf(t, env) != conversation.Idle {
 		t.Errorf("state %q after SessionStart; want idle", stateOf(t, env))
 	}
 }
@@ -121,7 +122,7 @@ func TestUserPromptSubmitShowsNewMailOnce(t *testing.T) {
 	input := `{"session_id":"s1","hook_event_name":"UserPromptSubmit","prompt":"go on","prompt_id":"p1","effort":{"level":"high"}}`
 	first := runHook(t, env, input)
 	golden(t, "user_prompt_submit", first)
-	if stateOf(t, env) != mailbox.StateBusy {
+	if stateOf(t, env) != conversation.Busy {
 		t.Errorf("state %q after UserPromptSubmit; want busy", stateOf(t, env))
 	}
 	second := runHook(t, env, input)
@@ -154,7 +155,7 @@ func TestStopBlocksOnceForUnseenMail(t *testing.T) {
 	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {
 		t.Errorf("Stop with nothing new answered %v; want {}", res)
 	}
-	if stateOf(t, env) != mailbox.StateIdle {
+	if stateOf(t, env) != conversation.Idle {
 		t.Errorf("state %q after a plain Stop; want idle", stateOf(t, env))
 	}
 }
@@ -185,12 +186,12 @@ func TestGeminiAfterAgentDenies(t *testing.T) {
 func TestNotificationsAndSessionEndSetState(t *testing.T) {
 	env := team(t)
 	for _, tt := range []struct{ input, state string }{
-		{`{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, mailbox.StateWaiting},
-		{`{"hook_event_name":"Notification","notification_type":"idle_prompt"}`, mailbox.StateIdle},
-		{`{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Allow execution?"}`, mailbox.StateWaiting},
-		{`{"hook_event_name":"Interrupt"}`, mailbox.StateInterrupted},
-		{`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, mailbox.StateWaiting},
-		{`{"hook_event_name":"SessionEnd","reason":"exit"}`, mailbox.StateExited},
+		{`{"hook_event_name":"Notification","notification_type":"permission_prompt","message":"Claude needs your permission to use Bash"}`, conversation.Waiting},
+		{`{"hook_event_name":"Notification","notification_type":"idle_prompt"}`, conversation.Idle},
+		{`{"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Allow execution?"}`, conversation.Waiting},
+		{`{"hook_event_name":"Interrupt"}`, conversation.Interrupted},
+		{`{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}`, conversation.Waiting},
+		{`{"hook_event_name":"SessionEnd","reason":"exit"}`, conversation.Exited},
 	} {
 		if res := runHook(t, env, tt.input); len(res) != 0 {
 			t.Errorf("%s answered %v; want {}", tt.input, res)
@@ -217,7 +218,7 @@ func TestMailTypedByTheMasterIsNotShownAgain(t *testing.T) {
 		t.Fatalf("inbox %q, %v; want three messages", names, err)
 	}
 	// The master typed a notice of the first message as the prompt.
-	if _, err := env.Workspace.Store.ClaimShown(env.Agent, names[:1], ""); err != nil {
+	if _, err := conversation.Of(env.Workspace.Store).ClaimShown(env.Agent, names[:1], ""); err != nil {
 		t.Fatal(err)
 	}
 	ctx := runHook(t, env, `{"hook_event_name":"UserPromptSubmit","prompt":"[FROM: Reviewer Agent] Part 1 needs tests"}`)["hookSpecificOutput"].(map[string]any)["additionalContext"].(string)
@@ -236,13 +237,13 @@ func TestMailTypedByTheMasterIsNotShownAgain(t *testing.T) {
 func TestStopLeavesMailShownElsewhereAlone(t *testing.T) {
 	env := team(t)
 	names, _ := env.Workspace.Store.InboxIndex(env.Agent)
-	if _, err := env.Workspace.Store.ClaimShown(env.Agent, names, ""); err != nil {
+	if _, err := conversation.Of(env.Workspace.Store).ClaimShown(env.Agent, names, ""); err != nil {
 		t.Fatal(err)
 	}
 	if res := runHook(t, env, `{"hook_event_name":"Stop","stop_hook_active":false}`); len(res) != 0 {
 		t.Errorf("Stop answered %v for mail already typed as notices; want {}", res)
 	}
-	if stateOf(t, env) != mailbox.StateIdle {
+	if stateOf(t, env) != conversation.Idle {
 		t.Errorf("state %q; want idle", stateOf(t, env))
 	}
 }
@@ -306,7 +307,7 @@ func TestEscOnCodexCancelsItsHelpers(t *testing.T) {
 	if err != nil || !strings.HasPrefix(m.Title, "[CANCELLED] by developer_agent: the person stopped developer_agent with Esc") || m.To[0] != "helper-1" {
 		t.Errorf("the notice is %+v (%v)", m, err)
 	}
-	if stateOf(t, env) != mailbox.StateInterrupted {
+	if stateOf(t, env) != conversation.Interrupted {
 		t.Errorf("state %q; want interrupted", stateOf(t, env))
 	}
 }
@@ -414,7 +415,7 @@ func TestTheNoticesMessagesComeWholeWithIt(t *testing.T) {
 		deliverLogged(t, store, "developer_agent", m, at.Add(time.Duration(i)*time.Second))
 		names = append(names, mailbox.FileName(m.DeliveredAt, m.Priority, m.ID))
 	}
-	if taken, err := store.ClaimTyped("developer_agent", names); err != nil || len(taken) != 0 {
+	if taken, err := conversation.Of(store).ClaimTyped("developer_agent", names); err != nil || len(taken) != 0 {
 		t.Fatalf("the master's claim: %v, %v", taken, err)
 	}
 	got := contextOf(runHook(t, env, prompt))

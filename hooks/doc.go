@@ -6,7 +6,7 @@
 // and zsh prompts.
 //
 // What a conversation has been shown is one record per agent
-// (mailbox.Shown), kept by the hooks and by the master's typed notices
+// (conversation.Shown), kept by the hooks and by the master's typed notices
 // alike: a message enters the conversation once, by whichever channel
 // claims it first. A hook lists names, it does not parse every unread file.
 //

@@ -2,9 +2,8 @@ package hooks
 
 import (
 	"strings"
+	"switchboard/conversation"
 	"time"
-
-	"switchboard/mailbox"
 )
 
 // limitErrors are the errors Claude Code's StopFailure hook names for a
@@ -25,13 +24,13 @@ var limitErrors = map[string]string{
 func stopFailure(ev event, env Env) (output, error) {
 	what, limited := limitErrors[ev.Error]
 	if !limited {
-		return output{}, setState(env, mailbox.StateIdle)
+		return output{}, setState(env, conversation.Idle)
 	}
 	detail := what
 	if d := strings.TrimSpace(ev.ErrorDetails); d != "" {
 		detail += ": " + d
 	}
-	return output{}, env.Workspace.Store.WriteState(env.Agent, mailbox.AgentState{
-		State: mailbox.StateLimited, Since: time.Now().UTC(), Source: mailbox.SourceHook,
+	return output{}, env.book().SetState(env.Agent, conversation.State{
+		State: conversation.Limited, Since: time.Now().UTC(), Source: conversation.SourceHook,
 	}.Detailed(detail))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"switchboard/conversation"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
@@ -122,14 +123,14 @@ func permissionRequest(ev event, env Env) (output, error) {
 	out, err := permissionAnswer(ev, env)
 	if out.HookSpecificOutput != nil {
 		// Decided here: no dialog waits for a person, the agent works on.
-		err = errors.Join(err, setState(env, mailbox.StateBusy))
+		err = errors.Join(err, setState(env, conversation.Busy))
 	}
 	return out, err
 }
 
 func permissionAnswer(ev event, env Env) (output, error) {
 	started := time.Now()
-	if err := setState(env, mailbox.StateWaiting); err != nil {
+	if err := setState(env, conversation.Waiting); err != nil {
 		return output{}, err
 	}
 	call := ev.toolCall
@@ -218,9 +219,9 @@ func askAnswerer(env Env, call toolCall, answerer string, timeout time.Duration,
 	}()
 	// The agent's state file is read each time its folder changes: a
 	// question that waits for minutes wakes the hook for nothing else.
-	go watch.Await(ctx, time.Second, []string{filepath.Dir(env.Workspace.Store.StatePath(env.Agent))}, func() bool {
-		st, ok, _ := env.Workspace.Store.ReadState(env.Agent)
-		if ok && st.State != mailbox.StateWaiting && st.Since.After(started) {
+	go watch.Await(ctx, time.Second, []string{filepath.Dir(env.book().StatePath(env.Agent))}, func() bool {
+		st, ok, _ := env.book().State(env.Agent)
+		if ok && st.State != conversation.Waiting && st.Since.After(started) {
 			stop(errAnsweredInPane)
 			return true
 		}

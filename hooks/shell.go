@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
@@ -12,7 +13,7 @@ import (
 // Prompt is `hook prompt`, run by bash's PROMPT_COMMAND or zsh's precmd: it
 // marks the agent idle and prints the status box and the titles of new mail.
 func Prompt(out io.Writer, env Env, utf bool) error {
-	if err := setState(env, mailbox.StateIdle); err != nil {
+	if err := setState(env, conversation.Idle); err != nil {
 		return err
 	}
 	sum, items, err := newMail(env.Workspace.Store, env.Agent, false)
@@ -57,5 +58,5 @@ func Prompt(out io.Writer, env Env, utf bool) error {
 
 // Preexec is `hook preexec`, run before each command: the agent is busy.
 func Preexec(env Env) error {
-	return setState(env, mailbox.StateBusy)
+	return setState(env, conversation.Busy)
 }

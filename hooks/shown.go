@@ -3,6 +3,7 @@ package hooks
 import (
 	"slices"
 
+	"switchboard/conversation"
 	"switchboard/mailbox"
 )
 
@@ -19,10 +20,11 @@ func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.Inbox
 	// Before most prompts the inbox is as it was when the conversation was
 	// shown all of it: the record's first line says so, and its names,
 	// which may be thousands, are not read.
-	if sum.Unread == 0 || store.ShownWhole(agent, sum.Stamp) {
+	book := conversation.Of(store)
+	if sum.Unread == 0 || book.ShownWhole(agent, sum.Stamp) {
 		return sum, nil, nil
 	}
-	shown := store.ReadShown(agent)
+	shown := book.Shown(agent)
 	fresh := sum.Stamp == "" || sum.Stamp != shown.Whole
 	if urgentOnly {
 		fresh = fresh && sum.NewestUrgent != "" && !shown.Has(sum.NewestUrgent)
@@ -46,7 +48,7 @@ func newMail(store *mailbox.Store, agent string, urgentOnly bool) (mailbox.Inbox
 	if len(unshown) == 0 && sum.Stamp != "" {
 		// Everything was shown, some of it by another channel: say so in
 		// the record, so that the next hook needs no listing.
-		_, err = store.ClaimShown(agent, nil, sum.Stamp)
+		_, err = book.ClaimShown(agent, nil, sum.Stamp)
 	}
 	return sum, items, err
 }
@@ -63,7 +65,7 @@ func claim(store *mailbox.Store, agent string, sum mailbox.InboxSummary, items [
 	if whole {
 		stamp = sum.Stamp
 	}
-	taken, err := store.ClaimShown(agent, names, stamp)
+	taken, err := conversation.Of(store).ClaimShown(agent, names, stamp)
 	if err != nil || len(taken) == 0 {
 		return items, err
 	}

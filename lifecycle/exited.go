@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
-	"switchboard/tmux"
 )
 
 // Exited is an agent whose program ended soon after its pane started: a typo

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"switchboard/internal/proctree"
-	"switchboard/tmux"
+	"switchboard/internal/tmux"
 	"switchboard/workspace"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"switchboard/tmux"
+	"switchboard/internal/tmux"
 )
 
 // MasterWindow is the window of a team's session that the master runs in

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"switchboard/internal/tmux"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

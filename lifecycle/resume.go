@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/clientusage"
 	"switchboard/mailbox"
@@ -35,7 +36,7 @@ func resumable(store *mailbox.Store, p *profile.Profile) string {
 	if p.Fresh || !resumingKinds[p.Kind] {
 		return ""
 	}
-	rec, ok, err := clientinbox.ReadRecord(store.ClientRecordPath(p.Name))
+	rec, ok, err := clientinbox.ReadRecord(conversation.Of(store).ClientRecordPath(p.Name))
 	if err != nil || !ok || rec.Transcript == "" {
 		return ""
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/mailbox"
 	"switchboard/profile"
@@ -29,7 +30,7 @@ func recordTranscript(t *testing.T, store *mailbox.Store, agent, id, name, text 
 		t.Fatal(err)
 	}
 	rec := clientinbox.Record{SessionID: id, Transcript: transcript}
-	if err := rec.Write(store.ClientRecordPath(agent), ""); err != nil {
+	if err := rec.Write(conversation.Of(store).ClientRecordPath(agent), ""); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -84,7 +85,7 @@ func TestAnAgentGoesOnWithItsOwnConversationOnly(t *testing.T) {
 	other := filepath.Join(t.TempDir(), "77777777-2222-4333-8444-555555555555.jsonl")
 	os.WriteFile(other, []byte(card), 0o600)
 	rec := clientinbox.Record{SessionID: "66666666-2222-4333-8444-555555555555", Transcript: other}
-	rec.Write(store.ClientRecordPath("developer_agent"), "")
+	rec.Write(conversation.Of(store).ClientRecordPath("developer_agent"), "")
 	if got := resumable(store, dev); got != "" {
 		t.Errorf("a record whose transcript is another session's: resumable = %q", got)
 	}
@@ -102,25 +103,25 @@ func TestANewConversationForgetsTheRecordAndAResumedOneKeepsIt(t *testing.T) {
 	store := mailbox.NewStore(t.TempDir())
 	store.Durable = false
 	recordSession(t, store, "developer_agent", "11111111-2222-4333-8444-555555555555", "x")
-	if _, err := store.ClaimShown("developer_agent", []string{"a.json"}, ""); err != nil {
+	if _, err := conversation.Of(store).ClaimShown("developer_agent", []string{"a.json"}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if err := newConversation(store, "developer_agent", true); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := clientinbox.ReadRecord(store.ClientRecordPath("developer_agent")); !ok {
+	if _, ok, _ := clientinbox.ReadRecord(conversation.Of(store).ClientRecordPath("developer_agent")); !ok {
 		t.Error("a resumed conversation lost its client's record")
 	}
-	if !store.ReadShown("developer_agent").Has("a.json") {
+	if !conversation.Of(store).Shown("developer_agent").Has("a.json") {
 		t.Error("a resumed conversation forgot what it was shown")
 	}
 	if err := newConversation(store, "developer_agent", false); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok, _ := clientinbox.ReadRecord(store.ClientRecordPath("developer_agent")); ok {
+	if _, ok, _ := clientinbox.ReadRecord(conversation.Of(store).ClientRecordPath("developer_agent")); ok {
 		t.Error("a new conversation kept the last one's record")
 	}
-	if store.ReadShown("developer_agent").Has("a.json") {
+	if conversation.Of(store).Shown("developer_agent").Has("a.json") {
 		t.Error("a new conversation keeps what the last one was shown")
 	}
 }

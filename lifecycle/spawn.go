@@ -10,10 +10,11 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/proctree"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -283,7 +284,7 @@ func Close(ctx context.Context, ws *workspace.Workspace, agent string, discard b
 		proctree.End(context.WithoutCancel(ctx), leaders, paneGrace)
 	}
 	for _, name := range order {
-		_ = store.WriteState(name, mailbox.AgentState{State: mailbox.StateExited, Since: time.Now().UTC(), Source: mailbox.SourcePane, Detail: "closed"})
+		_ = conversation.Of(store).SetState(name, conversation.State{State: conversation.Exited, Since: time.Now().UTC(), Source: conversation.SourcePane, Detail: "closed"})
 	}
 	return Closed{Agents: order, Trees: closeTrees(ctx, ws, team, discard)}, nil
 }

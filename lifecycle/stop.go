@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"switchboard/internal/proctree"
-	"switchboard/tmux"
+	"switchboard/internal/tmux"
 )
 
 // paneGrace is how long the processes of a closed pane get after each

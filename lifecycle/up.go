@@ -11,11 +11,12 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/atomicfile"
 	"switchboard/internal/safetext"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -179,16 +180,17 @@ func Up(ctx context.Context, opts UpOptions) (session *Session, notes []string, 
 // was shown, and its client's record). Written before the pane starts, so
 // that its first hook has the last word.
 func newConversation(store *mailbox.Store, agent string, resumed bool) error {
-	if err := store.WriteState(agent, mailbox.AgentState{State: mailbox.StateStarting, Since: time.Now().UTC(), Source: mailbox.SourcePane}); err != nil {
+	book := conversation.Of(store)
+	if err := book.SetState(agent, conversation.State{State: conversation.Starting, Since: time.Now().UTC(), Source: conversation.SourcePane}); err != nil {
 		return err
 	}
 	if resumed {
 		return nil
 	}
-	if err := os.Remove(store.ClientRecordPath(agent)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(book.ClientRecordPath(agent)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return store.ResetShown(agent)
+	return book.ResetShown(agent)
 }
 
 // Wirer fits an agent's launch with its hooks, given the switchboard binary

@@ -125,7 +125,7 @@ func (d *Delivery) write(c *Copy) {
 // create starts the temporary file of a copy named name for agent; a
 // mailbox that went away meanwhile is made again first.
 func (d *Delivery) create(agent, name string) (*atomicfile.File, error) {
-	opts := atomicfile.Options{TmpDir: d.s.stageFor(agent), Durable: d.s.Durable, NoDirSync: true, Hook: d.s.Hook}
+	opts := atomicfile.Options{TmpDir: d.s.StageFor(agent), Durable: d.s.Durable, NoDirSync: true, Hook: d.s.Hook}
 	f, err := atomicfile.Create(d.s.UnreadPath(agent, name), opts)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = d.s.Ensure(agent); err == nil {

@@ -1,8 +1,10 @@
 // Package mailbox owns the message and the files that hold it: the message
 // model and its validation, the atomic store of inboxes and outboxes, the
-// names of delivered files, and the audit log of routed messages; and the
-// errands a command leaves in an outbox for the master to do on the hub of a
-// team across machines, with their answers (Errand).
+// names of delivered files, and the audit log of routed messages with the
+// records that vouch for what the master wrote into inboxes. An outbox
+// holds errands too, which it lists apart (package errand reads them); an
+// agent's state and what its conversation was shown are package
+// conversation's.
 //
 // A message changes state only by moving between folders, and every file is
 // published atomically (written to a temporary file, synced, then linked or

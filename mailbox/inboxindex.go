@@ -448,7 +448,7 @@ func (s *Store) writeIndex(agent, stamp string, names []string, unverified map[s
 		b.WriteByte('\n')
 	}
 	b.WriteString(indexEnd)
-	opts := atomicfile.Options{TmpDir: s.stageFor(agent)}
+	opts := atomicfile.Options{TmpDir: s.StageFor(agent)}
 	path := s.indexPath(agent)
 	if err := atomicfile.WriteFile(path, []byte(b.String()), opts); err != nil {
 		return err

@@ -121,7 +121,7 @@ func Parse(data []byte) (*Message, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: file is empty (%w)", ErrInvalid, ErrIncomplete)
 	}
-	if err := checkStructure(data); err != nil {
+	if err := CheckStructure(data); err != nil {
 		return nil, err
 	}
 	var raw map[string]json.RawMessage
@@ -439,4 +439,11 @@ func ClipTitle(s string) string {
 		return s
 	}
 	return string([]rune(s)[:MaxTitleLength-1]) + "…"
+}
+
+// FitsLine reports whether text is one line of at most MaxTitleLength
+// characters: what every agent is shown before each prompt (a lock's name
+// and reason, a phase, a warning).
+func FitsLine(text string) bool {
+	return utf8.RuneCountInString(text) <= MaxTitleLength && !strings.ContainsAny(text, "\r\n")
 }

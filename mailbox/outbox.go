@@ -55,6 +55,21 @@ func (s *Store) Outbox(agent string) (messages, errands []string, err error) {
 	return messages, errands, nil
 }
 
+// ErrandSuffix ends the name of an errand a command leaves in an outbox
+// for the master to do on the hub (see package errand).
+const ErrandSuffix = ".errand"
+
+// IsErrandName reports whether an outbox file's name is an errand's.
+func IsErrandName(name string) bool {
+	return strings.HasSuffix(name, ErrandSuffix) && !strings.HasPrefix(name, ".")
+}
+
+// ErrandID is the id of the errand at path: its file's name without
+// .errand, which names its answer.
+func ErrandID(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ErrandSuffix)
+}
+
 // Refusal is why an outbox file was refused without being read.
 type Refusal string
 
@@ -78,7 +93,7 @@ func (u *Unsettled) Unwrap() error { return u.Err }
 // *Unsettled one when it may be half-written, and a Refusal, which says
 // why, when it is not a valid message of this agent.
 func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error) {
-	data, stamp, err := readPending(path, MaxFileSize)
+	data, stamp, err := ReadPending(path, MaxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -111,12 +126,12 @@ func (s *Store) OpenPending(agent, path string, now time.Time) (*Message, error)
 	return msg, nil
 }
 
-// readPending reads a file an agent dropped in its outbox, and a stamp that
+// ReadPending reads a file an agent dropped in its outbox, and a stamp that
 // changes when the file does. Symbolic links, anything but a regular file,
 // and files over limit bytes are refused unread (a Refusal). The file is
 // opened so that one swapped for a link or a pipe after the check can
 // neither redirect nor block the read.
-func readPending(path string, limit int64) (data []byte, stamp string, err error) {
+func ReadPending(path string, limit int64) (data []byte, stamp string, err error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, "", err
@@ -213,7 +228,7 @@ func (s *Store) Reject(agent, path, reason string) (*Rejection, error) {
 	if _, err := os.Lstat(target); err == nil {
 		target = filepath.Join(s.RejectedDir(agent), rejectedName(name, fmt.Sprintf(".%d", fi.ModTime().UnixNano())))
 	}
-	opts := atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable}
+	opts := atomicfile.Options{TmpDir: s.StageFor(agent), Durable: s.Durable}
 	if err := atomicfile.WriteFile(target+".error", []byte(reason+"\n"), opts); err != nil {
 		return nil, fmt.Errorf("reject %s: %w", name, err)
 	}
@@ -279,5 +294,5 @@ func (s *Store) fixPending(agent, path string, m *Message) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable})
+	return atomicfile.WriteFile(path, data, atomicfile.Options{TmpDir: s.StageFor(agent), Durable: s.Durable})
 }

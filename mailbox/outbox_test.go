@@ -96,7 +96,7 @@ func TestReadPendingRefusesWhatIsNotAFile(t *testing.T) {
 	os.WriteFile(big, make([]byte, MaxFileSize+1), 0o600)
 	for _, path := range []string{link, fifo, big} {
 		var refused Refusal
-		if _, _, err := readPending(path, MaxFileSize); !errors.As(err, &refused) {
+		if _, _, err := ReadPending(path, MaxFileSize); !errors.As(err, &refused) {
 			t.Errorf("%s: %v; want a refusal, unread", filepath.Base(path), err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"switchboard/internal/jsonl"
 	"time"
 )
 
@@ -30,7 +31,7 @@ func (s *Store) PlantedPath() string {
 // NotePlanted records files (names in agent's mailbox) that no record
 // vouches for.
 func (s *Store) NotePlanted(agent string, names []string, at time.Time) error {
-	if err := appendJSONLine(s.PlantedPath(), PlantedMark{Time: at.UTC(), Agent: agent, Files: names}, s.Durable); err != nil {
+	if err := jsonl.Append(s.PlantedPath(), PlantedMark{Time: at.UTC(), Agent: agent, Files: names}, s.Durable); err != nil {
 		return fmt.Errorf("record planted files: %w", err)
 	}
 	return nil

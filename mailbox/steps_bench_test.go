@@ -52,7 +52,7 @@ func BenchmarkDurableSteps(b *testing.B) {
 	b.Run("read and parse the outbox file", func(b *testing.B) {
 		paths := posted(b)
 		for i := range b.N {
-			data, _, err := readPending(paths[i], MaxFileSize)
+			data, _, err := ReadPending(paths[i], MaxFileSize)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -58,8 +58,8 @@ func (s *Store) UseStage() error {
 	return nil
 }
 
-// stageFor is where a write into agent's mailbox puts its temporary file.
-func (s *Store) stageFor(agent string) string {
+// StageFor is where a write into agent's mailbox puts its temporary file.
+func (s *Store) StageFor(agent string) string {
 	if s.Stage != "" {
 		return s.Stage
 	}
@@ -241,7 +241,7 @@ func (s *Store) deliverUnsynced(agent string, m *Message) (delivered bool, err e
 	if err != nil {
 		return false, err
 	}
-	err = atomicfile.Publish(s.UnreadPath(agent, name), data, atomicfile.Options{TmpDir: s.stageFor(agent), Durable: s.Durable, NoDirSync: true, Hook: s.Hook})
+	err = atomicfile.Publish(s.UnreadPath(agent, name), data, atomicfile.Options{TmpDir: s.StageFor(agent), Durable: s.Durable, NoDirSync: true, Hook: s.Hook})
 	if errors.Is(err, ErrExists) {
 		return false, nil
 	}

@@ -111,25 +111,6 @@ func TestPostPutsTheMessageInTheOutbox(t *testing.T) {
 	}
 }
 
-func TestStateFile(t *testing.T) {
-	s := testStore(t)
-	if _, ok, err := s.ReadState("dev"); ok || err != nil {
-		t.Errorf("ReadState with no file = %v, %v", ok, err)
-	}
-	status := 3
-	want := AgentState{State: StateExited, Since: time.Now().UTC().Truncate(time.Second), Source: SourcePane, ExitStatus: &status}
-	if err := s.WriteState("dev", want); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := s.ReadState("dev")
-	if !ok || err != nil || got.State != want.State || *got.ExitStatus != 3 {
-		t.Errorf("ReadState = %+v, %v, %v", got, ok, err)
-	}
-	if err := s.WriteState("dev", AgentState{State: "sleeping"}); err == nil {
-		t.Errorf("WriteState accepted an unknown state")
-	}
-}
-
 func TestMessageFilesArePrivate(t *testing.T) {
 	s := testStore(t)
 	m := testMessage("01a20000-0000-7000-8000-000000000001", time.Now(), PriorityNormal)

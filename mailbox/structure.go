@@ -12,10 +12,10 @@ import (
 // MaxDepth is how deep a message file may nest arrays and objects.
 const MaxDepth = 32
 
-// checkStructure refuses what decoding would let through in a changed form:
+// CheckStructure refuses what decoding would let through in a changed form:
 // bytes that are not UTF-8 (decoded as U+FFFD), a field named twice at the
 // top (the last would win, unseen), and nesting deeper than MaxDepth.
-func checkStructure(data []byte) error {
+func CheckStructure(data []byte) error {
 	if !utf8.Valid(data) {
 		return fmt.Errorf("%w: the file is not valid UTF-8; write the message in UTF-8", ErrInvalid)
 	}

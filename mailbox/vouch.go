@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"switchboard/internal/jsonl"
 	"syscall"
 )
 
@@ -78,7 +79,7 @@ func (s *Store) StartNoticeMarks() (created bool, err error) {
 
 // VouchNotice records a notice before the master delivers it to agent.
 func (s *Store) VouchNotice(agent string, m *Message) error {
-	if err := appendJSONLine(s.NoticesPath(), NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m)}, s.Durable); err != nil {
+	if err := jsonl.Append(s.NoticesPath(), NoticeMark{ID: m.ID, To: agent, Hash: Fingerprint(m)}, s.Durable); err != nil {
 		return fmt.Errorf("record notice: %w", err)
 	}
 	return nil
@@ -103,7 +104,7 @@ func (s *Store) VouchCopies(copies []NoticeMark) error {
 	if len(marks) == 0 {
 		return nil
 	}
-	if err := appendJSONLines(s.NoticesPath(), marks, false); err != nil {
+	if err := jsonl.AppendAll(s.NoticesPath(), marks, false); err != nil {
 		return fmt.Errorf("record copies: %w", err)
 	}
 	return nil

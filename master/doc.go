@@ -33,7 +33,7 @@
 // copy for an agent of another host to the link, and delivers the copies
 // the link hands it like local ones, refusing for good, with a note in
 // mailboxes/.hub/refused/, those that are not what their sender's master
-// routed (fromlink.go). The commands' errands on the hub (mailbox.Errand: a
+// routed (fromlink.go). The commands' errands on the hub (errand.Errand: a
 // lock, a shared value, the board) come through the outboxes: the loop
 // takes each as its outbox owner's, refuses it for what the rules do not
 // give that agent, and hands the rest to goroutines (16 at most) that do

@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 	"switchboard/workspace"
 )
 
-// A command's errand on the hub (mailbox.Errand) reaches it through this
+// A command's errand on the hub (errand.Errand) reaches it through this
 // master, which alone holds the host's credentials: the loop takes each
 // errand from its outbox as the outbox owner's, checks it under the rules,
 // and hands it to a goroutine of its own, so that routing never waits on
@@ -98,7 +100,7 @@ func (m *Master) takeErrands(agent string, paths []string) {
 		if !m.errands.take(path) {
 			continue
 		}
-		e, err := m.store.OpenErrand(agent, path)
+		e, err := errand.In(m.store).Open(agent, path)
 		var unsettled *mailbox.Unsettled
 		var refused mailbox.Refusal
 		switch {
@@ -120,7 +122,7 @@ func (m *Master) takeErrands(agent string, paths []string) {
 			continue
 		}
 		if err != nil {
-			m.answerErrand(agent, path, nil, mailbox.ErrandAnswer{Refused: mailbox.RefusedInvalid, Reason: err.Error()})
+			m.answerErrand(agent, path, nil, errand.Answer{Refused: errand.RefusedInvalid, Reason: err.Error()})
 			continue
 		}
 		if refusal, ok := m.checkErrand(agent, e); !ok {
@@ -141,47 +143,47 @@ func (m *Master) stoodStill(path string) bool {
 // checkErrand decides what the rules decide of an errand: who may change
 // the board and force a lock, and what the bulletin can show. ok is false,
 // with the answer that refuses it, for an errand not to do.
-func (m *Master) checkErrand(agent string, e *mailbox.Errand) (refusal mailbox.ErrandAnswer, ok bool) {
-	refuse := func(why mailbox.ErrandRefusal, format string, args ...any) (mailbox.ErrandAnswer, bool) {
-		return mailbox.ErrandAnswer{Refused: why, Reason: fmt.Sprintf(format, args...)}, false
+func (m *Master) checkErrand(agent string, e *errand.Errand) (refusal errand.Answer, ok bool) {
+	refuse := func(why errand.Refusal, format string, args ...any) (errand.Answer, bool) {
+		return errand.Answer{Refused: why, Reason: fmt.Sprintf(format, args...)}, false
 	}
 	switch {
 	case m.link == nil:
-		return refuse(mailbox.RefusedNoHub, "this workspace's master joins no hub")
+		return refuse(errand.RefusedNoHub, "this workspace's master joins no hub")
 	case m.remote(agent):
 		// Its own host's master takes its errands; a file here was put by
 		// someone else.
-		return refuse(mailbox.RefusedInvalid, "%s runs on another host: its errands go to that host's master", agent)
-	case e.Kind == mailbox.ErrandChangeBoard && !m.rules.MayChangeBulletin(agent):
-		return refuse(mailbox.RefusedRight, "%s may not change the team's status, phase or warnings: only oversight agents (%s) and the operator may", agent, m.rules.OversightNames())
-	case e.Kind == mailbox.ErrandForceUnlock && agent != mailbox.Operator:
-		return refuse(mailbox.RefusedRight, "only the operator may force a lock, and %s is not the operator", agent)
-	case e.Kind == mailbox.ErrandSetState && len(e.Value) > bulletin.MaxStateValue:
-		return refuse(mailbox.RefusedInvalid, "the value of %s is %d bytes, over the bound of %d bytes a value: keep large data in a file, and its path here", e.Key, len(e.Value), bulletin.MaxStateValue)
+		return refuse(errand.RefusedInvalid, "%s runs on another host: its errands go to that host's master", agent)
+	case e.Kind == errand.ChangeBoard && !m.rules.MayChangeBulletin(agent):
+		return refuse(errand.RefusedRight, "%s may not change the team's status, phase or warnings: only oversight agents (%s) and the operator may", agent, m.rules.OversightNames())
+	case e.Kind == errand.ForceUnlock && agent != mailbox.Operator:
+		return refuse(errand.RefusedRight, "only the operator may force a lock, and %s is not the operator", agent)
+	case e.Kind == errand.SetState && len(e.Value) > bulletin.MaxStateValue:
+		return refuse(errand.RefusedInvalid, "the value of %s is %d bytes, over the bound of %d bytes a value: keep large data in a file, and its path here", e.Key, len(e.Value), bulletin.MaxStateValue)
 	}
 	if e.Status != "" {
 		if err := bulletin.CheckStatus(e.Status); err != nil {
-			return refuse(mailbox.RefusedInvalid, "%v", err)
+			return refuse(errand.RefusedInvalid, "%v", err)
 		}
 	}
-	return mailbox.ErrandAnswer{}, true
+	return errand.Answer{}, true
 }
 
 // runErrand performs an errand on the hub and answers it.
-func (m *Master) runErrand(agent, path string, e *mailbox.Errand) {
+func (m *Master) runErrand(agent, path string, e *errand.Errand) {
 	ctx, cancel := context.WithTimeout(m.errands.ctx, errandTimeout)
 	defer cancel()
-	m.answerErrand(agent, path, e, m.link.Do(ctx, agent, e, m.store.HasExited))
+	m.answerErrand(agent, path, e, m.link.Do(ctx, agent, e, conversation.Of(m.store).HasExited))
 }
 
 // answerErrand writes the answer to the errand at path, then removes the
 // errand, and says in the log what became of it (e is nil for one refused
 // unread). An answer that cannot be written leaves the errand for a later
 // pass.
-func (m *Master) answerErrand(agent, path string, e *mailbox.Errand, a mailbox.ErrandAnswer) {
+func (m *Master) answerErrand(agent, path string, e *errand.Errand, a errand.Answer) {
 	defer m.endErrand(agent, path)
 	id := mailbox.ErrandID(path)
-	if err := m.store.Answer(agent, id, a); err != nil {
+	if err := errand.In(m.store).Reply(agent, id, a); err != nil {
 		m.logf("cannot answer the errand %s of %s: %v; will try again", id, agent, err)
 		m.noteFull(err)
 		return
@@ -231,11 +233,11 @@ func (m *Master) sweepAnswers() {
 	m.errands.answered = m.errands.answered[n:]
 	m.errands.mu.Unlock()
 	for _, a := range old {
-		m.store.RemoveAnswer(a.agent, a.id)
+		errand.In(m.store).RemoveAnswer(a.agent, a.id)
 	}
 	if first && m.link != nil {
 		for agent := range m.watched {
-			m.store.SweepAnswers(agent, cutoff)
+			errand.In(m.store).SweepAnswers(agent, cutoff)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"switchboard/desk"
 	"switchboard/hub"
 	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -31,9 +32,9 @@ func (h *host) deskOf(agent string) *desk.Desk {
 
 // errand leaves e in the agent's outbox as an agent's command would, and
 // waits for the master's answer.
-func (h *host) errand(agent string, e *mailbox.Errand) mailbox.ErrandAnswer {
+func (h *host) errand(agent string, e *errand.Errand) errand.Answer {
 	h.t.Helper()
-	id, err := h.store.PostErrand(agent, e)
+	id, err := errand.In(h.store).Post(agent, e)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -41,12 +42,12 @@ func (h *host) errand(agent string, e *mailbox.Errand) mailbox.ErrandAnswer {
 }
 
 // answer waits for the master's answer to the agent's errand id.
-func (h *host) answer(agent, id string) mailbox.ErrandAnswer {
+func (h *host) answer(agent, id string) errand.Answer {
 	h.t.Helper()
-	var a mailbox.ErrandAnswer
+	var a errand.Answer
 	h.waitFor("the answer to errand "+id, func() bool {
 		var ok bool
-		a, ok, _ = h.store.ReadAnswer(agent, id)
+		a, ok, _ = errand.In(h.store).ReadAnswer(agent, id)
 		return ok
 	})
 	return a
@@ -138,23 +139,23 @@ func TestAnErrandTheRulesDoNotGiveIsRefused(t *testing.T) {
 		name   string
 		outbox string
 		errand string
-		want   mailbox.ErrandRefusal
+		want   errand.Refusal
 		says   string
 	}{
 		{"the board, by one who is no overseer", "developer_agent",
-			`{"kind":"change-board","status":"blocked","warn":"all hands"}`, mailbox.RefusedRight, "developer_agent may not change"},
+			`{"kind":"change-board","status":"blocked","warn":"all hands"}`, errand.RefusedRight, "developer_agent may not change"},
 		{"a force, by one who is not the operator", "developer_agent",
-			`{"kind":"force-unlock","resource":"main"}`, mailbox.RefusedRight, "only the operator may force a lock"},
+			`{"kind":"force-unlock","resource":"main"}`, errand.RefusedRight, "only the operator may force a lock"},
 		{"a force, in the operator's name", "developer_agent",
-			`{"from":"operator","kind":"force-unlock","resource":"main"}`, mailbox.RefusedInvalid, `"from" is "operator", but the errand was left in the outbox of developer_agent`},
+			`{"from":"operator","kind":"force-unlock","resource":"main"}`, errand.RefusedInvalid, `"from" is "operator", but the errand was left in the outbox of developer_agent`},
 		{"an errand left in the overseer's outbox, in one's own name", "master_agent",
-			`{"from":"developer_agent","kind":"change-board","status":"blocked"}`, mailbox.RefusedInvalid, "left in the outbox of master_agent"},
+			`{"from":"developer_agent","kind":"change-board","status":"blocked"}`, errand.RefusedInvalid, "left in the outbox of master_agent"},
 		{"another's lock released", "developer_agent",
-			`{"kind":"unlock","resource":"staging"}`, mailbox.RefusedHeld, "only its holder may release it"},
+			`{"kind":"unlock","resource":"staging"}`, errand.RefusedHeld, "only its holder may release it"},
 		{"a status the bulletin does not have", "master_agent",
-			`{"kind":"change-board","status":"on fire"}`, mailbox.RefusedInvalid, `"on fire"`},
+			`{"kind":"change-board","status":"on fire"}`, errand.RefusedInvalid, `"on fire"`},
 		{"a value over the bulletin's bound", "developer_agent",
-			`{"kind":"set-state","key":"k","value":"` + strings.Repeat("x", bulletin.MaxStateValue) + `"}`, mailbox.RefusedInvalid, "over the bound"},
+			`{"kind":"set-state","key":"k","value":"` + strings.Repeat("x", bulletin.MaxStateValue) + `"}`, errand.RefusedInvalid, "over the bound"},
 	} {
 		path := laptop.drop(c.outbox, c.name+".errand", c.errand)
 		a := laptop.answer(c.outbox, mailbox.ErrandID(path))
@@ -190,7 +191,7 @@ func TestABadErrandLeavesTheMasterWhole(t *testing.T) {
 	}
 	for path, says := range map[string]string{huge: "over the limit", garbled: "not a JSON object", link: "symbolic link"} {
 		a := laptop.answer("developer_agent", mailbox.ErrandID(path))
-		if a.Refused != mailbox.RefusedInvalid || !strings.Contains(a.Reason, says) {
+		if a.Refused != errand.RefusedInvalid || !strings.Contains(a.Reason, says) {
 			t.Errorf("%s: answered %q: %s; want it refused, saying %q", filepath.Base(path), a.Refused, a.Reason, says)
 		}
 	}
@@ -200,7 +201,7 @@ func TestABadErrandLeavesTheMasterWhole(t *testing.T) {
 	}
 	post(t, laptop.harness, "developer_agent", &mailbox.Message{To: []string{"tester_agent"}, Title: "still routing", Type: mailbox.TypeNotification})
 	gpu.waitInbox("tester_agent", 1)
-	if a := laptop.errand("developer_agent", &mailbox.Errand{Kind: mailbox.ErrandLock, Resource: "after"}); a.Refused != "" {
+	if a := laptop.errand("developer_agent", &errand.Errand{Kind: errand.Lock, Resource: "after"}); a.Refused != "" {
 		t.Errorf("an errand after the bad ones: %+v", a)
 	}
 }
@@ -216,7 +217,7 @@ func TestAnErrandWaitsForNoHub(t *testing.T) {
 	if host, ok, err := workspace.New(h.root).ReadHubHost(); err != nil || !ok || host.Host != "laptop" {
 		t.Fatalf("the host's name for the commands: %+v, %v, %v", host, ok, err)
 	}
-	if a := h.errand("developer_agent", &mailbox.Errand{Kind: mailbox.ErrandLock, Resource: "main"}); a.Refused != mailbox.RefusedHubAway {
+	if a := h.errand("developer_agent", &errand.Errand{Kind: errand.Lock, Resource: "main"}); a.Refused != errand.RefusedHubAway {
 		t.Errorf("an errand before the master joined: %+v; want the hub away", a)
 	}
 	if err := h.deskOf("developer_agent").Lock("main", ""); !errors.Is(err, desk.ErrHubAway) {
@@ -233,11 +234,11 @@ func TestAnErrandWaitsForNoHub(t *testing.T) {
 	if err := h.deskOf("developer_agent").Lock("main", ""); err != nil {
 		t.Errorf("a lock on one host: %v", err)
 	}
-	id, err := h.store.PostErrand("developer_agent", &mailbox.Errand{Kind: mailbox.ErrandSetState, Key: "k", Value: json.RawMessage(`1`)})
+	id, err := errand.In(h.store).Post("developer_agent", &errand.Errand{Kind: errand.SetState, Key: "k", Value: json.RawMessage(`1`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := h.answer("developer_agent", id); a.Refused != mailbox.RefusedNoHub {
+	if a := h.answer("developer_agent", id); a.Refused != errand.RefusedNoHub {
 		t.Errorf("an errand to a master without a hub: %+v", a)
 	}
 }

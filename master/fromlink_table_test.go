@@ -14,6 +14,7 @@ import (
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master/link"
+	"switchboard/master/link/errand"
 	"switchboard/workspace"
 )
 
@@ -64,8 +65,8 @@ func (l *handLink) Arrivals() <-chan link.Arrival { return l.arrivals }
 func (l *handLink) Notes() <-chan link.Note       { return l.notes }
 func (l *handLink) MayLearn(link.Copy) bool       { return l.mayLearn }
 func (l *handLink) StatesChanged()                {}
-func (l *handLink) Do(context.Context, string, *mailbox.Errand, func(string) bool) mailbox.ErrandAnswer {
-	return mailbox.ErrandAnswer{Refused: mailbox.RefusedNoHub, Reason: "no hub in this test"}
+func (l *handLink) Do(context.Context, string, *errand.Errand, func(string) bool) errand.Answer {
+	return errand.Answer{Refused: errand.RefusedNoHub, Reason: "no hub in this test"}
 }
 
 // hand gives the master copies that arrived together, and returns the

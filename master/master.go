@@ -13,11 +13,12 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
 	"switchboard/master/link"
 	"switchboard/master/panes"
 	"switchboard/rules"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -206,7 +207,7 @@ func (m *Master) Run(ctx context.Context) error {
 		CrashLoop: func(agent, why string, lines []string) {
 			m.onLoop("a crash loop of "+agent, func() { m.crashLoop(agent, why, lines) })
 		},
-		Limited: func(agent string, st mailbox.AgentState) {
+		Limited: func(agent string, st conversation.State) {
 			m.onLoop("the limit of "+agent, func() { m.limited(agent, st) })
 		},
 		Budget: m.overBudget,

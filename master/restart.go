@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"switchboard/hooks"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
 	"switchboard/master/panes"
-	"switchboard/tmux"
 )
 
 // restartClient starts an agent's client again in its pane, wired as up

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/mailbox"
 	"switchboard/workspace"
 )
@@ -13,16 +14,16 @@ func TestBulletinFollowsAgentsStateAndMail(t *testing.T) {
 	h := newHarness(t)
 	h.start(Options{PaneTick: 20 * time.Millisecond})
 	post(t, h, "developer_agent", &mailbox.Message{To: []string{"reviewer_agent"}, Title: "Review the login change", Priority: mailbox.PriorityUrgent})
-	if err := h.store.WriteState("reviewer_agent", mailbox.AgentState{State: mailbox.StateBusy, Source: mailbox.SourceHook, Since: time.Now()}); err != nil {
+	if err := conversation.Of(h.store).SetState("reviewer_agent", conversation.State{State: conversation.Busy, Source: conversation.SourceHook, Since: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.store.WriteState("tester_agent", mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourceHook, Since: time.Now()}); err != nil {
+	if err := conversation.Of(h.store).SetState("tester_agent", conversation.State{State: conversation.Exited, Source: conversation.SourceHook, Since: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	var b *bulletin.Bulletin
 	h.waitFor("the bulletin to show the reviewer busy with one urgent message", func() bool {
 		b, _ = bulletin.Of(workspace.New(h.root)).Read()
-		return b.Agents["reviewer_agent"] == bulletin.AgentSummary{State: mailbox.StateBusy, Unread: 1, Urgent: 1}
+		return b.Agents["reviewer_agent"] == bulletin.AgentSummary{State: conversation.Busy, Unread: 1, Urgent: 1}
 	})
 	if _, ok := b.Agents[mailbox.Operator]; ok {
 		t.Errorf("bulletin agents %v list the operator, who is not an agent of the team", b.Agents)

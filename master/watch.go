@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"switchboard/conversation"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 )
@@ -119,7 +120,7 @@ func (m *Master) handleEvent(w *watcher, ev fsnotify.Event) {
 	w.mu.Unlock()
 	// A hook said how its agent is, or mail came or was read: the panes'
 	// borders, the bulletin and what waits to be typed follow.
-	if isHome && path == m.store.StatePath(homeOf) {
+	if isHome && path == conversation.Of(m.store).StatePath(homeOf) {
 		m.panes.Wake()
 		m.statesChanged()
 		return

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
-	"switchboard/tmux"
 )
 
 func newAttachCmd(io *streams, g *globals) *cobra.Command {

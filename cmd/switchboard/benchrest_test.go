@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"switchboard/bench"
-	"switchboard/tmux"
+	"switchboard/internal/tmux"
 )
 
 // TestBenchSumsEveryProcessOfATeamAtRest runs the rest part of bench with

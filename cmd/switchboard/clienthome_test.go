@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/testkit/realclient"
-	"switchboard/mailbox"
 )
 
 func TestCodexSettingsFromTheProfilesHome(t *testing.T) {
@@ -39,7 +39,7 @@ func testSettingsFromTheProfilesHome(t *testing.T, c realclient.Client) {
 	u.API.Respond(replyToEachAnnounced("Done"))
 
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle at its prompt", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle at its prompt", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 	mark := u.API.Mark()
 	id := tm.sendAs("reviewer_agent", agent, "Review the login change")
 	waitUntil(t, time.Minute, "the reply through the profile's provider", func() bool {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/profile"
-	"switchboard/tmux"
 )
 
 // TestBashCompletesWithoutTheBashCompletionPackage presses Tab in a real

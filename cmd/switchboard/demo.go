@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/internal/safetext"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

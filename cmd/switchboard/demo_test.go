@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

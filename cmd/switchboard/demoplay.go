@@ -8,13 +8,14 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/rules"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -232,9 +233,9 @@ func (d *director) type_(agent, command string) {
 func (d *director) waitIdle(agent string, since time.Time) error {
 	began := time.Now()
 	back := watch.Until(d.ctx, 50*time.Millisecond, 30*time.Second, func() bool {
-		st, ok, _ := d.store.ReadState(agent)
-		if ok && st.Source == mailbox.SourceHook {
-			return st.State == mailbox.StateIdle && st.Since.After(since)
+		st, ok, _ := conversation.Of(d.store).State(agent)
+		if ok && st.Source == conversation.SourceHook {
+			return st.State == conversation.Idle && st.Since.After(since)
 		}
 		return time.Since(began) > 3*time.Second // no hooks in this shell: its prompt cannot be seen
 	})

@@ -14,14 +14,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"switchboard/conversation"
 	"switchboard/internal/safetext"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/rules"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -232,11 +233,11 @@ func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profi
 	if !teamUp {
 		return levelOK, detail
 	}
-	st, ok, err := ws.Store.ReadState(p.Name)
+	st, ok, err := conversation.Of(ws.Store).State(p.Name)
 	switch {
 	case err != nil || !ok:
 		return levelOK, detail
-	case st.State == mailbox.StateExited:
+	case st.State == conversation.Exited:
 		how := "exited"
 		if st.ExitStatus != nil {
 			how = fmt.Sprintf("exited with status %d", *st.ExitStatus)
@@ -248,7 +249,7 @@ func agentFinding(ctx context.Context, ws *workspace.Workspace, p *profile.Profi
 		return levelFix, fmt.Sprintf("%s; its program %s: %s", detail, how, fix)
 	case profile.NpmPackage(expanded.Kind) == "":
 		return levelOK, detail
-	case st.Source == mailbox.SourceHook:
+	case st.Source == conversation.SourceHook:
 		return levelOK, fmt.Sprintf("%s; its hooks report: %s since %s", detail, st.State, st.Since.Local().Format("15:04:05"))
 	case session != nil && time.Since(session.Started) > hookSilence:
 		return levelFix, fmt.Sprintf("%s; no hook of it has reported since the team came up at %s: its client does not run the hooks switchboard wired (see `switchboard hooks install --kind %s --agent %s`)", detail, session.Started.Local().Format("15:04:05"), expanded.Kind, p.Name)

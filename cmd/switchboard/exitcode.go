@@ -7,13 +7,13 @@ import (
 
 	"switchboard/desk"
 	"switchboard/internal/program"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/master"
 	"switchboard/profile"
 	"switchboard/rules"
 	"switchboard/rules/approvals"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

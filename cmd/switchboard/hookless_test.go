@@ -6,10 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"switchboard/conversation"
 	"testing"
 	"time"
-
-	"switchboard/mailbox"
 )
 
 // TestAnAgentWithoutHooksIsBusyWhileItPrints: an agent whose program has
@@ -34,13 +33,13 @@ func TestAnAgentWithoutHooksIsBusyWhileItPrints(t *testing.T) {
 		if out, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", pane, line, "Enter").CombinedOutput(); err != nil {
 			t.Fatalf("type into the pane: %v\n%s", err, out)
 		}
-		tm.waitFor(agent+" to be busy while it prints", func() bool { return tm.state(agent).State == mailbox.StateBusy })
+		tm.waitFor(agent+" to be busy while it prints", func() bool { return tm.state(agent).State == conversation.Busy })
 		busyAfter := time.Since(started)
 		tm.waitFor(agent+" to be done", func() bool { data, _ := os.ReadFile(done); return strings.HasSuffix(string(data), line+"\n") })
 		stopped := time.Now()
 		tm.waitFor(agent+" to be idle again", func() bool {
 			st := tm.state(agent)
-			return st.State == mailbox.StateIdle && st.Since.After(idleBefore)
+			return st.State == conversation.Idle && st.Since.After(idleBefore)
 		})
 		t.Logf("%s: busy %s after it began to print, idle %s after it stopped", line, busyAfter.Round(time.Millisecond), time.Since(stopped).Round(time.Millisecond))
 	}

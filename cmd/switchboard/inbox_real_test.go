@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/testkit/realclient"
 	"switchboard/internal/watch"
@@ -54,7 +55,7 @@ func (tm *team) session(agent string) (rec clientinbox.Record, s clientinbox.Ses
 	var err error
 	waitUntil(tm.t, 30*time.Second, agent+"'s session in its client's registry", func() bool {
 		var ok bool
-		if rec, ok, err = clientinbox.ReadRecord(tm.store.ClientRecordPath(agent)); !ok {
+		if rec, ok, err = clientinbox.ReadRecord(conversation.Of(tm.store).ClientRecordPath(agent)); !ok {
 			return false
 		}
 		s, err = rec.Session()
@@ -106,7 +107,7 @@ func TestClaudeCodeHearsMailAtItsNextToolBoundary(t *testing.T) {
 	waitUntil(t, time.Minute, "the turn's five tool calls", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
-		return turn == calls && tm.state(agent).State == mailbox.StateIdle
+		return turn == calls && tm.state(agent).State == conversation.Idle
 	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
 
 	reqs := u.API.Since(mark)
@@ -128,7 +129,7 @@ func TestClaudeCodeHearsMailAtItsNextToolBoundary(t *testing.T) {
 		t.Errorf("the mail is in the conversation %d times; want once\n%s", n, dumpRequests(reqs))
 	}
 	waitUntil(t, 30*time.Second, "the log to say the mail went through the client's inbox", func() bool {
-		return tm.channelOf(urgentID, agent) == mailbox.ChannelInbox
+		return tm.channelOf(urgentID, agent) == conversation.ChannelInbox
 	}, tm.diagnose)
 	if screen := tm.diagnose(); strings.Contains(screen, "[FROM: Master Agent]") {
 		t.Errorf("the notice was typed into the pane:\n%s", screen)
@@ -168,7 +169,7 @@ func TestClaudeCodeWithoutItsInboxIsTypedAt(t *testing.T) {
 		return len(responsesTo(t, tm.store, "reviewer_agent", id)) == 1
 	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
 	waitUntil(t, 30*time.Second, "the log to say the notice was typed", func() bool {
-		return tm.channelOf(id, agent) == mailbox.ChannelTyped
+		return tm.channelOf(id, agent) == conversation.ChannelTyped
 	}, tm.diagnose)
 	reqs := u.API.Since(mark)
 	if n := listings(reqs[len(reqs)-1].Text, id); n != 1 {
@@ -190,7 +191,7 @@ func TestClaudeCodesOwnMessagesObeyTheRules(t *testing.T) {
 	const marker = "PSST-the-release-is-broken"
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
 	waitUntil(t, time.Minute, "both clients to be idle after start", func() bool {
-		return tm.state("tester_agent").State == mailbox.StateIdle && tm.state("reviewer_agent").State == mailbox.StateIdle
+		return tm.state("tester_agent").State == conversation.Idle && tm.state("reviewer_agent").State == conversation.Idle
 	}, tm.diagnose)
 	reviewerRec, reviewer := tm.session("reviewer_agent")
 

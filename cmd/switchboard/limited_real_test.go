@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
 )
@@ -35,7 +36,7 @@ func testLimited(t *testing.T, c realclient.Client, said ...string) {
 	})
 	tm.upIdle(agent)
 	tm.sendAs("reviewer_agent", agent, "Start the build")
-	waitUntil(t, time.Minute, agent+" to be limited", func() bool { return tm.state(agent).State == mailbox.StateLimited }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be limited", func() bool { return tm.state(agent).State == conversation.Limited }, tm.diagnose)
 	if st := tm.state(agent); !containsAll(st.Detail, said...) {
 		t.Errorf("state %+v; want the client's words %q in its detail", st, said)
 	}
@@ -60,7 +61,7 @@ func testLimited(t *testing.T, c realclient.Client, said ...string) {
 	if n := told(); n != 1 {
 		t.Errorf("the overseer was told %d times; want once", n)
 	}
-	if st := tm.state(agent); st.State != mailbox.StateLimited {
+	if st := tm.state(agent); st.State != conversation.Limited {
 		t.Errorf("state %+v; want still limited", st)
 	}
 	for _, line := range strings.Split(tm.must("agents"), "\n") {

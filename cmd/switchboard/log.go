@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/internal/watch"
@@ -142,7 +143,7 @@ type logView struct {
 	waiting   map[int64][]string
 	outbox    string
 	// announced is how the master announced each message, by seq.
-	announced map[int64][]mailbox.Announcement
+	announced map[int64][]conversation.Announcement
 }
 
 func newLogView(ws *caller) (*logView, error) {
@@ -155,7 +156,7 @@ func newLogView(ws *caller) (*logView, error) {
 func (v *logView) refresh(ws *caller) error {
 	waiting, err := ws.store.HubOutbox().Recipients()
 	v.waiting = waiting
-	announced, aerr := ws.store.Announcements()
+	announced, aerr := conversation.Of(ws.store).Announcements()
 	v.announced = announced
 	return errors.Join(err, aerr)
 }

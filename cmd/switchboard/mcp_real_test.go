@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/testkit/realclient"
-	"switchboard/mailbox"
 	"switchboard/workspace"
 )
 
@@ -79,7 +79,7 @@ func testMCPInTeam(t *testing.T, c realclient.Client) {
 	})
 
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 	mark := u.API.Mark()
 	id := tm.sendAs("reviewer_agent", agent, "Review the login change")
 	waitUntil(t, time.Minute, "the model's reply through the tool to reach the reviewer", func() bool {

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/testkit/realclient"
 	"switchboard/mailbox"
 )
@@ -47,7 +48,7 @@ func testOneRequest(t *testing.T, c realclient.Client) {
 		return realclient.TextReply(r)
 	})
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 
 	marker := make([]byte, 6)
 	rand.Read(marker)
@@ -120,7 +121,7 @@ func BenchmarkSendToModelRequest(b *testing.B) {
 			const agent = "developer_agent"
 			u.API.Respond(realclient.TextReply)
 			tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-			waitUntil(b, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+			waitUntil(b, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 			if way.prep != nil {
 				way.prep(b, tm, agent)
 			}
@@ -130,7 +131,7 @@ func BenchmarkSendToModelRequest(b *testing.B) {
 			for i := range b.N {
 				waitUntil(b, time.Minute, agent+" to be idle again", func() bool {
 					st := tm.state(agent)
-					return st.State == mailbox.StateIdle && st.Since.After(settled)
+					return st.State == conversation.Idle && st.Since.After(settled)
 				}, tm.diagnose)
 				body := fmt.Sprintf("BODY-%d-%d", i, time.Now().UnixNano())
 				mark := u.API.Mark()

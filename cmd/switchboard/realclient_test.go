@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/proctree"
 	"switchboard/internal/safetext"
@@ -165,10 +166,10 @@ func testHeadless(t *testing.T, c realclient.Client) {
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("%q ran without a prompt: the wiring allows more than switchboard's own commands", attack)
 	}
-	if len(busy) != 1 || busy[0] != mailbox.StateBusy {
+	if len(busy) != 1 || busy[0] != conversation.Busy {
 		t.Errorf("state while the model worked: %q; want busy", busy)
 	}
-	waitState(t, store, agent, mailbox.StateExited)
+	waitState(t, store, agent, conversation.Exited)
 }
 
 // The team tests bring up a team whose developer runs the real client in
@@ -206,7 +207,7 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	var busy []string
 
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 
 	// A message from a teammate: typed as the prompt, answered by the model.
 	// Another arrives while the model works: the end of the turn shows it,
@@ -225,14 +226,14 @@ func testInTeam(t *testing.T, c realclient.Client) {
 	waitUntil(t, time.Minute, "the model's reply to reach the reviewer", func() bool {
 		return len(responsesTo(t, tm.store, "reviewer_agent", id1)) == 1
 	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
-	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 
 	// A second message: its turn shows whether the first came back.
 	id2 := tm.sendAs("reviewer_agent", agent, "And the session timeout")
 	waitUntil(t, time.Minute, "the model's reply to the second message", func() bool {
 		return len(responsesTo(t, tm.store, "reviewer_agent", id2)) == 1
 	}, func() string { return tm.diagnose() + dumpRequests(u.API.Since(mark)) })
-	waitUntil(t, time.Minute, agent+" to be idle again", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(t, time.Minute, agent+" to be idle again", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 	reqs := u.API.Since(mark)
 	last := reqs[len(reqs)-1].Text
 	for _, id := range []string{id1, idMid, id2} {
@@ -244,7 +245,7 @@ func testInTeam(t *testing.T, c realclient.Client) {
 		t.Errorf("the conversation never told the model who it is:\n%s", dumpRequests(reqs))
 	}
 	mu.Lock()
-	if len(busy) == 0 || busy[0] != mailbox.StateBusy {
+	if len(busy) == 0 || busy[0] != conversation.Busy {
 		t.Errorf("state while the model worked: %q; want busy", busy)
 	}
 	mu.Unlock()
@@ -285,7 +286,7 @@ func replyToEachAnnounced(content string) realclient.Responder {
 func (tm *team) upIdle(agent string, args ...string) {
 	tm.t.Helper()
 	tm.must(append([]string{"up", "-d", "--no-console", "--socket", tm.socket}, args...)...)
-	waitUntil(tm.t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == mailbox.StateIdle }, tm.diagnose)
+	waitUntil(tm.t, time.Minute, agent+" to be idle after start", func() bool { return tm.state(agent).State == conversation.Idle }, tm.diagnose)
 }
 
 // answered sends a request from the reviewer to agent, waits for the
@@ -299,7 +300,7 @@ func (tm *team) answered(api realclient.API, agent, title string) (id, request s
 	waitUntil(tm.t, time.Minute, "the model's reply to "+title, func() bool {
 		return len(responsesTo(tm.t, tm.store, "reviewer_agent", id)) == 1
 	}, explain)
-	waitUntil(tm.t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == mailbox.StateIdle }, explain)
+	waitUntil(tm.t, time.Minute, agent+" to be idle after its turn", func() bool { return tm.state(agent).State == conversation.Idle }, explain)
 	for _, r := range api.Since(mark) {
 		if r.Contains(id) {
 			return id, r.Text
@@ -458,7 +459,7 @@ func stderrOf(err error) []byte {
 }
 
 func stateOf(store *mailbox.Store, agent string) string {
-	st, _, _ := store.ReadState(agent)
+	st, _, _ := conversation.Of(store).State(agent)
 	return st.State
 }
 

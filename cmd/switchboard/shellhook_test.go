@@ -5,10 +5,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"switchboard/conversation"
 	"testing"
 	"time"
-
-	"switchboard/mailbox"
 )
 
 // TestBashAgentPrompt runs a person's bash as an agent in a real tmux pane,
@@ -61,18 +60,18 @@ func TestBashAgentPrompt(t *testing.T) {
 	hooked := func(state string) func() bool {
 		return func() bool {
 			st := tm.state("developer_agent")
-			return st.State == state && st.Source == mailbox.SourceHook
+			return st.State == state && st.Source == conversation.SourceHook
 		}
 	}
 
 	showing("the box and the user's own prompt", func(s string) bool {
 		return strings.Contains(s, "╔") && strings.Contains(s, "📬 Mailbox: 0 new") && strings.Contains(s, "user-prompt")
 	})
-	tm.waitFor("the prompt hook to mark the agent idle", hooked(mailbox.StateIdle))
+	tm.waitFor("the prompt hook to mark the agent idle", hooked(conversation.Idle))
 
 	// A command that runs makes the agent busy; its end, idle again.
 	keys("sleep 30", "Enter")
-	tm.waitFor("the agent to be busy while sleep runs", hooked(mailbox.StateBusy))
+	tm.waitFor("the agent to be busy while sleep runs", hooked(conversation.Busy))
 	// Ctrl-C for sleep, not for the hook that marked the agent busy and
 	// may not have ended yet: bash runs the command after a hook cut short.
 	tm.waitFor("sleep in the foreground", func() bool {
@@ -80,7 +79,7 @@ func TestBashAgentPrompt(t *testing.T) {
 		return strings.TrimSpace(string(out)) == "sleep"
 	})
 	keys("C-c")
-	tm.waitFor("the agent to be idle at the next prompt", hooked(mailbox.StateIdle))
+	tm.waitFor("the agent to be idle at the next prompt", hooked(conversation.Idle))
 
 	// New mail shows at the next prompt, with its title, once.
 	title := "Please review the login fix"

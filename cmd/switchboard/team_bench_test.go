@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"switchboard/bench"
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 )
 
 // These benchmarks need tmux and run only with -bench, for example
@@ -33,7 +34,7 @@ func BenchmarkTeamNoticeLatency(b *testing.B) {
 		// Idle since after the previous notice: the pane has settled.
 		tm.waitFor("the reviewer to settle", func() bool {
 			st := tm.state("reviewer_agent")
-			return st.State == mailbox.StateIdle && st.Since.After(settled)
+			return st.State == conversation.Idle && st.Since.After(settled)
 		})
 		before := len(tm.received("reviewer_agent"))
 		msg := &mailbox.Message{From: "developer_agent", To: []string{"reviewer_agent"}, Title: fmt.Sprintf("bench %d", i)}

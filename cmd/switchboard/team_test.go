@@ -13,11 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -131,15 +132,15 @@ func (tm *team) received(agent string) string {
 	return string(data)
 }
 
-func (tm *team) state(agent string) mailbox.AgentState {
-	st, _, _ := tm.store.ReadState(agent)
+func (tm *team) state(agent string) conversation.State {
+	st, _, _ := conversation.Of(tm.store).State(agent)
 	return st
 }
 
 func (tm *team) waitIdle(names ...string) {
 	tm.t.Helper()
 	for _, name := range names {
-		tm.waitFor(name+" to be idle", func() bool { return tm.state(name).State == mailbox.StateIdle })
+		tm.waitFor(name+" to be idle", func() bool { return tm.state(name).State == conversation.Idle })
 	}
 }
 
@@ -203,7 +204,7 @@ func TestTeamInTmux(t *testing.T) {
 	if _, err := exec.Command("tmux", "-L", tm.socket, "send-keys", "-t", paneOf(t, tm, "tester_agent"), "C-d").CombinedOutput(); err != nil {
 		t.Fatal(err)
 	}
-	tm.waitFor("tester_agent to show as exited", func() bool { return tm.state("tester_agent").State == mailbox.StateExited })
+	tm.waitFor("tester_agent to show as exited", func() bool { return tm.state("tester_agent").State == conversation.Exited })
 	if st := tm.state("tester_agent"); st.ExitStatus != nil && *st.ExitStatus != 7 {
 		t.Errorf("tester_agent exited with status %d; want 7", *st.ExitStatus)
 	}

@@ -15,10 +15,10 @@ import (
 	"switchboard/desk"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/desktop"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/mailbox"
 	"switchboard/rules"
-	"switchboard/tmux"
 	"switchboard/view/console"
 )
 

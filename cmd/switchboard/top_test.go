@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"switchboard/desk"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

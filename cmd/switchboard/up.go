@@ -13,10 +13,10 @@ import (
 
 	"switchboard/desk"
 	"switchboard/internal/safetext"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 

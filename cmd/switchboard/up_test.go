@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"switchboard/mailbox"
+	"switchboard/conversation"
 	"switchboard/workspace"
 )
 
@@ -34,7 +34,7 @@ func TestAnAgentThatExitsAtOnceLeavesTheTeamUp(t *testing.T) {
 		}
 	}
 	tm.waitIdle("reviewer_agent", "master_agent")
-	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == mailbox.StateExited })
+	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == conversation.Exited })
 }
 
 // TestDoctorNamesAnAgentWhoseProgramExited: doctor says what to fix for an
@@ -44,7 +44,7 @@ func TestDoctorNamesAnAgentWhoseProgramExited(t *testing.T) {
 	writeTestFile(t, filepath.Join(tm.root, "agents", "developer_agent.yaml"),
 		"display_name: Developer Agent\nkind: generic\ncommand: [\"false\"]\n")
 	tm.must("up", "-d", "--no-console", "--socket", tm.socket)
-	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == mailbox.StateExited })
+	tm.waitFor("developer_agent to be exited", func() bool { return tm.state("developer_agent").State == conversation.Exited })
 	out, code := tm.switchboard("doctor")
 	want := "its program exited with status 1: look at its pane"
 	if code != 1 || !strings.Contains(out, want) || !strings.Contains(out, "fix the command in agents/developer_agent.yaml") {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/hub"
-	"switchboard/mailbox"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -79,7 +79,7 @@ func (l *Link) leave(conn *hub.Conn) {
 	}
 	var states []hub.AgentState
 	for _, a := range conn.Agents() {
-		states = append(states, hub.AgentState{Agent: a, State: mailbox.StateLeft})
+		states = append(states, hub.AgentState{Agent: a, State: conversation.Left})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), leaveTimeout)
 	defer cancel()
@@ -92,9 +92,10 @@ func (l *Link) leave(conn *hub.Conn) {
 // since it last told it: a team at rest sends nothing but its heartbeat.
 func (l *Link) announce(ctx context.Context, conn *hub.Conn, announced map[string]string) {
 	var states []hub.AgentState
+	book := conversation.Of(l.ws.Store)
 	for _, a := range conn.Agents() {
-		state, _ := l.states.Get(l.ws.Store.StatePath(a), func() (string, error) {
-			if st, ok, _ := l.ws.Store.ReadState(a); ok {
+		state, _ := l.states.Get(book.StatePath(a), func() (string, error) {
+			if st, ok, _ := book.State(a); ok {
 				return st.State, nil
 			}
 			return "down", nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 	"switchboard/workspace"
 )
 
@@ -42,7 +43,7 @@ type Link interface {
 	// Do does a command's errand on the hub, for agent of this host, whose
 	// right to it the master checked; exited tells whether an agent of
 	// this host has exited (its lock may be forced).
-	Do(ctx context.Context, agent string, e *mailbox.Errand, exited func(agent string) bool) mailbox.ErrandAnswer
+	Do(ctx context.Context, agent string, e *errand.Errand, exited func(agent string) bool) errand.Answer
 }
 
 // Env is what a Link is told of its master.

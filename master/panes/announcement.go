@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 )
 
 // announcement is a delivered message waiting to be announced in its
@@ -50,13 +51,13 @@ func interruptLine(a announcement, displayName func(string) string) string {
 // logged messages reached agent; switchboard's own notices are not logged.
 func (p *Panes) record(agent, channel string, items []announcement) {
 	at := p.now().UTC()
-	var list []mailbox.Announcement
+	var list []conversation.Announcement
 	for _, a := range items {
 		if a.seq > 0 {
-			list = append(list, mailbox.Announcement{Seq: a.seq, To: agent, Channel: channel, Time: at})
+			list = append(list, conversation.Announcement{Seq: a.seq, To: agent, Channel: channel, Time: at})
 		}
 	}
-	if err := p.store.RecordAnnouncements(list...); err != nil {
+	if err := p.book.RecordAnnouncements(list...); err != nil {
 		p.logf("cannot record how %s was told: %v", agent, err)
 	}
 }

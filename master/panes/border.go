@@ -2,14 +2,13 @@ package panes
 
 import (
 	"fmt"
-
-	"switchboard/mailbox"
+	"switchboard/conversation"
 )
 
 // borderOf is the pane border: name, state, and unread mail.
 func borderOf(v *view, unread, urgent int) string {
 	title := v.seat.DisplayName + " · " + v.state.State
-	if v.state.State == mailbox.StateExited && v.state.ExitStatus != nil {
+	if v.state.State == conversation.Exited && v.state.ExitStatus != nil {
 		title += fmt.Sprintf(" (status %d)", *v.state.ExitStatus)
 	}
 	if unread > 0 {

@@ -4,11 +4,11 @@ import (
 	"os"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/proctree"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 	"switchboard/profile"
 )
 
@@ -23,9 +23,9 @@ import (
 
 // clientStatus maps a registry status to an agent state.
 var clientStatus = map[string]string{
-	clientinbox.StatusIdle:    mailbox.StateIdle,
-	clientinbox.StatusBusy:    mailbox.StateBusy,
-	clientinbox.StatusWaiting: mailbox.StateWaiting,
+	clientinbox.StatusIdle:    conversation.Idle,
+	clientinbox.StatusBusy:    conversation.Busy,
+	clientinbox.StatusWaiting: conversation.Waiting,
 }
 
 // clientRecord is an agent's client record as last read.
@@ -46,14 +46,14 @@ var recordingKinds = map[string]bool{profile.KindClaude: true, profile.KindCodex
 // searched while the session found before is not running (not found, or
 // its process ended). followLogs is whether a Codex agent works: the look after next
 // comes soon, to read how its turn ends.
-func (p *Panes) readClients(session *lifecycle.Session) (inboxes map[string]string, states map[string]mailbox.AgentState, followLogs bool) {
+func (p *Panes) readClients(session *lifecycle.Session) (inboxes map[string]string, states map[string]conversation.State, followLogs bool) {
 	inboxes = make(map[string]string)
-	states = make(map[string]mailbox.AgentState)
+	states = make(map[string]conversation.State)
 	for name, seat := range session.Agents {
 		if !recordingKinds[seat.Kind] {
 			continue
 		}
-		path := p.store.ClientRecordPath(name)
+		path := p.book.ClientRecordPath(name)
 		got, _ := p.clientRecords.Get(path, func() (clientRecord, error) {
 			rec, ok, err := clientinbox.ReadRecord(path)
 			return clientRecord{rec: rec, ok: ok}, err
@@ -65,7 +65,7 @@ func (p *Panes) readClients(session *lifecycle.Session) (inboxes map[string]stri
 			if st, ok := p.turnEnd(name, got.rec); ok {
 				states[name] = st
 			}
-			if st, _ := p.readState(name); st.State == mailbox.StateBusy {
+			if st, _ := p.readState(name); st.State == conversation.Busy {
 				followLogs = true
 			}
 			continue
@@ -77,7 +77,7 @@ func (p *Panes) readClients(session *lifecycle.Session) (inboxes map[string]stri
 		inboxes[name] = inboxKey(s)
 		now, _ := p.clientEntries.Get(s.EntryPath(), func() (clientinbox.Session, error) { return s.Current() })
 		if state, ok := clientStatus[now.Status]; ok && now.SessionID == s.SessionID {
-			states[name] = mailbox.AgentState{State: state, Since: now.Changed.UTC(), Source: mailbox.SourceClient}
+			states[name] = conversation.State{State: state, Since: now.Changed.UTC(), Source: conversation.SourceClient}
 		}
 	}
 	return inboxes, states, followLogs
@@ -120,7 +120,7 @@ type turnLog struct {
 // that turn failed: limited at its usage limit or login, else idle (the
 // turn is over; no hook said so). A turn that worked says nothing its Stop
 // hook did not.
-func (p *Panes) turnEnd(agent string, rec clientinbox.Record) (mailbox.AgentState, bool) {
+func (p *Panes) turnEnd(agent string, rec clientinbox.Record) (conversation.State, bool) {
 	l := p.turnLogs[agent]
 	if l == nil || l.path != rec.Transcript {
 		l = &turnLog{path: rec.Transcript, judged: -1}
@@ -136,28 +136,28 @@ func (p *Panes) turnEnd(agent string, rec clientinbox.Record) (mailbox.AgentStat
 			size = info.Size()
 		}
 		if size == l.judged {
-			return mailbox.AgentState{}, false
+			return conversation.State{}, false
 		}
 		l.judged, l.own = size, lifecycle.OwnSession(rec, agent)
 		if !l.own {
-			return mailbox.AgentState{}, false
+			return conversation.State{}, false
 		}
 	}
 	if end, ok, err := clientusage.LastTurnEnd(l.path, &l.offset); err == nil && ok {
 		l.end, l.ok = end, true
 	}
 	if !l.ok || !l.end.Failed {
-		return mailbox.AgentState{}, false
+		return conversation.State{}, false
 	}
-	st := mailbox.AgentState{State: mailbox.StateIdle, Since: l.end.Time.UTC(), Source: mailbox.SourceClient}
+	st := conversation.State{State: conversation.Idle, Since: l.end.Time.UTC(), Source: conversation.SourceClient}
 	if l.end.Limited {
-		st.State = mailbox.StateLimited
+		st.State = conversation.Limited
 	}
 	return st.Detailed(l.end.Why), true
 }
 
 // newer is the state of the two that was said last; a says it on a tie.
-func newer(a, b mailbox.AgentState) mailbox.AgentState {
+func newer(a, b conversation.State) conversation.State {
 	if b.Since.After(a.Since) {
 		return b
 	}

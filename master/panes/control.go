@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
-	"switchboard/tmux"
 )
 
 // controlRetry is how long after a failed control connection the master

@@ -3,8 +3,8 @@ package panes
 import (
 	"iter"
 
+	"switchboard/conversation"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 )
 
 // What a look reads of, and writes to, each agent's files: its state, its
@@ -25,10 +25,10 @@ func (p *Panes) readAlerts(alerts map[string]*alert) map[string]*alert {
 // hookedStates are the states the agents say themselves, by agent: what
 // their hooks last wrote, or their client's registry says, the newer of
 // the two.
-func (p *Panes) hookedStates(ps *pass) map[string]mailbox.AgentState {
-	hooked := make(map[string]mailbox.AgentState)
+func (p *Panes) hookedStates(ps *pass) map[string]conversation.State {
+	hooked := make(map[string]conversation.State)
 	for name := range ps.session.Agents {
-		if st, ok := p.readState(name); ok && (st.Source == mailbox.SourceHook || st.Source == mailbox.SourceClient) {
+		if st, ok := p.readState(name); ok && (st.Source == conversation.SourceHook || st.Source == conversation.SourceClient) {
 			hooked[name] = st
 		}
 		if st, ok := ps.clients[name]; ok {
@@ -40,15 +40,15 @@ func (p *Panes) hookedStates(ps *pass) map[string]mailbox.AgentState {
 
 // storedState is what an agent's state file held.
 type storedState struct {
-	state mailbox.AgentState
+	state conversation.State
 	ok    bool // there was one
 }
 
 // readState reads an agent's state file, unless it is as it was when last
 // read: each look reads every agent's.
-func (p *Panes) readState(agent string) (mailbox.AgentState, bool) {
-	got, _ := p.stateFiles.Get(p.store.StatePath(agent), func() (storedState, error) {
-		st, ok, err := p.store.ReadState(agent)
+func (p *Panes) readState(agent string) (conversation.State, bool) {
+	got, _ := p.stateFiles.Get(p.book.StatePath(agent), func() (storedState, error) {
+		st, ok, err := p.book.State(agent)
 		return storedState{state: st, ok: ok}, err
 	})
 	return got.state, got.ok
@@ -78,13 +78,13 @@ func (p *Panes) inboxCount(agent string) [2]int {
 func (p *Panes) forgetGone(names iter.Seq[string]) {
 	keep := make(map[string]bool)
 	for name := range names {
-		keep[p.store.StatePath(name)] = true
+		keep[p.book.StatePath(name)] = true
 		keep[p.store.InboxDir(name)] = true
 	}
 	p.stateFiles.Forget(func(path string) bool { return keep[path] })
 	p.inboxCounts.Forget(func(path string) bool { return keep[path] })
 	for name := range p.turnLogs {
-		if !keep[p.store.StatePath(name)] {
+		if !keep[p.book.StatePath(name)] {
 			delete(p.turnLogs, name)
 		}
 	}
@@ -94,7 +94,7 @@ func (p *Panes) forgetGone(names iter.Seq[string]) {
 // registry gave an agent, to be written to its state file.
 type stateWrite struct {
 	agent string
-	state mailbox.AgentState
+	state conversation.State
 }
 
 // writeStates writes what the screens and registries said, unless a hook of
@@ -105,8 +105,8 @@ func (p *Panes) writeStates(writes []stateWrite) {
 		cur, ok := p.readState(w.agent)
 		// A hook that spoke meanwhile has the last word; a hook's word the
 		// client's newer one replaces does not.
-		hookSpoke := ok && cur.Source == mailbox.SourceHook && !(w.state.Source == mailbox.SourceClient && w.state.Since.After(cur.Since))
-		if hookSpoke && w.state.State != mailbox.StateExited {
+		hookSpoke := ok && cur.Source == conversation.SourceHook && !(w.state.Source == conversation.SourceClient && w.state.Since.After(cur.Since))
+		if hookSpoke && w.state.State != conversation.Exited {
 			p.mu.Lock()
 			if v := p.viewOf(w.agent); v.state == w.state {
 				v.state = cur
@@ -114,7 +114,7 @@ func (p *Panes) writeStates(writes []stateWrite) {
 			p.mu.Unlock()
 			continue
 		}
-		if err := p.store.WriteState(w.agent, w.state); err != nil {
+		if err := p.book.SetState(w.agent, w.state); err != nil {
 			p.logf("cannot write the state of %s: %v", w.agent, err)
 		}
 	}

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/hooks"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/watch"
-	"switchboard/mailbox"
 )
 
 // An agent whose client keeps an inbox of its own (Claude Code 2.1.224 and
@@ -40,7 +40,7 @@ const (
 // Those it did not send this time (more than one hook lists, or read
 // meanwhile) wait for the next pass.
 func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announcement) (rest []announcement) {
-	rec, ok, err := clientinbox.ReadRecord(p.store.ClientRecordPath(agent))
+	rec, ok, err := clientinbox.ReadRecord(p.book.ClientRecordPath(agent))
 	if err != nil || !ok {
 		return items
 	}
@@ -59,7 +59,7 @@ func (p *Panes) handOver(ctx context.Context, agent, pane string, items []announ
 		p.inboxFailed(agent, key, "its client keeps no inbox", items)
 		return items
 	}
-	taken, err := p.store.ClaimShown(agent, files(items), "")
+	taken, err := p.book.ClaimShown(agent, files(items), "")
 	if err != nil {
 		p.inboxFailed(agent, key, "cannot record what it was shown: "+err.Error(), items)
 		return items
@@ -140,7 +140,7 @@ func (p *Panes) confirmHandOver(ctx context.Context, agent string, session clien
 	if len(arrived) > 0 {
 		p.logf("%s notice handed to %s through its client's inbox (in its conversation %d ms after the send)",
 			strings.Join(announcedSeqs(arrived), " "), agent, time.Since(sent).Milliseconds())
-		p.record(agent, mailbox.ChannelInbox, arrived)
+		p.record(agent, conversation.ChannelInbox, arrived)
 	}
 	if len(lost) == 0 {
 		return
@@ -169,7 +169,7 @@ func (p *Panes) requeue(agent string, items []announcement) {
 // giveBack takes back the claim on notices that did not arrive: the hooks
 // show them, and the pane announces them again.
 func (p *Panes) giveBack(agent string, items []announcement) {
-	if err := p.store.ForgetShown(agent, files(items)); err != nil {
+	if err := p.book.ForgetShown(agent, files(items)); err != nil {
 		p.logf("cannot record what %s was shown: %v", agent, err)
 	}
 }

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/internal/testkit/fakesession"
-	"switchboard/mailbox"
 )
 
 // withInbox gives the developer's Claude Code a session with an inbox, as
@@ -17,7 +17,7 @@ func (r *paneRig) withInbox() *fakesession.Session {
 	r.t.Helper()
 	s := fakesession.New(r.t, "session-1", "%0")
 	rec := clientinbox.Record{SessionID: s.ID, Transcript: s.Transcript, ConfigDir: s.ConfigDir}
-	if err := rec.Write(r.ws.Store.ClientRecordPath("developer_agent"), ""); err != nil {
+	if err := rec.Write(conversation.Of(r.ws.Store).ClientRecordPath("developer_agent"), ""); err != nil {
 		r.t.Fatal(err)
 	}
 	return s
@@ -32,7 +32,7 @@ func handedOver(s *fakesession.Session) []string { return s.Texts() }
 func TestABusyAgentIsHandedItsMailThroughItsClientsInbox(t *testing.T) {
 	r := newPaneRig(t)
 	s := r.withInbox()
-	r.state("developer_agent", mailbox.StateBusy)
+	r.state("developer_agent", conversation.Busy)
 	s.SetStatus(clientinbox.StatusBusy)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look()
@@ -43,14 +43,14 @@ func TestABusyAgentIsHandedItsMailThroughItsClientsInbox(t *testing.T) {
 	if len(texts) != 1 || !strings.Contains(texts[0], a.id) || !strings.Contains(texts[0], "Review the login change") || !strings.Contains(texts[0], "Reviewer Agent") {
 		t.Fatalf("the inbox was handed %q; want the message once, with its sender", texts)
 	}
-	if !r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+	if !conversation.Of(r.ws.Store).Shown("developer_agent").Has(a.file) {
 		t.Error("the message handed over is not recorded as shown: its hooks would show it again")
 	}
-	announced, err := r.ws.Store.Announcements()
+	announced, err := conversation.Of(r.ws.Store).Announcements()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := announced[1]; len(got) != 1 || got[0].Channel != mailbox.ChannelInbox || got[0].To != "developer_agent" {
+	if got := announced[1]; len(got) != 1 || got[0].Channel != conversation.ChannelInbox || got[0].To != "developer_agent" {
 		t.Errorf("the log's record of #1 = %+v; want the inbox, to developer_agent", got)
 	}
 	r.look()
@@ -63,9 +63,9 @@ func TestABusyAgentIsHandedItsMailThroughItsClientsInbox(t *testing.T) {
 func TestTheInboxIsNotHandedWhatAHookShowed(t *testing.T) {
 	r := newPaneRig(t)
 	s := r.withInbox()
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Shown after a tool call", 1)
-	if _, err := r.ws.Store.ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
+	if _, err := conversation.Of(r.ws.Store).ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
 		t.Fatal(err)
 	}
 	r.look()
@@ -86,13 +86,13 @@ func TestMailTheInboxLosesIsTypedWhenTheAgentIsIdle(t *testing.T) {
 	r.panes.inboxWait = 50 * time.Millisecond
 	s := r.withInbox()
 	s.Take = func(string) bool { return false }
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look() // the screen not seen standing still yet; handed over, and lost
 	if texts := handedOver(s); len(texts) != 1 {
 		t.Fatalf("handed over %q; want once", texts)
 	}
-	if r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+	if conversation.Of(r.ws.Store).Shown("developer_agent").Has(a.file) {
 		t.Error("a message lost by the inbox is still recorded as shown: no hook would show it")
 	}
 	r.look()
@@ -111,7 +111,7 @@ func TestMailAClientIsSlowToTakeIsNotTypedToo(t *testing.T) {
 	r.panes.inboxWait = 50 * time.Millisecond
 	s := r.withInbox()
 	s.Slow = 500 * time.Millisecond
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look() // the screen not seen standing still yet; handed over
 	r.look()
@@ -122,11 +122,11 @@ func TestMailAClientIsSlowToTakeIsNotTypedToo(t *testing.T) {
 	if texts := handedOver(s); len(texts) != 1 || !strings.Contains(texts[0], a.id) {
 		t.Errorf("handed over %q; want the message once", texts)
 	}
-	announced, err := r.ws.Store.Announcements()
+	announced, err := conversation.Of(r.ws.Store).Announcements()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := announced[1]; len(got) != 1 || got[0].Channel != mailbox.ChannelInbox {
+	if got := announced[1]; len(got) != 1 || got[0].Channel != conversation.ChannelInbox {
 		t.Errorf("the log's record of #1 = %+v; want the inbox", got)
 	}
 }
@@ -136,7 +136,7 @@ func TestMailAClientIsSlowToTakeIsNotTypedToo(t *testing.T) {
 func TestTheClientsRegistryIsAStateSource(t *testing.T) {
 	r := newPaneRig(t)
 	s := r.withInbox()
-	if err := r.ws.Store.WriteState("developer_agent", mailbox.AgentState{State: mailbox.StateBusy, Since: time.Now().Add(-time.Minute), Source: mailbox.SourceHook}); err != nil {
+	if err := conversation.Of(r.ws.Store).SetState("developer_agent", conversation.State{State: conversation.Busy, Since: time.Now().Add(-time.Minute), Source: conversation.SourceHook}); err != nil {
 		t.Fatal(err)
 	}
 	s.SetStatus(clientinbox.StatusWaiting)
@@ -145,10 +145,10 @@ func TestTheClientsRegistryIsAStateSource(t *testing.T) {
 		t.Errorf("border = %q; want waiting, as the client's registry says", border)
 	}
 	// agents, the console and the web view read the state file.
-	if st, _, _ := r.ws.Store.ReadState("developer_agent"); st.State != mailbox.StateWaiting || st.Source != mailbox.SourceClient {
+	if st, _, _ := conversation.Of(r.ws.Store).State("developer_agent"); st.State != conversation.Waiting || st.Source != conversation.SourceClient {
 		t.Errorf("state file %+v; want waiting, from the client", st)
 	}
-	r.state("developer_agent", mailbox.StateIdle) // its hook speaks after
+	r.state("developer_agent", conversation.Idle) // its hook speaks after
 	r.look()
 	if border := r.tmux.labels["%0 @sb_title"]; !strings.Contains(border, "idle") {
 		t.Errorf("border = %q; want idle, as its hook said last", border)
@@ -162,10 +162,10 @@ func TestARecordNamingAnotherPanesSessionIsNotBelieved(t *testing.T) {
 	r := newPaneRig(t)
 	teammate := fakesession.New(t, "reviewers-session", "%2")
 	rec := clientinbox.Record{SessionID: teammate.ID, Transcript: teammate.Transcript, ConfigDir: teammate.ConfigDir}
-	if err := rec.Write(r.ws.Store.ClientRecordPath("developer_agent"), ""); err != nil {
+	if err := rec.Write(conversation.Of(r.ws.Store).ClientRecordPath("developer_agent"), ""); err != nil {
 		t.Fatal(err)
 	}
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Forward this to the reviewer", 1)
 	r.look()
 	r.look()
@@ -185,7 +185,7 @@ func TestAnInboxThatRefusesTheKeyIsTypedAt(t *testing.T) {
 	r.panes.inboxTake = 50 * time.Millisecond
 	s := r.withInbox()
 	s.PlantKey("not-the-token")
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look()
 	r.look()
@@ -200,7 +200,7 @@ func TestAnInboxThatRefusesTheKeyIsTypedAt(t *testing.T) {
 func TestMoreMailThanOneListingGoesOverInParts(t *testing.T) {
 	r := newPaneRig(t)
 	s := r.withInbox()
-	r.state("developer_agent", mailbox.StateBusy)
+	r.state("developer_agent", conversation.Busy)
 	s.SetStatus(clientinbox.StatusBusy)
 	var ids []string
 	for i := 1; i <= 13; i++ {

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
-	"switchboard/tmux"
 )
 
 // heard is what the master hears of the panes' printing from the output
@@ -153,10 +153,10 @@ func (p *Panes) stillPrinting(now time.Time) (printing map[string]time.Time, soo
 
 // heardState is the state of a ready agent without hooks whose pane is
 // listened to: busy while it prints, idle once quiet for a tick.
-func heardState(v *view, printing bool) mailbox.AgentState {
-	st := mailbox.AgentState{Source: mailbox.SourcePane, State: mailbox.StateIdle, Since: v.state.Since}
+func heardState(v *view, printing bool) conversation.State {
+	st := conversation.State{Source: conversation.SourcePane, State: conversation.Idle, Since: v.state.Since}
 	if printing {
-		st.State = mailbox.StateBusy
+		st.State = conversation.Busy
 	}
 	if st.State != v.state.State {
 		st.Since = time.Time{}

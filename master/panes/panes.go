@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -41,8 +42,10 @@ const (
 // state, keeps the pane borders current, and announces delivered messages in
 // idle panes, each pane typed into by one goroutine at a time.
 type Panes struct {
-	ws       *workspace.Workspace
-	store    *mailbox.Store
+	ws    *workspace.Workspace
+	store *mailbox.Store
+	// book keeps each agent's state and what its conversation was shown.
+	book     *conversation.Book
 	now      func() time.Time
 	logf     func(format string, args ...any)
 	started  time.Time // the master's start: a team brought up after it is told of the mail waiting
@@ -95,7 +98,7 @@ type Panes struct {
 	// loop looks then (zero when none prints). Used by the loop alone.
 	lookAt time.Time
 
-	limited       func(agent string, st mailbox.AgentState)
+	limited       func(agent string, st conversation.State)
 	budget        func(agent string) (over bool, detail string, err error)
 	budgetChanged func(agent string, over bool, detail string)
 	restartClient func(ctx context.Context, c *tmux.Client, agent string) error
@@ -110,7 +113,7 @@ type Panes struct {
 // view is what the master knows of one agent in its pane.
 type view struct {
 	seat   *lifecycle.Seat
-	state  mailbox.AgentState
+	state  conversation.State
 	screen uint64 // hash of the pane's text at the last look
 	// screenSince is when the screen was first seen as it is now.
 	screenSince time.Time
@@ -192,7 +195,7 @@ type Config struct {
 	CrashLoop func(agent, why string, lines []string)
 	// Limited says that an agent's client hit its usage or rate limit, or
 	// lost its login, once an episode.
-	Limited func(agent string, st mailbox.AgentState)
+	Limited func(agent string, st conversation.State)
 	// Budget reports whether an agent's client spent more today than its
 	// profile's budget allows, and how much of what; nil checks none.
 	Budget func(agent string) (over bool, detail string, err error)
@@ -212,7 +215,7 @@ func New(cfg Config) *Panes {
 		hookWait = DefaultHookConfirm
 	}
 	return &Panes{
-		ws: cfg.Workspace, store: cfg.Workspace.Store, now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
+		ws: cfg.Workspace, store: cfg.Workspace.Store, book: conversation.Of(cfg.Workspace.Store), now: cfg.Now, logf: cfg.Logf, started: cfg.Started,
 		tick: tick, typer: cfg.Typing, hookWait: hookWait, inboxTake: inboxTake, inboxWait: inboxConfirm, eventDriven: !cfg.Polled, byProcess: cfg.CommandsByProcess,
 		views: make(map[string]*view), kick: make(chan struct{}, 1), sessions: make(map[string]clientinbox.Session), turnLogs: make(map[string]*turnLog),
 		newTmux:       func(socket string) *tmux.Client { return tmux.NewClient(socket, nil) },
@@ -410,13 +413,13 @@ type pass struct {
 	// interrupt was read, what the hooks said, the unread counts.
 	notReady   map[string]bool
 	readAlerts map[string]*alert
-	hooked     map[string]mailbox.AgentState
+	hooked     map[string]conversation.State
 	mail       map[string][2]int
 	// inboxes: the inbox (inboxKey) of each agent whose client runs the
 	// session it recorded, for a kind of client that keeps an inbox;
 	// clients: the state its session registry gives.
 	inboxes    map[string]string
-	clients    map[string]mailbox.AgentState
+	clients    map[string]conversation.State
 	followLogs bool // a Codex agent works: its log is read again soon
 	// readScreens: the panes whose output is followed, whether a follower
 	// runs, the screens read, the panes heard printing.
@@ -540,7 +543,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 		v := p.viewOf(name)
 		v.seat = seat
 		next := p.nextState(name, seat, v, ps, now)
-		turnEnded := next.State == mailbox.StateIdle && v.state.State != mailbox.StateIdle && v.state.State != ""
+		turnEnded := next.State == conversation.Idle && v.state.State != conversation.Idle && v.state.State != ""
 		if sc, ok := ps.screens[seat.Pane]; ok && !v.ready {
 			p.settle(v, sc, now)
 		}
@@ -551,7 +554,7 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			if n := noteLimit(name, v, next); n != nil {
 				limits = append(limits, n)
 			}
-			if next.Source == mailbox.SourcePane || next.Source == mailbox.SourceClient {
+			if next.Source == conversation.SourcePane || next.Source == conversation.SourceClient {
 				// The state file is what agents, the console and the web
 				// view read: what the pane or the client's registry says
 				// goes there too.
@@ -560,16 +563,16 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 			v.state = next
 		}
 		switch v.state.State {
-		case mailbox.StateIdle, mailbox.StateBusy, mailbox.StateWaiting:
+		case conversation.Idle, conversation.Busy, conversation.Waiting:
 			v.cameUp = true
-		case mailbox.StateExited:
+		case conversation.Exited:
 			if pane, ok := ps.alive[seat.Pane]; ok && pane.Dead {
 				if r := p.takeRestart(name, seat.Pane, v, pane.DeadStatus, now); r != nil {
 					restarts = append(restarts, r)
 				}
 			}
 		}
-		if v.state.State == mailbox.StateIdle {
+		if v.state.State == conversation.Idle {
 			idle++
 		}
 		n, urgentHere := ps.mail[name][0], ps.mail[name][1]
@@ -614,11 +617,11 @@ func (p *Panes) decide(ps *pass) (labels tmux.Labels, summary map[string]bulleti
 
 // nextState is what the pass says of an agent's state: exited with its
 // pane, else what its hook said, else what its pane printed or shows.
-func (p *Panes) nextState(name string, seat *lifecycle.Seat, v *view, ps *pass, now time.Time) mailbox.AgentState {
+func (p *Panes) nextState(name string, seat *lifecycle.Seat, v *view, ps *pass, now time.Time) conversation.State {
 	pane, present := ps.alive[seat.Pane]
 	switch {
 	case !present || pane.Dead:
-		next := mailbox.AgentState{State: mailbox.StateExited, Source: mailbox.SourcePane, ExitStatus: pane.DeadStatus}
+		next := conversation.State{State: conversation.Exited, Source: conversation.SourcePane, ExitStatus: pane.DeadStatus}
 		if !present {
 			next.Detail = "pane gone"
 		}

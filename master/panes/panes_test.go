@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 	"switchboard/workspace"
 )
 
@@ -167,8 +168,8 @@ func newPaneRig(t *testing.T) *paneRig {
 	})
 	r.panes.newTmux = func(socket string) *tmux.Client { return tmux.NewClient(socket, r.tmux) }
 	r.tmux.prompted = func(agent string) {
-		st := mailbox.AgentState{State: mailbox.StateBusy, Since: time.Now(), Source: mailbox.SourceHook, Detail: "prompt"}
-		if err := ws.Store.WriteState(agent, st); err != nil {
+		st := conversation.State{State: conversation.Busy, Since: time.Now(), Source: conversation.SourceHook, Detail: "prompt"}
+		if err := conversation.Of(ws.Store).SetState(agent, st); err != nil {
 			t.Error(err)
 		}
 	}
@@ -186,7 +187,7 @@ func (r *paneRig) look() {
 
 func (r *paneRig) state(agent, state string) {
 	r.t.Helper()
-	if err := r.ws.Store.WriteState(agent, mailbox.AgentState{State: state, Since: time.Now(), Source: mailbox.SourceHook}); err != nil {
+	if err := conversation.Of(r.ws.Store).SetState(agent, conversation.State{State: state, Since: time.Now(), Source: conversation.SourceHook}); err != nil {
 		r.t.Fatal(err)
 	}
 }
@@ -209,20 +210,20 @@ func (r *paneRig) deliver(to, title string, seq int64) announcement {
 
 func TestNoticeWaitsForAReadyIdlePaneAndIsTypedOnce(t *testing.T) {
 	r := newPaneRig(t)
-	r.state("developer_agent", mailbox.StateBusy)
+	r.state("developer_agent", conversation.Busy)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look() // busy, and the screen not seen standing still yet
 	r.look()
 	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
 		t.Fatalf("typed %q into a busy agent's pane", got)
 	}
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	r.look()
 	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
 	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {
 		t.Fatalf("the idle agent's pane got %q; want %q once", got, want)
 	}
-	if !r.ws.Store.ReadShown("developer_agent").Has(a.file) {
+	if !conversation.Of(r.ws.Store).Shown("developer_agent").Has(a.file) {
 		t.Error("the typed message is not recorded as shown: its hooks would list it again")
 	}
 	r.look()
@@ -245,7 +246,7 @@ func TestNoticeWaitsForAReadyIdlePaneAndIsTypedOnce(t *testing.T) {
 func TestALineWhoseEnterWasReadAsANewlineIsSubmittedOnce(t *testing.T) {
 	r := newPaneRig(t)
 	r.tmux.panes["%0"].early = 1
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Review the login change", 1)
 	r.look() // the screen not seen standing still yet
 	r.look()
@@ -261,9 +262,9 @@ func TestALineWhoseEnterWasReadAsANewlineIsSubmittedOnce(t *testing.T) {
 
 func TestNoticeOfMailAHookShowedIsNotTyped(t *testing.T) {
 	r := newPaneRig(t)
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	a := r.deliver("developer_agent", "Shown at the end of the turn", 2)
-	if _, err := r.ws.Store.ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
+	if _, err := conversation.Of(r.ws.Store).ClaimShown("developer_agent", []string{a.file}, ""); err != nil {
 		t.Fatal(err)
 	}
 	r.look()
@@ -275,7 +276,7 @@ func TestNoticeOfMailAHookShowedIsNotTyped(t *testing.T) {
 
 func TestAShellIsShownTheNoticeNotTypedAt(t *testing.T) {
 	r := newPaneRig(t)
-	r.state("tester_agent", mailbox.StateIdle)
+	r.state("tester_agent", conversation.Idle)
 	a := r.deliver("tester_agent", "Run the tests", 3)
 	r.look()
 	r.look()
@@ -283,7 +284,7 @@ func TestAShellIsShownTheNoticeNotTypedAt(t *testing.T) {
 	if len(p.submitted) != 0 || p.input != "" || len(p.displayed) != 1 || !strings.Contains(p.displayed[0], "Run the tests") {
 		t.Errorf("shell pane: submitted %q, input %q, displayed %q; want one display, nothing typed", p.submitted, p.input, p.displayed)
 	}
-	if r.ws.Store.ReadShown("tester_agent").Has(a.file) {
+	if conversation.Of(r.ws.Store).Shown("tester_agent").Has(a.file) {
 		t.Error("a display counts as shown: the prompt hook would not list the message")
 	}
 }
@@ -293,7 +294,7 @@ func TestAShellIsShownTheNoticeNotTypedAt(t *testing.T) {
 // pane's border says it until the message is read.
 func TestAShellsInterruptStaysOnItsBorderUntilRead(t *testing.T) {
 	r := newPaneRig(t)
-	r.state("tester_agent", mailbox.StateIdle)
+	r.state("tester_agent", conversation.Idle)
 	a := r.deliver("tester_agent", "Stop: the build on main is red", 4)
 	r.panes.mu.Lock()
 	r.panes.viewOf("tester_agent").pending[0].interrupt = true
@@ -338,8 +339,8 @@ func TestAGonePaneIsExited(t *testing.T) {
 	delete(r.tmux.panes, "%1")
 	r.tmux.mu.Unlock()
 	r.look()
-	st, _, _ := r.ws.Store.ReadState("tester_agent")
-	if st.State != mailbox.StateExited || st.Detail != "pane gone" {
+	st, _, _ := conversation.Of(r.ws.Store).State("tester_agent")
+	if st.State != conversation.Exited || st.Detail != "pane gone" {
 		t.Errorf("tester_agent = %+v; want exited, pane gone", st)
 	}
 	if got := r.tmux.labels["%0 @sb_title"]; got == "" {
@@ -387,7 +388,7 @@ func TestPlantedMailIsNeverAnnounced(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	r.look()
 	r.look()
 	got := r.tmux.pane("%0").submitted
@@ -398,7 +399,7 @@ func TestPlantedMailIsNeverAnnounced(t *testing.T) {
 
 func TestABusyAgentKeepsNoNoticeOfMailItRead(t *testing.T) {
 	r := newPaneRig(t)
-	r.state("developer_agent", mailbox.StateBusy)
+	r.state("developer_agent", conversation.Busy)
 	for seq := int64(1); seq <= 1000; seq++ {
 		a := r.deliver("developer_agent", "Read as it came", seq)
 		info, _ := mailbox.ParseFileName(a.file)
@@ -415,7 +416,7 @@ func TestABusyAgentKeepsNoNoticeOfMailItRead(t *testing.T) {
 	}
 	r.look()
 	r.look()
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	r.look()
 	want := "[FROM: Reviewer Agent] Still unread (switchboard read " + unread.id + ")"
 	if got := r.tmux.pane("%0").submitted; len(got) != 1 || got[0] != want {

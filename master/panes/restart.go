@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
-	"switchboard/tmux"
 )
 
 // An agent's client (Claude Code, Codex CLI, Gemini CLI) that exits while

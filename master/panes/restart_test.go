@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/mailbox"
-	"switchboard/tmux"
 )
 
 // restarter stands in for the master's restart of a client: it brings the
@@ -57,7 +58,7 @@ func (r *paneRig) die(words string) {
 func TestAClientThatEndsIsStartedAgain(t *testing.T) {
 	r := newPaneRig(t)
 	rs := withRestarts(r)
-	r.state("developer_agent", mailbox.StateIdle)
+	r.state("developer_agent", conversation.Idle)
 	r.look()
 	r.die("Killed")
 	a := r.deliver("developer_agent", "Review the login change", 1)
@@ -68,7 +69,7 @@ func TestAClientThatEndsIsStartedAgain(t *testing.T) {
 	if got := r.tmux.pane("%0").submitted; len(got) != 0 {
 		t.Errorf("typed %q into a dead pane", got)
 	}
-	r.state("developer_agent", mailbox.StateIdle) // its start-up hook
+	r.state("developer_agent", conversation.Idle) // its start-up hook
 	r.look()
 	r.look()
 	want := "[FROM: Reviewer Agent] Review the login change (switchboard read " + a.id + ")"
@@ -87,13 +88,13 @@ func TestMailTypedIntoAConversationThatEndedIsTypedIntoTheNextOne(t *testing.T) 
 		if !resumed {
 			restart := r.panes.restartClient
 			r.panes.restartClient = func(ctx context.Context, c *tmux.Client, agent string) error {
-				if err := r.ws.Store.ResetShown(agent); err != nil { // as a new conversation does
+				if err := conversation.Of(r.ws.Store).ResetShown(agent); err != nil { // as a new conversation does
 					return err
 				}
 				return restart(ctx, c, agent)
 			}
 		}
-		r.state("developer_agent", mailbox.StateIdle)
+		r.state("developer_agent", conversation.Idle)
 		r.look()
 		m := r.logged("developer_agent", "Review the login change", mailbox.PriorityNormal)
 		r.panes.announce("developer_agent", announcement{seq: m.Seq, id: m.ID, from: m.From, title: m.Title, file: mailbox.FileName(m.DeliveredAt, m.Priority, m.ID)})
@@ -107,7 +108,7 @@ func TestMailTypedIntoAConversationThatEndedIsTypedIntoTheNextOne(t *testing.T) 
 		if len(rs.started) != 1 {
 			t.Fatalf("started again %d times; want once", len(rs.started))
 		}
-		r.state("developer_agent", mailbox.StateIdle)
+		r.state("developer_agent", conversation.Idle)
 		r.look()
 		r.look()
 		typed := len(r.tmux.pane("%0").submitted)
@@ -127,7 +128,7 @@ func TestAClientInACrashLoopIsLeftDown(t *testing.T) {
 	r := newPaneRig(t)
 	rs := withRestarts(r)
 	for i := range maxRestarts + 1 {
-		r.state("developer_agent", mailbox.StateIdle)
+		r.state("developer_agent", conversation.Idle)
 		r.look()
 		r.die("panic: out of tokens " + strings.Repeat("!", i))
 		r.look()

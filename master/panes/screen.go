@@ -6,18 +6,18 @@ import (
 	"strings"
 	"time"
 
-	"switchboard/mailbox"
-	"switchboard/tmux"
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 )
 
 // changed reports whether a new reading of an agent's state is news: another
 // state, a hook's newer report, or an exit status that tmux filled in after
 // it first showed the pane dead.
-func changed(old, next mailbox.AgentState) bool {
+func changed(old, next conversation.State) bool {
 	switch {
 	case next.State != old.State:
 		return true
-	case next.Source == mailbox.SourceHook && next.Since != old.Since:
+	case next.Source == conversation.SourceHook && next.Since != old.Since:
 		return true
 	case next.ExitStatus != nil && (old.ExitStatus == nil || *next.ExitStatus != *old.ExitStatus):
 		return true
@@ -29,20 +29,20 @@ func changed(old, next mailbox.AgentState) bool {
 // screen has been seen, busy while it changes, idle once it has stood still
 // for a tick: looks come as often as events do, and a program that pauses
 // between two of them is not done.
-func (p *Panes) screenState(v *view, screen uint64, now time.Time) mailbox.AgentState {
-	st := mailbox.AgentState{Source: mailbox.SourcePane, Since: v.state.Since}
+func (p *Panes) screenState(v *view, screen uint64, now time.Time) conversation.State {
+	st := conversation.State{Source: conversation.SourcePane, Since: v.state.Since}
 	if !v.seen || screen != v.screen {
 		v.screenSince = now
 	}
 	switch {
-	case !v.seen && v.state.State == mailbox.StateInterrupted:
-		st.State = mailbox.StateInterrupted // a hooked agent after ESC: its first screen is the reference
+	case !v.seen && v.state.State == conversation.Interrupted:
+		st.State = conversation.Interrupted // a hooked agent after ESC: its first screen is the reference
 	case !v.seen:
-		st.State = mailbox.StateStarting
+		st.State = conversation.Starting
 	case screen != v.screen:
-		st.State = mailbox.StateBusy
-	case now.Sub(v.screenSince) >= p.tick || v.state.State == mailbox.StateIdle:
-		st.State = mailbox.StateIdle
+		st.State = conversation.Busy
+	case now.Sub(v.screenSince) >= p.tick || v.state.State == conversation.Idle:
+		st.State = conversation.Idle
 	default:
 		st.State = v.state.State // standing still, not yet for a tick
 	}

@@ -4,27 +4,27 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 	"switchboard/profile"
 )
 
 func TestChangedIsNewsOnly(t *testing.T) {
 	at := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
 	zero, one := 0, 1
-	idle := mailbox.AgentState{State: mailbox.StateIdle, Source: mailbox.SourceHook, Since: at}
+	idle := conversation.State{State: conversation.Idle, Source: conversation.SourceHook, Since: at}
 	for _, c := range []struct {
 		name      string
-		old, next mailbox.AgentState
+		old, next conversation.State
 		want      bool
 	}{
 		{"the same reading", idle, idle, false},
-		{"another state", idle, mailbox.AgentState{State: mailbox.StateBusy, Source: mailbox.SourceHook, Since: at}, true},
-		{"a hook's newer report of the same state", idle, mailbox.AgentState{State: mailbox.StateIdle, Source: mailbox.SourceHook, Since: at.Add(time.Second)}, true},
-		{"the screen's reading of the same state, later", mailbox.AgentState{State: mailbox.StateIdle, Source: mailbox.SourcePane, Since: at}, mailbox.AgentState{State: mailbox.StateIdle, Source: mailbox.SourcePane, Since: at.Add(time.Second)}, false},
-		{"an exit status filled in", mailbox.AgentState{State: mailbox.StateExited}, mailbox.AgentState{State: mailbox.StateExited, ExitStatus: &one}, true},
-		{"another exit status", mailbox.AgentState{State: mailbox.StateExited, ExitStatus: &zero}, mailbox.AgentState{State: mailbox.StateExited, ExitStatus: &one}, true},
-		{"the same exit status", mailbox.AgentState{State: mailbox.StateExited, ExitStatus: &one}, mailbox.AgentState{State: mailbox.StateExited, ExitStatus: &one}, false},
+		{"another state", idle, conversation.State{State: conversation.Busy, Source: conversation.SourceHook, Since: at}, true},
+		{"a hook's newer report of the same state", idle, conversation.State{State: conversation.Idle, Source: conversation.SourceHook, Since: at.Add(time.Second)}, true},
+		{"the screen's reading of the same state, later", conversation.State{State: conversation.Idle, Source: conversation.SourcePane, Since: at}, conversation.State{State: conversation.Idle, Source: conversation.SourcePane, Since: at.Add(time.Second)}, false},
+		{"an exit status filled in", conversation.State{State: conversation.Exited}, conversation.State{State: conversation.Exited, ExitStatus: &one}, true},
+		{"another exit status", conversation.State{State: conversation.Exited, ExitStatus: &zero}, conversation.State{State: conversation.Exited, ExitStatus: &one}, true},
+		{"the same exit status", conversation.State{State: conversation.Exited, ExitStatus: &one}, conversation.State{State: conversation.Exited, ExitStatus: &one}, false},
 	} {
 		if got := changed(c.old, c.next); got != c.want {
 			t.Errorf("%s: changed = %v; want %v", c.name, got, c.want)
@@ -43,17 +43,17 @@ func TestScreenStateFollowsTheScreen(t *testing.T) {
 		screen uint64
 		want   string
 	}{
-		{0, 1, mailbox.StateStarting},
-		{500 * time.Millisecond, 1, mailbox.StateStarting}, // still, not yet for a tick
-		{time.Second, 1, mailbox.StateIdle},
-		{1500 * time.Millisecond, 2, mailbox.StateBusy},
-		{2 * time.Second, 2, mailbox.StateBusy}, // paused between two outputs
-		{2500 * time.Millisecond, 2, mailbox.StateIdle},
-		{2600 * time.Millisecond, 2, mailbox.StateIdle},
-		{2700 * time.Millisecond, 3, mailbox.StateBusy},
+		{0, 1, conversation.Starting},
+		{500 * time.Millisecond, 1, conversation.Starting}, // still, not yet for a tick
+		{time.Second, 1, conversation.Idle},
+		{1500 * time.Millisecond, 2, conversation.Busy},
+		{2 * time.Second, 2, conversation.Busy}, // paused between two outputs
+		{2500 * time.Millisecond, 2, conversation.Idle},
+		{2600 * time.Millisecond, 2, conversation.Idle},
+		{2700 * time.Millisecond, 3, conversation.Busy},
 	} {
 		st := p.screenState(v, step.screen, start.Add(step.after))
-		if st.State != step.want || st.Source != mailbox.SourcePane {
+		if st.State != step.want || st.Source != conversation.SourcePane {
 			t.Fatalf("step %d (screen %d at +%v): %s from %s; want %s from the pane", i, step.screen, step.after, st.State, st.Source, step.want)
 		}
 		v.state = st
@@ -61,8 +61,8 @@ func TestScreenStateFollowsTheScreen(t *testing.T) {
 
 	// A hooked agent the master interrupted stays so until its screen is
 	// seen again: that first screen is the reference, not news.
-	v = &view{state: mailbox.AgentState{State: mailbox.StateInterrupted}}
-	if st := p.screenState(v, 7, start); st.State != mailbox.StateInterrupted {
+	v = &view{state: conversation.State{State: conversation.Interrupted}}
+	if st := p.screenState(v, 7, start); st.State != conversation.Interrupted {
 		t.Errorf("first look after ESC: %s; want interrupted", st.State)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"switchboard/bulletin"
+	"switchboard/conversation"
 	"switchboard/mailbox"
 )
 
@@ -42,7 +43,7 @@ func (p *Panes) publishSummary(agents map[string]bulletin.AgentSummary) {
 	}
 	active := []string{}
 	for _, name := range slices.Sorted(maps.Keys(agents)) {
-		if s := agents[name].State; s != "" && s != mailbox.StateExited {
+		if s := agents[name].State; s != "" && s != conversation.Exited {
 			active = append(active, name)
 		}
 	}

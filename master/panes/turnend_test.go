@@ -5,9 +5,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"switchboard/conversation"
 	"switchboard/internal/clientinbox"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 )
 
 // A Codex agent whose session log says its turn ended at the usage limit is
@@ -41,7 +41,7 @@ func TestOnlyACodexAgentsOwnLogSaysItIsLimited(t *testing.T) {
 		t.Fatal("an empty log said something")
 	}
 	write(mine, card("developer_agent")+limited)
-	if st, ok := p.turnEnd("developer_agent", own); !ok || st.State != mailbox.StateLimited {
+	if st, ok := p.turnEnd("developer_agent", own); !ok || st.State != conversation.Limited {
 		t.Errorf("its own log at the usage limit: %+v, %v; want limited", st, ok)
 	}
 }

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"switchboard/conversation"
+	"switchboard/internal/tmux"
 	"switchboard/internal/watch"
 	"switchboard/lifecycle"
-	"switchboard/mailbox"
 	"switchboard/profile"
-	"switchboard/tmux"
 )
 
 // typing is what is to be typed into one pane.
@@ -29,7 +29,7 @@ type typing struct {
 // interrupt at once, notices when it is idle and its pane is ready. Each
 // pane has one typist at a time. Called with p.mu held; it does no I/O.
 func (p *Panes) takeTyping(name string, v *view, now time.Time) *typing {
-	if v.typing || len(v.pending) == 0 || v.state.State == mailbox.StateExited {
+	if v.typing || len(v.pending) == 0 || v.state.State == conversation.Exited {
 		return nil
 	}
 	interrupting := false
@@ -41,7 +41,7 @@ func (p *Panes) takeTyping(name string, v *view, now time.Time) *typing {
 		return nil // its notices wait for its limit, or its budget
 	}
 	// A limited client past LimitRetry sits at its prompt as an idle one.
-	idle := (v.state.State == mailbox.StateIdle || v.state.State == mailbox.StateLimited) && v.ready
+	idle := (v.state.State == conversation.Idle || v.state.State == conversation.Limited) && v.ready
 	if !interrupting && !idle && !v.inbox {
 		return nil // a busy agent hears at its next checkpoint, or when idle
 	}
@@ -113,7 +113,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 			p.mu.Unlock()
 			p.display(ctx, c, seat.Pane, line)
 			p.logf("#%d interrupt for %s shown on its screen and border (a shell is never typed at)", a.seq, agent)
-			p.record(agent, mailbox.ChannelScreen, []announcement{a})
+			p.record(agent, conversation.ChannelScreen, []announcement{a})
 			p.Wake()
 			continue
 		}
@@ -124,15 +124,15 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		// Claude Code runs no hook when its turn is cut short by ESC, so
 		// what its hooks said last (busy) is over: until its next hook
 		// speaks, the agent is interrupted, and then its screen decides.
-		st := mailbox.AgentState{State: mailbox.StateInterrupted, Since: p.now().UTC(), Source: mailbox.SourcePane, Detail: "ESC from " + a.from}
-		if err := p.store.WriteState(agent, st); err != nil {
+		st := conversation.State{State: conversation.Interrupted, Since: p.now().UTC(), Source: conversation.SourcePane, Detail: "ESC from " + a.from}
+		if err := p.book.SetState(agent, st); err != nil {
 			p.logf("cannot write the state of %s: %v", agent, err)
 		}
 		p.mu.Lock()
 		p.viewOf(agent).state = st
 		p.mu.Unlock()
 		// Typed even when a hook showed it: it says why the turn stopped.
-		p.report(ctx, c, agent, seat, []announcement{a}, p.claim(agent, []announcement{a}), mailbox.ChannelInterrupt, line)
+		p.report(ctx, c, agent, seat, []announcement{a}, p.claim(agent, []announcement{a}), conversation.ChannelInterrupt, line)
 	}
 	if len(notices) == 0 {
 		return
@@ -142,7 +142,7 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 		// lists the message too, so it is not claimed as shown.
 		p.display(ctx, c, seat.Pane, noticeLine(notices, p.displayName))
 		p.logf("%s notice shown to %s on its screen (a shell is never typed at)", strings.Join(announcedSeqs(notices), " "), agent)
-		p.record(agent, mailbox.ChannelScreen, notices)
+		p.record(agent, conversation.ChannelScreen, notices)
 		return
 	}
 	if job.inbox {
@@ -156,14 +156,14 @@ func (p *Panes) deliverToPane(ctx context.Context, c *tmux.Client, job *typing, 
 	if notices = p.claim(agent, notices); len(notices) == 0 {
 		return // handed over, or its hooks showed them already
 	}
-	p.report(ctx, c, agent, seat, notices, notices, mailbox.ChannelTyped, noticeLine(notices, p.displayName))
+	p.report(ctx, c, agent, seat, notices, notices, conversation.ChannelTyped, noticeLine(notices, p.displayName))
 }
 
 // claim records announcements as shown to the agent before they are typed,
 // so that its hooks do not show them again, and drops those its hooks have
 // shown already: a message enters the conversation once.
 func (p *Panes) claim(agent string, items []announcement) []announcement {
-	taken, err := p.store.ClaimTyped(agent, files(items))
+	taken, err := p.book.ClaimTyped(agent, files(items))
 	if err != nil {
 		p.logf("cannot record what %s was shown: %v", agent, err)
 		return items
@@ -198,7 +198,7 @@ func announcedSeqs(items []announcement) []string {
 // messages claimed for it are given back to the hooks.
 func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *lifecycle.Seat, items, claimed []announcement, channel, line string) {
 	prefix := ""
-	if channel == mailbox.ChannelInterrupt {
+	if channel == conversation.ChannelInterrupt {
 		prefix = "interrupted with ESC, then"
 	}
 	began := p.now().UTC()
@@ -209,7 +209,7 @@ func (p *Panes) report(ctx context.Context, c *tmux.Client, agent string, seat *
 		confirmed, typed, err = p.confirmByHook(ctx, c, agent, seat.Pane, typed, began, opts)
 	}
 	if err != nil && len(claimed) > 0 {
-		if ferr := p.store.ForgetShown(agent, files(claimed)); ferr != nil {
+		if ferr := p.book.ForgetShown(agent, files(claimed)); ferr != nil {
 			p.logf("cannot record what %s was shown: %v", agent, ferr)
 		}
 	}
@@ -287,8 +287,8 @@ func (p *Panes) confirmByHook(ctx context.Context, c *tmux.Client, agent, pane s
 // says nothing of the line.
 func (p *Panes) heardSince(ctx context.Context, agent string, since time.Time) bool {
 	return watch.Until(ctx, 50*time.Millisecond, p.hookWait, func() bool {
-		st, ok, _ := p.store.ReadState(agent)
-		return ok && st.Source == mailbox.SourceHook && st.Since.After(since) && st.State == mailbox.StateBusy
+		st, ok, _ := p.book.State(agent)
+		return ok && st.Source == conversation.SourceHook && st.Since.After(since) && st.State == conversation.Busy
 	})
 }
 

@@ -10,6 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/mailbox"
 )
@@ -18,11 +19,11 @@ import (
 // team's order, tester_agent fifth.
 func calmTeam() *desk.Snapshot {
 	members := []desk.Member{
-		{Name: "master_agent", State: mailbox.StateIdle},
-		{Name: "developer_agent", State: mailbox.StateBusy},
-		{Name: "reviewer_agent", State: mailbox.StateBusy},
-		{Name: "tester_agent", State: mailbox.StateBusy},
-		{Name: "reviewer_agent-1", State: mailbox.StateBusy, Parent: "developer_agent"},
+		{Name: "master_agent", State: conversation.Idle},
+		{Name: "developer_agent", State: conversation.Busy},
+		{Name: "reviewer_agent", State: conversation.Busy},
+		{Name: "tester_agent", State: conversation.Busy},
+		{Name: "reviewer_agent-1", State: conversation.Busy, Parent: "developer_agent"},
 	}
 	s := desk.SnapshotOf(at, members, nil, nil)
 	s.Status = "normal"
@@ -48,7 +49,7 @@ func urgent(s *desk.Snapshot, name string) *desk.Snapshot {
 	var members []desk.Member
 	for _, a := range s.Agents {
 		if a.Name == name {
-			a.State, a.Urgent = mailbox.StateIdle, 1
+			a.State, a.Urgent = conversation.Idle, 1
 		}
 		members = append(members, a.Member)
 	}
@@ -223,7 +224,7 @@ func TestTheFrameForAScriptIsPlain(t *testing.T) {
 		}
 	}
 	for i := range 95 {
-		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: conversation.Idle}})
 	}
 	if frame, _ := New(Config{Read: m.cfg.Read}).Frame(context.Background(), 0); !strings.Contains(frame, "a001") || !strings.Contains(frame, "a095") || strings.Contains(frame, "more above") {
 		t.Errorf("the frame of a team of 100 leaves agents out:\n%s", frame)

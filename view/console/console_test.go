@@ -12,6 +12,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/clientusage"
 	"switchboard/mailbox"
@@ -57,11 +58,11 @@ func team() *desk.Snapshot {
 	}
 	log[2].Status, log[2].Blocked = mailbox.StatusBlocked, []mailbox.Block{{To: "reviewer_agent", Reason: "Should go through developer first"}}
 	members := []desk.Member{
-		{Name: "master_agent", State: mailbox.StateIdle},
-		{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2},
-		{Name: "reviewer_agent", State: mailbox.StateExited, ExitStatus: &exited},
-		{Name: "tester_agent", State: mailbox.StateIdle, Unread: 1, Urgent: 1},
-		{Name: "reviewer_agent-1", State: mailbox.StateWaiting, Parent: "developer_agent"},
+		{Name: "master_agent", State: conversation.Idle},
+		{Name: "developer_agent", State: conversation.Busy, Unread: 2},
+		{Name: "reviewer_agent", State: conversation.Exited, ExitStatus: &exited},
+		{Name: "tester_agent", State: conversation.Idle, Unread: 1, Urgent: 1},
+		{Name: "reviewer_agent-1", State: conversation.Waiting, Parent: "developer_agent"},
 	}
 	s := desk.SnapshotOf(at, members, log, nil)
 	s.Status, s.Phase = "normal", "build"
@@ -305,8 +306,8 @@ func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
 	calm.Requests = nil
 	for i := range calm.Agents {
 		calm.Agents[i].Asking, calm.Agents[i].AsksYou, calm.Agents[i].Urgent = 0, 0, 0
-		if calm.Agents[i].State == mailbox.StateWaiting {
-			calm.Agents[i].State = mailbox.StateBusy
+		if calm.Agents[i].State == conversation.Waiting {
+			calm.Agents[i].State = conversation.Busy
 		}
 	}
 	m, _, rings := console(t, 140, 30, calm, team())
@@ -325,7 +326,7 @@ func TestTheConsoleRingsWhenAnAgentComesToNeedYou(t *testing.T) {
 func BenchmarkFrameOf100Agents(b *testing.B) {
 	s := team()
 	for i := range 95 {
-		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("helper-%03d", i), State: mailbox.StateBusy, Parent: "developer_agent", Unread: i % 7}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("helper-%03d", i), State: conversation.Busy, Parent: "developer_agent", Unread: i % 7}})
 	}
 	for i := range desk.DefaultLogTail {
 		s.Log = append(s.Log, record(int64(6+i), "developer_agent", []string{"tester_agent"}, fmt.Sprintf("message %d", i), mailbox.TypeNotification, time.Duration(i)*time.Second))
@@ -346,7 +347,7 @@ func BenchmarkFrameOf100Agents(b *testing.B) {
 func TestALargeTeamScrollsInItsWindow(t *testing.T) {
 	s := team()
 	for i := range 95 {
-		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: mailbox.StateIdle}})
+		s.Agents = append(s.Agents, desk.AgentSummary{Member: desk.Member{Name: fmt.Sprintf("a%03d", i+1), State: conversation.Idle}})
 	}
 	m, _, _ := console(t, 120, 30, s)
 	frame := m.View()
@@ -403,7 +404,7 @@ func TestWhatEachAgentSpentTodayIsShown(t *testing.T) {
 	if plain, _, _ := console(t, 160, 24, team()); strings.Contains(plain.View(), "TODAY") {
 		t.Error("a team that spent nothing has a TODAY column")
 	}
-	for _, state := range []string{mailbox.StateLimited, desk.StateOverBudget} {
+	for _, state := range []string{conversation.Limited, desk.StateOverBudget} {
 		a := desk.AgentSummary{Member: desk.Member{State: state}}
 		if !a.NeedsYou() {
 			t.Errorf("an agent %s does not need the person", state)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/safetext"
 	"switchboard/mailbox"
@@ -31,27 +32,27 @@ func stateOf(a desk.AgentSummary) (symbol, word string, style lipgloss.Style) {
 	switch {
 	case a.Asking > 0:
 		return "?", "asks you", styleWarn
-	case a.State == mailbox.StateWaiting:
+	case a.State == conversation.Waiting:
 		return "!", "at a prompt", styleWarn
-	case a.State == mailbox.StateIdle && a.Urgent > 0:
+	case a.State == conversation.Idle && a.Urgent > 0:
 		return "!", "idle, urgent", styleWarn
-	case a.State == mailbox.StateBusy:
+	case a.State == conversation.Busy:
 		return "●", "busy", styleGood
-	case a.State == mailbox.StateIdle:
+	case a.State == conversation.Idle:
 		return "○", "idle", lipgloss.NewStyle()
-	case a.State == mailbox.StateInterrupted:
+	case a.State == conversation.Interrupted:
 		return "‖", "interrupted", styleWarn
-	case a.State == mailbox.StateLimited:
+	case a.State == conversation.Limited:
 		return "⏸", "limited", styleWarn
 	case a.State == desk.StateOverBudget:
 		return "$", "over budget", styleWarn
 	case a.State == desk.StateCancelled:
 		return "⊘", "cancelled", styleQuiet
-	case a.State == mailbox.StateExited && a.ExitStatus != nil:
+	case a.State == conversation.Exited && a.ExitStatus != nil:
 		return "✗", fmt.Sprintf("exited %d", *a.ExitStatus), styleBad
-	case a.State == mailbox.StateExited:
+	case a.State == conversation.Exited:
 		return "✗", "exited", styleBad
-	case a.State == mailbox.StateStarting:
+	case a.State == conversation.Starting:
 		return "…", "starting", styleQuiet
 	}
 	return "·", a.State, styleQuiet

@@ -17,6 +17,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"switchboard/conversation"
 	"switchboard/desk"
 	"switchboard/internal/clientusage"
 	"switchboard/internal/testkit/browser"
@@ -122,9 +123,9 @@ func evaluate[T any](t *testing.T, tab context.Context, script string) T {
 // twoAgents is a team of a developer and its reviewer, and one message.
 func twoAgents(now time.Time) *desk.Snapshot {
 	return &desk.Snapshot{At: now, Status: "normal", Agents: []desk.AgentSummary{
-		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateIdle, Host: "laptop",
+		{Member: desk.Member{Name: "developer_agent", State: conversation.Idle, Host: "laptop",
 			Worktree: &desk.TreeSummary{Branch: "switchboard/developer_agent", Changes: worktree.Changes{Added: 3, Deleted: 1}}}},
-		{Member: desk.Member{Name: "reviewer_agent-1", State: mailbox.StateBusy, Parent: "developer_agent"}, Depth: 1},
+		{Member: desk.Member{Name: "reviewer_agent-1", State: conversation.Busy, Parent: "developer_agent"}, Depth: 1},
 	}, Log: []mailbox.Record{{Seq: 1, Time: now, Status: mailbox.StatusDelivered, Delivered: []string{"reviewer_agent-1"}, Message: &mailbox.Message{From: "developer_agent", To: []string{"reviewer_agent-1"}, Title: "Review auth.go"}}}}
 }
 

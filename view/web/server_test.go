@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"switchboard/conversation"
 	"switchboard/desk"
-	"switchboard/mailbox"
 	"switchboard/rules"
 )
 
@@ -78,8 +78,8 @@ func server(t *testing.T) (*httptest.Server, *fakeActions, chan struct{}) {
 	acts := &fakeActions{}
 	changes := make(chan struct{})
 	snap := &desk.Snapshot{At: time.Now(), Status: "normal", Agents: []desk.AgentSummary{
-		{Member: desk.Member{Name: "developer_agent", State: mailbox.StateBusy, Unread: 2}},
-		{Member: desk.Member{Name: "tester_agent", State: mailbox.StateIdle}},
+		{Member: desk.Member{Name: "developer_agent", State: conversation.Busy, Unread: 2}},
+		{Member: desk.Member{Name: "tester_agent", State: conversation.Idle}},
 	}}
 	s := New(Config{Read: func(context.Context) (*desk.Snapshot, error) { return snap, nil }, Graph: graph, Act: acts, Changes: changes, Token: token})
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,4 +1,4 @@
-package mailbox
+package jsonl
 
 import (
 	"encoding/json"
@@ -6,16 +6,16 @@ import (
 	"syscall"
 )
 
-// appendJSONLine appends v, as one line of JSON, to the file at path,
-// making the file when there is none, and syncs it when durable. A link in
-// the file's place is not followed: the master writes nowhere a link set by
-// someone else points.
-func appendJSONLine(path string, v any, durable bool) error {
-	return appendJSONLines(path, []any{v}, durable)
+// Append appends v, as one line of JSON, to the file at path, making the
+// file when there is none, and syncs it when durable. A link in the file's
+// place is not followed: a writer writes nowhere a link set by someone
+// else points.
+func Append(path string, v any, durable bool) error {
+	return AppendAll(path, []any{v}, durable)
 }
 
-// appendJSONLines appends one line per value in one write, synced once.
-func appendJSONLines(path string, vs []any, durable bool) error {
+// AppendAll appends one line per value in one write, synced once.
+func AppendAll(path string, vs []any, durable bool) error {
 	var line []byte
 	for i, v := range vs {
 		one, err := json.Marshal(v)

@@ -1,9 +1,10 @@
-package mailbox
+package conversation
 
 import (
 	"fmt"
 	"os"
 	"slices"
+	"switchboard/mailbox"
 	"sync"
 	"testing"
 	"time"
@@ -46,10 +47,11 @@ func TestUnshownOfNamesOutOfOrder(t *testing.T) {
 }
 
 func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
-	store := NewStore(t.TempDir())
+	store := mailbox.NewStore(t.TempDir())
 	if err := store.Ensure("dev"); err != nil {
 		t.Fatal(err)
 	}
+	b := Of(store)
 	names := []string{"1_normal", "2_normal", "3_urgent", "4_normal", "5_low"}
 	// Several channels (the master, hooks) race to show the same mail.
 	var mu sync.Mutex
@@ -65,7 +67,7 @@ func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 			if i%3 == 0 {
 				claim, whole = names, "stamp"
 			}
-			taken, err := store.ClaimShown("dev", claim, whole)
+			taken, err := b.ClaimShown("dev", claim, whole)
 			if err != nil {
 				t.Error(err)
 			}
@@ -84,41 +86,55 @@ func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 			t.Errorf("%s was claimed %d times; want once", n, count[n])
 		}
 	}
-	if err := store.ResetShown("dev"); err != nil {
+	if err := b.ResetShown("dev"); err != nil {
 		t.Fatal(err)
 	}
-	if got := store.ReadShown("dev").Unshown(names); !slices.Equal(got, names) {
+	if got := b.Shown("dev").Unshown(names); !slices.Equal(got, names) {
 		t.Errorf("after a reset, unshown = %q; want everything", got)
 	}
 	// A notice that could not be typed gives its messages back.
-	if _, err := store.ClaimShown("dev", names[3:], ""); err != nil {
+	if _, err := b.ClaimShown("dev", names[3:], ""); err != nil {
 		t.Fatal(err)
 	}
-	if err := store.ForgetShown("dev", []string{"5_low"}); err != nil {
+	if err := b.ForgetShown("dev", []string{"5_low"}); err != nil {
 		t.Fatal(err)
 	}
-	if taken, _ := store.ClaimShown("dev", names, ""); !slices.Equal(taken, []string{"4_normal"}) {
+	if taken, _ := b.ClaimShown("dev", names, ""); !slices.Equal(taken, []string{"4_normal"}) {
 		t.Errorf("after 4_normal was shown and 5_low given back, a claim found %q shown already; want 4_normal alone", taken)
 	}
 }
 
 // inboxOf delivers n messages to rev and settles its inbox; it returns
 // their names, sorted.
-func inboxOf(t *testing.T, n int) (*Store, []string) {
+func inboxOf(t *testing.T, n int) (*mailbox.Store, *Book, []string) {
 	t.Helper()
-	s := testStore(t)
+	s := mailbox.NewStore(t.TempDir())
 	s.Durable = false
 	base := time.Date(2026, 11, 22, 8, 57, 0, 0, time.UTC)
 	names := make([]string, n)
 	for i := range names {
-		m := testMessage(fmt.Sprintf("0193a7c2-0000-7000-8000-%012d", i), base.Add(time.Duration(i)*time.Millisecond), PriorityNormal)
+		m := message(fmt.Sprintf("0193a7c2-0000-7000-8000-%012d", i), base.Add(time.Duration(i)*time.Millisecond))
 		if _, err := s.Deliver("rev", m); err != nil {
 			t.Fatal(err)
 		}
-		names[i] = FileName(m.DeliveredAt, m.Priority, m.ID)
+		names[i] = mailbox.FileName(m.DeliveredAt, m.Priority, m.ID)
 	}
 	settle(t, s, "rev")
-	return s, names
+	return s, Of(s), names
+}
+
+func message(id string, at time.Time) *mailbox.Message {
+	return &mailbox.Message{ID: id, Timestamp: at, DeliveredAt: at, From: "dev", To: []string{"rev"}, Title: "t " + id[len(id)-1:], Priority: mailbox.PriorityNormal, Type: mailbox.TypeNotification}
+}
+
+// settle makes the agent's inbox folder look untouched for a while, as an
+// inbox index needs before it trusts its listing.
+func settle(t *testing.T, s *mailbox.Store, agent string) {
+	t.Helper()
+	old := time.Now().Add(-10 * time.Second)
+	if err := os.Chtimes(s.InboxDir(agent), old, old); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestARecordOfTheOlderFormIsReadAndWrittenAnew: a record left by an older
@@ -126,30 +142,30 @@ func inboxOf(t *testing.T, n int) (*Store, []string) {
 // typed; the first change writes it in the current form, the typed names
 // first, and what it told is kept.
 func TestARecordOfTheOlderFormIsReadAndWrittenAnew(t *testing.T) {
-	s, names := inboxOf(t, 3)
+	_, b, names := inboxOf(t, 3)
 	old := "switchboard-shown 2 stamp-1\n" + names[0] + "\n" + names[2] + "\n>" + names[2] + "\n"
-	if err := os.WriteFile(s.shownPath("rev"), []byte(old), 0o600); err != nil {
+	if err := os.WriteFile(b.shownPath("rev"), []byte(old), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if !s.ShownWhole("rev", "stamp-1") || s.ShownWhole("rev", "stamp-2") || s.ShownWhole("rev", "") {
+	if !b.ShownWhole("rev", "stamp-1") || b.ShownWhole("rev", "stamp-2") || b.ShownWhole("rev", "") {
 		t.Errorf("the older record's stamp is not told from its first line")
 	}
-	sh := s.ReadShown("rev")
+	sh := b.Shown("rev")
 	if !slices.Equal(sh.Names, []string{names[0], names[2]}) || !slices.Equal(sh.Typed, names[2:]) || sh.Whole != "stamp-1" {
 		t.Errorf("the older record read as %+v", sh)
 	}
-	taken, err := s.TakeTyped("rev")
+	taken, err := b.TakeTyped("rev")
 	if err != nil || !slices.Equal(taken, names[2:]) {
 		t.Errorf("TakeTyped = %q, %v; want the typed name of the older record", taken, err)
 	}
-	data, err := os.ReadFile(s.shownPath("rev"))
+	data, err := os.ReadFile(b.shownPath("rev"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "switchboard-shown 3 0 stamp-1\n" + names[0] + "\n" + names[2] + "\n"; string(data) != want {
 		t.Errorf("the record was written\n%s\nwant\n%s", data, want)
 	}
-	if taken, _ := s.ClaimShown("rev", names, ""); !slices.Equal(taken, []string{names[0], names[2]}) {
+	if taken, _ := b.ClaimShown("rev", names, ""); !slices.Equal(taken, []string{names[0], names[2]}) {
 		t.Errorf("after the record was written anew, a claim found %q shown; want %q", taken, []string{names[0], names[2]})
 	}
 }
@@ -159,27 +175,27 @@ func TestARecordOfTheOlderFormIsReadAndWrittenAnew(t *testing.T) {
 // names past it cannot be read still says the inbox was shown whole, and
 // that nothing typed waits, and is left as it was.
 func TestTheRecordIsReadWhereItNeedsToBe(t *testing.T) {
-	s, names := inboxOf(t, 2)
-	if _, err := s.ClaimShown("rev", names, "stamp-1"); err != nil {
+	_, b, names := inboxOf(t, 2)
+	if _, err := b.ClaimShown("rev", names, "stamp-1"); err != nil {
 		t.Fatal(err)
 	}
 	record := "switchboard-shown 3 2 stamp-1\n" + names[0] + "\nnot\tread\x00\n"
-	if err := os.WriteFile(s.shownPath("rev"), []byte(record), 0o600); err != nil {
+	if err := os.WriteFile(b.shownPath("rev"), []byte(record), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(s.shownPath("rev") + ".lock"); err != nil {
+	if err := os.Remove(b.shownPath("rev") + ".lock"); err != nil {
 		t.Fatal(err)
 	}
-	if !s.ShownWhole("rev", "stamp-1") {
+	if !b.ShownWhole("rev", "stamp-1") {
 		t.Errorf("the record's first line was not read")
 	}
-	if typed, err := s.TakeTyped("rev"); err != nil || len(typed) != 0 {
+	if typed, err := b.TakeTyped("rev"); err != nil || len(typed) != 0 {
 		t.Errorf("TakeTyped = %q, %v; want nothing", typed, err)
 	}
-	if data, _ := os.ReadFile(s.shownPath("rev")); string(data) != record {
+	if data, _ := os.ReadFile(b.shownPath("rev")); string(data) != record {
 		t.Errorf("taking nothing typed rewrote the record:\n%q", data)
 	}
-	if _, err := os.Stat(s.shownPath("rev") + ".lock"); err == nil {
+	if _, err := os.Stat(b.shownPath("rev") + ".lock"); err == nil {
 		t.Errorf("taking nothing typed took the record's lock")
 	}
 }
@@ -188,10 +204,10 @@ func TestTheRecordIsReadWhereItNeedsToBe(t *testing.T) {
 // leave the record, but the inbox is listed for that only once the record
 // holds twice the names it kept after the last time, not at every change.
 func TestReadNamesAreDroppedOnceTheRecordDoubled(t *testing.T) {
-	s, names := inboxOf(t, 5*pruneAt)
+	s, b, names := inboxOf(t, 5*pruneAt)
 	read := func(name string) {
 		t.Helper()
-		entries, err := s.List("rev", Unread)
+		entries, err := s.List("rev", mailbox.Unread)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,28 +221,28 @@ func TestReadNamesAreDroppedOnceTheRecordDoubled(t *testing.T) {
 		settle(t, s, "rev")
 	}
 	first := names[:2*pruneAt]
-	if _, err := s.ClaimShown("rev", first, ""); err != nil {
+	if _, err := b.ClaimShown("rev", first, ""); err != nil {
 		t.Fatal(err)
 	}
 	read(first[0])
 	// The record holds more than pruneAt names, none kept before: the next
 	// change drops the read one, and keeps the others.
-	if _, err := s.ClaimShown("rev", names[len(first):len(first)+1], ""); err != nil {
+	if _, err := b.ClaimShown("rev", names[len(first):len(first)+1], ""); err != nil {
 		t.Fatal(err)
 	}
 	kept := len(first)
-	if got := s.ReadShown("rev"); len(got.Names) != kept || got.Has(first[0]) {
+	if got := b.Shown("rev"); len(got.Names) != kept || got.Has(first[0]) {
 		t.Fatalf("after the read name was dropped the record holds %d names; want %d", len(got.Names), kept)
 	}
 	// Another read name stays while the record grows to twice that.
 	read(first[1])
 	rest := names[len(first)+1:]
 	for i := range rest {
-		if _, err := s.ClaimShown("rev", rest[i:i+1], ""); err != nil {
+		if _, err := b.ClaimShown("rev", rest[i:i+1], ""); err != nil {
 			t.Fatal(err)
 		}
 		size := kept + i // the record before this claim
-		got := s.ReadShown("rev")
+		got := b.Shown("rev")
 		if dropped := !got.Has(first[1]); dropped != (size > 2*kept) {
 			t.Fatalf("with %d names in the record, %d kept at the last pruning, the read name was dropped: %v", size, kept, dropped)
 		}
@@ -243,7 +259,7 @@ func TestReadNamesAreDroppedOnceTheRecordDoubled(t *testing.T) {
 // large enough to be pruned: each message is shown by one channel, and
 // each typed one handed over by one hook, exactly once.
 func TestTypedAndShownGoToOneChannelEach(t *testing.T) {
-	s, names := inboxOf(t, 4*pruneAt)
+	s, b, names := inboxOf(t, 4*pruneAt)
 	sum, err := s.InboxSummary("rev")
 	if err != nil || sum.Stamp == "" {
 		t.Fatalf("summary %+v, %v; want a settled inbox", sum, err)
@@ -261,7 +277,7 @@ func TestTypedAndShownGoToOneChannelEach(t *testing.T) {
 		}
 	}
 	take := func() {
-		got, err := s.TakeTyped("rev")
+		got, err := b.TakeTyped("rev")
 		if err != nil {
 			t.Error(err)
 		}
@@ -274,7 +290,7 @@ func TestTypedAndShownGoToOneChannelEach(t *testing.T) {
 			defer wg.Done()
 			for j := i; j+3 <= len(names); j += 7 {
 				claim := names[j : j+3]
-				taken, err := s.ClaimTyped("rev", claim)
+				taken, err := b.ClaimTyped("rev", claim)
 				if err != nil {
 					t.Error(err)
 				}
@@ -296,7 +312,7 @@ func TestTypedAndShownGoToOneChannelEach(t *testing.T) {
 				if j%5 == 4 {
 					claim = names
 				}
-				taken, err := s.ClaimShown("rev", claim, sum.Stamp)
+				taken, err := b.ClaimShown("rev", claim, sum.Stamp)
 				if err != nil {
 					t.Error(err)
 				}

@@ -1,4 +1,4 @@
-package mailbox
+package conversation
 
 import (
 	"bufio"
@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"switchboard/internal/jsonl"
 	"time"
 )
 
@@ -35,15 +35,10 @@ type Announcement struct {
 	Time    time.Time `json:"time"`
 }
 
-// AnnouncedPath is the record of announcements, beside the log.
-func (s *Store) AnnouncedPath() string {
-	return filepath.Join(filepath.Dir(s.LogPath()), "announced.jsonl")
-}
-
 // RecordAnnouncements appends to the record, in one write to a file
 // opened for appending. It is not synced: it says how mail was announced,
 // which a crash loses no mail by forgetting.
-func (s *Store) RecordAnnouncements(list ...Announcement) error {
+func (b *Book) RecordAnnouncements(list ...Announcement) error {
 	if len(list) == 0 {
 		return nil
 	}
@@ -51,15 +46,15 @@ func (s *Store) RecordAnnouncements(list ...Announcement) error {
 	for i, a := range list {
 		values[i] = a
 	}
-	if err := appendJSONLines(s.AnnouncedPath(), values, false); err != nil {
+	if err := jsonl.AppendAll(b.AnnouncedPath(), values, false); err != nil {
 		return fmt.Errorf("record announcements: %w", err)
 	}
 	return nil
 }
 
 // Announcements reads the record, by seq; lines it cannot read are skipped.
-func (s *Store) Announcements() (map[int64][]Announcement, error) {
-	f, err := os.Open(s.AnnouncedPath())
+func (b *Book) Announcements() (map[int64][]Announcement, error) {
+	f, err := os.Open(b.AnnouncedPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[int64][]Announcement{}, nil
 	}

@@ -1,15 +1,15 @@
-package mailbox
+package conversation
 
 import (
 	"bytes"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"switchboard/internal/atomicfile"
+	"switchboard/mailbox"
 )
 
 // Shown is what an agent's conversation has been shown of its inbox, by
@@ -24,7 +24,7 @@ type Shown struct {
 	// Names lists, sorted, the unread messages shown, by their delivered
 	// file names. Names no longer unread are dropped in time (prune).
 	Names []string
-	// Whole is the stamp of the inbox (InboxSummary.Stamp) at a moment the
+	// Whole is the stamp of the inbox (mailbox.InboxSummary.Stamp) at a moment the
 	// conversation had been shown everything in it: a hook that finds the
 	// inbox so need not list its names.
 	Whole string
@@ -173,12 +173,10 @@ func insertSorted(list []string, name string) []string {
 	return list
 }
 
-func (s *Store) shownPath(agent string) string { return filepath.Join(s.Dir, agent, "shown") }
-
-// ReadShown returns what the agent has been shown; nothing when it has no
+// Shown returns what the agent has been shown; nothing when it has no
 // record yet.
-func (s *Store) ReadShown(agent string) Shown {
-	data, err := os.ReadFile(s.shownPath(agent))
+func (b *Book) Shown(agent string) Shown {
+	data, err := os.ReadFile(b.shownPath(agent))
 	if err != nil {
 		return Shown{}
 	}
@@ -196,8 +194,8 @@ type shownHead struct {
 // readShownHead reads the first lines of the agent's record alone, however
 // many names follow. The record is replaced whole, never written in place,
 // so what they tell held at the moment they were read.
-func (s *Store) readShownHead(agent string) shownHead {
-	f, err := os.Open(s.shownPath(agent))
+func (b *Book) readShownHead(agent string) shownHead {
+	f, err := os.Open(b.shownPath(agent))
 	if err != nil {
 		return shownHead{} // no record: nothing shown, nothing typed
 	}
@@ -213,19 +211,19 @@ func (s *Store) readShownHead(agent string) shownHead {
 }
 
 // ShownWhole reports whether the agent was shown the whole of its inbox as
-// the stamp says (InboxSummary.Stamp; "" is no inbox shown whole), from
+// the stamp says (mailbox.InboxSummary.Stamp; "" is no inbox shown whole), from
 // the record's first line alone: before most prompts it was, and the names
 // need not be read.
-func (s *Store) ShownWhole(agent, stamp string) bool {
-	return stamp != "" && s.readShownHead(agent).whole == stamp
+func (b *Book) ShownWhole(agent, stamp string) bool {
+	return stamp != "" && b.readShownHead(agent).whole == stamp
 }
 
 // ClaimShown records names (inbox file names) as shown and returns those
 // of them that were shown already, by another channel: the caller shows the
 // rest, and no other channel will. With whole set, the caller showed the
-// whole inbox as the stamp whole says (InboxSummary.Stamp).
-func (s *Store) ClaimShown(agent string, names []string, whole string) (taken []string, err error) {
-	err = s.updateShown(agent, func(sh *Shown) {
+// whole inbox as the stamp whole says (mailbox.InboxSummary.Stamp).
+func (b *Book) ClaimShown(agent string, names []string, whole string) (taken []string, err error) {
+	err = b.updateShown(agent, func(sh *Shown) {
 		for _, name := range names {
 			if sh.Has(name) {
 				taken = append(taken, name)
@@ -242,8 +240,8 @@ func (s *Store) ClaimShown(agent string, names []string, whole string) (taken []
 // ClaimTyped is ClaimShown for messages a notice typed as the prompt is
 // about to announce: those not shown already are also kept for the
 // prompt's hook, which hands the model their bodies (TakeTyped).
-func (s *Store) ClaimTyped(agent string, names []string) (taken []string, err error) {
-	err = s.updateShown(agent, func(sh *Shown) {
+func (b *Book) ClaimTyped(agent string, names []string) (taken []string, err error) {
+	err = b.updateShown(agent, func(sh *Shown) {
 		for _, name := range names {
 			if sh.Has(name) {
 				taken = append(taken, name)
@@ -260,25 +258,25 @@ func (s *Store) ClaimTyped(agent string, names []string) (taken []string, err er
 // not been handed over yet, and forgets them: the caller hands them over.
 // Before most prompts there are none, as the record's first lines tell:
 // nothing is locked, read further, or written.
-func (s *Store) TakeTyped(agent string) (typed []string, err error) {
-	if head := s.readShownHead(agent); !head.typed && !head.unknown {
+func (b *Book) TakeTyped(agent string) (typed []string, err error) {
+	if head := b.readShownHead(agent); !head.typed && !head.unknown {
 		return nil, nil
 	}
-	err = s.updateShown(agent, func(sh *Shown) {
+	err = b.updateShown(agent, func(sh *Shown) {
 		typed, sh.Typed = sh.Typed, nil
 	})
 	return typed, err
 }
 
 // ForgetShown takes back a claim: the messages were not shown after all.
-func (s *Store) ForgetShown(agent string, names []string) error {
-	return s.updateShown(agent, func(sh *Shown) { sh.Remove(names...) })
+func (b *Book) ForgetShown(agent string, names []string) error {
+	return b.updateShown(agent, func(sh *Shown) { sh.Remove(names...) })
 }
 
 // ResetShown forgets what the agent was shown: a new conversation (a pane
 // started afresh) has seen nothing yet.
-func (s *Store) ResetShown(agent string) error {
-	return s.updateShown(agent, func(sh *Shown) { *sh = Shown{} })
+func (b *Book) ResetShown(agent string) error {
+	return b.updateShown(agent, func(sh *Shown) { *sh = Shown{} })
 }
 
 // pruneAt is how many names a record holds at least before those no longer
@@ -288,20 +286,20 @@ const pruneAt = 64
 // updateShown changes the agent's record under a lock, so that its hooks
 // and the master, each in its own process, never lose each other's marks.
 // The record is written only when it changed (or was of an older form).
-func (s *Store) updateShown(agent string, change func(*Shown)) error {
-	return WithLock(s.shownPath(agent)+".lock", func() error {
-		old := s.ReadShown(agent)
+func (b *Book) updateShown(agent string, change func(*Shown)) error {
+	return mailbox.WithLock(b.shownPath(agent)+".lock", func() error {
+		old := b.Shown(agent)
 		next := Shown{Names: slices.Clone(old.Names), Whole: old.Whole, Typed: slices.Clone(old.Typed), kept: old.kept}
 		change(&next)
 		// The names a change adds were unread a moment ago: the record is
 		// pruned for those it held before.
 		if len(old.Names) > max(pruneAt, 2*old.kept) && len(next.Names) > 0 {
-			s.prune(agent, &next)
+			b.prune(agent, &next)
 		}
 		if !old.older && next.kept == old.kept && next.Whole == old.Whole && slices.Equal(next.Names, old.Names) && slices.Equal(next.Typed, old.Typed) {
 			return nil
 		}
-		return atomicfile.WriteFile(s.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: s.stageFor(agent)})
+		return atomicfile.WriteFile(b.shownPath(agent), next.encode(), atomicfile.Options{TmpDir: b.store.StageFor(agent)})
 	})
 }
 
@@ -312,8 +310,8 @@ func (s *Store) updateShown(agent string, change func(*Shown)) error {
 // listing it is spread over the names added. The folder is listed, not
 // read through its index: the master prunes too, and an index it found
 // stale would have it open and check every new file.
-func (s *Store) prune(agent string, sh *Shown) {
-	unread, err := s.UnreadNames(agent)
+func (b *Book) prune(agent string, sh *Shown) {
+	unread, err := b.store.UnreadNames(agent)
 	if err != nil {
 		return
 	}

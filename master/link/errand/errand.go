@@ -1,4 +1,4 @@
-package mailbox
+package errand
 
 import (
 	"bytes"
@@ -12,58 +12,53 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"switchboard/internal/atomicfile"
+	"switchboard/mailbox"
 )
 
-// An errand is what a command asks of the hub of a team across machines
-// (take or release a lock, set a shared value, change the team's board)
-// through its workspace's master, which alone holds the host's credentials.
-// The command leaves <id>.errand in its agent's outbox (written under a dot
-// name in the outbox itself and renamed, as Post does, so that an outbox
-// given to a contained agent as a mount of its own is all it needs). The
-// master takes it as the outbox owner's (a file in an agent's outbox is that
-// agent's), checks it, performs it, writes its answer to
-// outbox/sent/<id>.answer, where the agent reads, and then removes the
-// errand.
+// answerSuffix ends the name of an errand's answer.
+const answerSuffix = ".answer"
 
-// The ends of the names of an errand and of its answer.
-const (
-	errandSuffix = ".errand"
-	answerSuffix = ".answer"
-)
-
-// MaxErrandSize bounds an errand file, and an answer: a shared value (64 KiB
+// MaxSize bounds an errand file, and an answer: a shared value (64 KiB
 // at most in the bulletin) written as JSON, and a few names.
-const MaxErrandSize = 128 << 10
+const MaxSize = 128 << 10
 
-// ErrandKind says what an errand asks.
-type ErrandKind string
+// Kind says what an errand asks.
+type Kind string
 
 // The errands there are.
 const (
-	// ErrandLock takes Resource on the hub for the asking agent.
-	ErrandLock ErrandKind = "lock"
-	// ErrandUnlock releases Resource, when the asking agent holds it (the
+	// Lock takes Resource on the hub for the asking agent.
+	Lock Kind = "lock"
+	// Unlock releases Resource, when the asking agent holds it (the
 	// taking of Revision, when not 0).
-	ErrandUnlock ErrandKind = "unlock"
-	// ErrandForceUnlock releases Resource whoever holds it, when its holder
+	Unlock Kind = "unlock"
+	// ForceUnlock releases Resource whoever holds it, when its holder
 	// is gone: the operator's.
-	ErrandForceUnlock ErrandKind = "force-unlock"
-	// ErrandSetState sets Key of the team's shared state to Value.
-	ErrandSetState ErrandKind = "set-state"
-	// ErrandChangeBoard changes the team's board: Status, Phase, Warn,
+	ForceUnlock Kind = "force-unlock"
+	// SetState sets Key of the team's shared state to Value.
+	SetState Kind = "set-state"
+	// ChangeBoard changes the team's board: Status, Phase, Warn,
 	// ClearWarnings; the overseers'.
-	ErrandChangeBoard ErrandKind = "change-board"
+	ChangeBoard Kind = "change-board"
 )
+
+// Box is where errands are left, in the outboxes of a store's agents, and
+// answered, beside each agent's sent messages.
+type Box struct {
+	store *mailbox.Store
+}
+
+// In returns the box of errands in store's outboxes.
+func In(store *mailbox.Store) *Box { return &Box{store: store} }
 
 // Errand is a request for the master to perform on the hub.
 type Errand struct {
 	// From is the asking agent: the owner of the outbox it is in, which the
 	// master checks. Left out, it is that owner.
 	From          string          `json:"from,omitempty"`
-	Kind          ErrandKind      `json:"kind"`
+	Kind          Kind            `json:"kind"`
 	Resource      string          `json:"resource,omitempty"`
 	Revision      uint64          `json:"revision,omitempty"`
 	Key           string          `json:"key,omitempty"`
@@ -81,13 +76,6 @@ var errandFields = map[string]bool{
 	"status": true, "phase": true, "warn": true, "clear_warnings": true,
 }
 
-// FitsLine reports whether text is one line of at most MaxTitleLength
-// characters: what every agent is shown before each prompt (a lock's name
-// and reason, a phase, a warning).
-func FitsLine(text string) bool {
-	return utf8.RuneCountInString(text) <= MaxTitleLength && !strings.ContainsAny(text, "\r\n")
-}
-
 // Validate checks that the errand asks something whole, in the bounds the
 // bulletin shows: the master refuses anything else, whoever wrote it.
 func (e *Errand) Validate() error {
@@ -95,15 +83,15 @@ func (e *Errand) Validate() error {
 		if strings.TrimSpace(text) == "" {
 			return fmt.Errorf("%s is missing", what)
 		}
-		if !FitsLine(text) {
-			return fmt.Errorf("%s is not one line of at most %d characters", what, MaxTitleLength)
+		if !mailbox.FitsLine(text) {
+			return fmt.Errorf("%s is not one line of at most %d characters", what, mailbox.MaxTitleLength)
 		}
 		return nil
 	}
 	switch e.Kind {
-	case ErrandLock, ErrandUnlock, ErrandForceUnlock:
+	case Lock, Unlock, ForceUnlock:
 		return line("the resource", e.Resource)
-	case ErrandSetState:
+	case SetState:
 		if err := line("the key", e.Key); err != nil {
 			return err
 		}
@@ -114,7 +102,7 @@ func (e *Errand) Validate() error {
 			return fmt.Errorf("the value of %s is not JSON", e.Key)
 		}
 		return nil
-	case ErrandChangeBoard:
+	case ChangeBoard:
 		if e.Status == "" && e.Phase == "" && e.Warn == "" && !e.ClearWarnings {
 			return errors.New("it changes nothing: give a status, a phase, a warning or clear_warnings")
 		}
@@ -132,69 +120,58 @@ func (e *Errand) Validate() error {
 	return fmt.Errorf("kind %q is not one of lock, unlock, force-unlock, set-state, change-board", e.Kind)
 }
 
-// IsErrandName reports whether an outbox file's name is an errand's.
-func IsErrandName(name string) bool {
-	return strings.HasSuffix(name, errandSuffix) && !strings.HasPrefix(name, ".")
-}
-
-// ErrandID is the id of the errand at path: its file's name without
-// .errand, which names its answer.
-func ErrandID(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), errandSuffix)
-}
-
-// PostErrand leaves e in the agent's outbox for the master, and returns the
+// Post leaves e in the agent's outbox for the master, and returns the
 // id its answer will have.
-func (s *Store) PostErrand(agent string, e *Errand) (id string, err error) {
-	if err := ValidateAgentName(agent); err != nil {
+func (b *Box) Post(agent string, e *Errand) (id string, err error) {
+	if err := mailbox.ValidateAgentName(agent); err != nil {
 		return "", err
 	}
 	data, err := json.Marshal(e)
 	if err != nil {
 		return "", err
 	}
-	id = NewID()
-	dir := s.OutboxDir(agent)
+	id = mailbox.NewID()
+	dir := b.store.OutboxDir(agent)
 	// Not synced: an errand lives as long as the command that waits for it,
 	// which a power cut ends too.
-	if err := atomicfile.Publish(filepath.Join(dir, id+errandSuffix), data, atomicfile.Options{TmpDir: dir}); err != nil {
+	if err := atomicfile.Publish(filepath.Join(dir, id+mailbox.ErrandSuffix), data, atomicfile.Options{TmpDir: dir}); err != nil {
 		return "", fmt.Errorf("ask the master: %w", err)
 	}
 	return id, nil
 }
 
-// WithdrawErrand takes back an errand the master has not removed yet,
+// Withdraw takes back an errand the master has not removed yet,
 // reporting whether it was still there (it may be under way all the same).
-func (s *Store) WithdrawErrand(agent, id string) bool {
-	return os.Remove(filepath.Join(s.OutboxDir(agent), id+errandSuffix)) == nil
+func (b *Box) Withdraw(agent, id string) bool {
+	return os.Remove(filepath.Join(b.store.OutboxDir(agent), id+mailbox.ErrandSuffix)) == nil
 }
 
-// OpenErrand reads the errand at path in the agent's outbox. It returns an
+// Open reads the errand at path in the agent's outbox. It returns an
 // error wrapping fs.ErrNotExist when the file went meanwhile, an
 // *Unsettled one when it is not whole JSON (it may still be being written
 // by hand), and a Refusal, which says why, when it is not a valid errand of
-// this agent: over MaxErrandSize, not a file, fields it does not know, or
+// this agent: over MaxSize, not a file, fields it does not know, or
 // asked in another agent's name.
-func (s *Store) OpenErrand(agent, path string) (*Errand, error) {
-	data, stamp, err := readPending(path, MaxErrandSize)
+func (b *Box) Open(agent, path string) (*Errand, error) {
+	data, stamp, err := mailbox.ReadPending(path, MaxSize)
 	if err != nil {
 		return nil, err
 	}
 	e, err := parseErrand(data)
-	if errors.Is(err, ErrIncomplete) {
-		return nil, &Unsettled{Stamp: stamp, Err: err}
+	if errors.Is(err, mailbox.ErrIncomplete) {
+		return nil, &mailbox.Unsettled{Stamp: stamp, Err: err}
 	}
 	if err != nil {
-		return nil, Refusal(err.Error())
+		return nil, mailbox.Refusal(err.Error())
 	}
 	if e.From == "" {
 		e.From = agent
 	}
 	if e.From != agent {
-		return nil, Refusal(fmt.Sprintf("asked in another's name: \"from\" is %q, but the errand was left in the outbox of %s", e.From, agent))
+		return nil, mailbox.Refusal(fmt.Sprintf("asked in another's name: \"from\" is %q, but the errand was left in the outbox of %s", e.From, agent))
 	}
 	if err := e.Validate(); err != nil {
-		return nil, Refusal("not a valid errand: " + err.Error())
+		return nil, mailbox.Refusal("not a valid errand: " + err.Error())
 	}
 	return e, nil
 }
@@ -202,13 +179,13 @@ func (s *Store) OpenErrand(agent, path string) (*Errand, error) {
 // parseErrand decodes an errand file strictly: exact keys, each once.
 func parseErrand(data []byte) (*Errand, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, fmt.Errorf("not a valid errand: the file is empty (%w)", ErrIncomplete)
+		return nil, fmt.Errorf("not a valid errand: the file is empty (%w)", mailbox.ErrIncomplete)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) {
-			return nil, fmt.Errorf("not a valid errand: not a JSON object: %w (%w)", err, ErrIncomplete)
+			return nil, fmt.Errorf("not a valid errand: not a JSON object: %w (%w)", err, mailbox.ErrIncomplete)
 		}
 		return nil, fmt.Errorf("not a valid errand: not a JSON object: %w", err)
 	}
@@ -217,7 +194,7 @@ func parseErrand(data []byte) (*Errand, error) {
 			return nil, fmt.Errorf("not a valid errand: it has a field %q, which errands do not have", k)
 		}
 	}
-	if err := checkStructure(data); err != nil {
+	if err := mailbox.CheckStructure(data); err != nil {
 		return nil, err
 	}
 	var e Errand
@@ -227,32 +204,32 @@ func parseErrand(data []byte) (*Errand, error) {
 	return &e, nil
 }
 
-// ErrandRefusal says why an errand was not done.
-type ErrandRefusal string
+// Refusal says why an errand was not done.
+type Refusal string
 
 // The refusals of an errand.
 const (
-	// RefusedInvalid is an errand that is not valid (ErrandAnswer.Reason
+	// RefusedInvalid is an errand that is not valid (Answer.Reason
 	// says how), or not its outbox owner's.
-	RefusedInvalid ErrandRefusal = "invalid"
+	RefusedInvalid Refusal = "invalid"
 	// RefusedRight is an errand the rules do not give its agent.
-	RefusedRight ErrandRefusal = "right"
-	// RefusedHeld is a lock another holds: ErrandAnswer.Holder on
-	// ErrandAnswer.Host.
-	RefusedHeld ErrandRefusal = "held"
+	RefusedRight Refusal = "right"
+	// RefusedHeld is a lock another holds: Answer.Holder on
+	// Answer.Host.
+	RefusedHeld Refusal = "held"
 	// RefusedHubAway is an errand the hub was out of reach for: nothing was
 	// changed.
-	RefusedHubAway ErrandRefusal = "hub-away"
+	RefusedHubAway Refusal = "hub-away"
 	// RefusedNoHub is an errand to a master that joins no hub.
-	RefusedNoHub ErrandRefusal = "no-hub"
-	// RefusedFailed is an errand the hub did not do, for ErrandAnswer.Reason.
-	RefusedFailed ErrandRefusal = "failed"
+	RefusedNoHub Refusal = "no-hub"
+	// RefusedFailed is an errand the hub did not do, for Answer.Reason.
+	RefusedFailed Refusal = "failed"
 )
 
-// ErrandAnswer is the master's answer to an errand.
-type ErrandAnswer struct {
+// Answer is the master's answer to an errand.
+type Answer struct {
 	// Refused is why it was not done; "" when it was.
-	Refused ErrandRefusal `json:"refused,omitempty"`
+	Refused Refusal `json:"refused,omitempty"`
 	// Reason says why in words.
 	Reason string `json:"reason,omitempty"`
 	// Holder and Host say who holds a lock: the one refused (RefusedHeld),
@@ -269,20 +246,20 @@ type ErrandAnswer struct {
 }
 
 // answerPath is where the answer to the agent's errand id is written.
-func (s *Store) answerPath(agent, id string) string {
-	return filepath.Join(s.SentDir(agent), id+answerSuffix)
+func (b *Box) answerPath(agent, id string) string {
+	return filepath.Join(b.store.SentDir(agent), id+answerSuffix)
 }
 
-// Answer writes the answer to the agent's errand id beside its sent
+// Reply writes the answer to the agent's errand id beside its sent
 // messages, where the agent may read it. It replaces an answer there: an
 // errand performed again after a crash is answered again.
-func (s *Store) Answer(agent, id string, a ErrandAnswer) error {
+func (b *Box) Reply(agent, id string, a Answer) error {
 	data, err := json.Marshal(a)
 	if err != nil {
 		return err
 	}
 	// Not synced, as the errand is not: its command reads it at once.
-	if err := atomicfile.WriteFile(s.answerPath(agent, id), data, atomicfile.Options{TmpDir: s.stageFor(agent)}); err != nil {
+	if err := atomicfile.WriteFile(b.answerPath(agent, id), data, atomicfile.Options{TmpDir: b.store.StageFor(agent)}); err != nil {
 		return fmt.Errorf("answer the errand %s of %s: %w", id, agent, err)
 	}
 	return nil
@@ -290,8 +267,8 @@ func (s *Store) Answer(agent, id string, a ErrandAnswer) error {
 
 // ReadAnswer reads the answer to the agent's errand id; ok is false while
 // there is none.
-func (s *Store) ReadAnswer(agent, id string) (a ErrandAnswer, ok bool, err error) {
-	f, err := os.OpenFile(s.answerPath(agent, id), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+func (b *Box) ReadAnswer(agent, id string) (a Answer, ok bool, err error) {
+	f, err := os.OpenFile(b.answerPath(agent, id), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return a, false, nil
 	}
@@ -299,29 +276,29 @@ func (s *Store) ReadAnswer(agent, id string) (a ErrandAnswer, ok bool, err error
 		return a, false, fmt.Errorf("read the master's answer: %w", err)
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxErrandSize+1))
-	if err == nil && len(data) > MaxErrandSize {
-		err = fmt.Errorf("it is over %d bytes", MaxErrandSize)
+	data, err := io.ReadAll(io.LimitReader(f, MaxSize+1))
+	if err == nil && len(data) > MaxSize {
+		err = fmt.Errorf("it is over %d bytes", MaxSize)
 	}
 	if err == nil {
 		err = json.Unmarshal(data, &a)
 	}
 	if err != nil {
-		return ErrandAnswer{}, false, fmt.Errorf("read the master's answer %s: %w", f.Name(), err)
+		return Answer{}, false, fmt.Errorf("read the master's answer %s: %w", f.Name(), err)
 	}
 	return a, true, nil
 }
 
 // RemoveAnswer removes the answer to the agent's errand id, once read long
 // enough ago.
-func (s *Store) RemoveAnswer(agent, id string) {
-	os.Remove(s.answerPath(agent, id))
+func (b *Box) RemoveAnswer(agent, id string) {
+	os.Remove(b.answerPath(agent, id))
 }
 
 // SweepAnswers removes the answers in the agent's sent/ folder written
 // before cutoff: what a master that stopped did not remove.
-func (s *Store) SweepAnswers(agent string, cutoff time.Time) {
-	dir := s.SentDir(agent)
+func (b *Box) SweepAnswers(agent string, cutoff time.Time) {
+	dir := b.store.SentDir(agent)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if !strings.HasSuffix(e.Name(), answerSuffix) || !e.Type().IsRegular() {
