@@ -55,10 +55,18 @@ func Shows(tab context.Context, selector, text string, within time.Duration) err
 // up to three times, waiting up to within after each click.
 func ClickUntil(tab context.Context, selector, shownIn, text string, within time.Duration) error {
 	var err error
-	for range 3 {
+	deadline := time.Now().Add(within)
+	for clicked := 0; clicked < 3; {
 		if err = chromedp.Do(tab, chromedp.Click(selector)); err != nil {
+			// The page drew the list again between finding the node and
+			// clicking it: the node found is gone, and the next try finds
+			// the one drawn in its place.
+			if tab.Err() == nil && time.Now().Before(deadline) {
+				continue
+			}
 			return fmt.Errorf("click %s: %w", selector, err)
 		}
+		clicked++
 		if err = Shows(tab, shownIn, text, within); err == nil {
 			return nil
 		}
