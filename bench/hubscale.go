@@ -160,11 +160,12 @@ func RunHubScale(ctx context.Context, cfg HubScaleConfig) (*HubScaleResult, erro
 		return nil, err
 	}
 	start := time.Now()
-	if err := team.start(ctx, cfg, dir); err != nil {
+	steps, err := team.start(ctx, cfg, dir)
+	if err != nil {
 		return nil, err
 	}
 	res.Joined = time.Since(start)
-	fmt.Fprintf(cfg.Progress, "hub-scale: %d hosts of %d agents joined in %s\n", cfg.Hosts, cfg.Agents, res.Joined.Round(time.Millisecond))
+	fmt.Fprintf(cfg.Progress, "hub-scale: %d hosts of %d agents joined in %s (%s)\n", cfg.Hosts, cfg.Agents, res.Joined.Round(time.Millisecond), steps)
 
 	// A team just joined settles first: each master writes the team, and
 	// judges the others' helpers, once.
@@ -334,23 +335,28 @@ func (t *scaleTeam) makeWorkspaces(cfg HubScaleConfig, dir string) error {
 }
 
 // start starts the hub and a master on each host's workspace, and waits
-// until every master joined and sees the whole team.
-func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) error {
+// until every master joined and sees the whole team; it says how long
+// each step took from the start.
+func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) (steps string, err error) {
+	began := time.Now()
+	since := func() string { return time.Since(began).Round(10 * time.Millisecond).String() }
 	hosts := make([]string, cfg.Hosts)
 	for i := range hosts {
 		hosts[i] = hostOf(i)
 	}
 	if err := t.startHubs(cfg, dir, hosts); err != nil {
-		return err
+		return "", err
 	}
+	steps = "the hub up at " + since()
 	config := "XDG_CONFIG_HOME=" + filepath.Join(dir, "config")
 	for i, root := range t.roots {
 		p, err := startMaster(cfg.Binary, root, false, []string{config}, "--hub", t.hubs[0].urls[hosts[i]], "--host", hosts[i])
 		if err != nil {
-			return err
+			return "", err
 		}
 		t.masters = append(t.masters, p)
 	}
+	steps += ", the masters started at " + since()
 	whole := cfg.Hosts * cfg.Agents
 	for i, root := range t.roots {
 		ws := workspace.New(root)
@@ -359,10 +365,13 @@ func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) e
 			return ok && len(team.Members) == whole
 		})
 		if !seen {
-			return fmt.Errorf("the master of host %s does not see the %d agents of the team within 5 minutes:\n%s", hosts[i], whole, t.masters[i].logTail())
+			return "", fmt.Errorf("the master of host %s does not see the %d agents of the team within 5 minutes:\n%s", hosts[i], whole, t.masters[i].logTail())
+		}
+		if i == 0 {
+			steps += ", host " + hosts[0] + " seeing the team at " + since()
 		}
 	}
-	return nil
+	return steps, nil
 }
 
 // startHubs runs the hub: one node, or three with the same secret.
