@@ -352,7 +352,7 @@ func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) (
 	for i, root := range t.roots {
 		p, err := startMaster(cfg.Binary, root, false, []string{config}, "--hub", t.hubs[0].urls[hosts[i]], "--host", hosts[i])
 		if err != nil {
-			return "", err
+			return steps, err
 		}
 		t.masters = append(t.masters, p)
 	}
@@ -365,7 +365,7 @@ func (t *scaleTeam) start(ctx context.Context, cfg HubScaleConfig, dir string) (
 			return ok && len(team.Members) == whole
 		})
 		if !seen {
-			return "", fmt.Errorf("the master of host %s does not see the %d agents of the team within 5 minutes:\n%s", hosts[i], whole, t.masters[i].logTail())
+			return steps, fmt.Errorf("the master of host %s does not see the %d agents of the team within 5 minutes (%s):\n%s", hosts[i], whole, steps, t.masters[i].logTail())
 		}
 		if i == 0 {
 			steps += ", host " + hosts[0] + " seeing the team at " + since()

@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"switchboard/internal/jsonl"
 	"time"
+
+	"switchboard/internal/jsonl"
 )
 
 // Channels by which a logged message reached its recipient's conversation.

@@ -7,7 +7,8 @@ import (
 )
 
 // Book is the record of every agent's conversation, kept in each agent's
-// mailbox folder beside its boxes.
+// mailbox folder beside its boxes, and the record of announcements beside
+// the log.
 type Book struct {
 	store *mailbox.Store
 }

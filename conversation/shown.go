@@ -24,9 +24,9 @@ type Shown struct {
 	// Names lists, sorted, the unread messages shown, by their delivered
 	// file names. Names no longer unread are dropped in time (prune).
 	Names []string
-	// Whole is the stamp of the inbox (mailbox.InboxSummary.Stamp) at a moment the
-	// conversation had been shown everything in it: a hook that finds the
-	// inbox so need not list its names.
+	// Whole is the stamp of the inbox (mailbox.InboxSummary.Stamp) at a
+	// moment the conversation had been shown everything in it: a hook that
+	// finds the inbox so need not list its names.
 	Whole string
 	// Typed lists, sorted, the messages a notice typed as the prompt
 	// announced by their titles, whose bodies the prompt's hook hands the

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"switchboard/mailbox"
 	"sync"
 	"testing"
 	"time"
+
+	"switchboard/mailbox"
 )
 
 func TestShownTracksMessagesShownOutOfOrder(t *testing.T) {
@@ -105,7 +106,7 @@ func TestClaimShownGivesEachMessageToOneChannel(t *testing.T) {
 }
 
 // inboxOf delivers n messages to rev and settles its inbox; it returns
-// their names, sorted.
+// the store, its book and the messages' names, sorted.
 func inboxOf(t *testing.T, n int) (*mailbox.Store, *Book, []string) {
 	t.Helper()
 	s := mailbox.NewStore(t.TempDir())

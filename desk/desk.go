@@ -7,6 +7,7 @@ import (
 	"switchboard/conversation"
 	"switchboard/lifecycle"
 	"switchboard/mailbox"
+	"switchboard/master/link/errand"
 	"switchboard/rules"
 	"switchboard/workspace"
 )
@@ -89,3 +90,7 @@ func (d *Desk) store() *mailbox.Store { return d.ws.Store }
 
 // book keeps each agent's state and the files about its conversation.
 func (d *Desk) book() *conversation.Book { return conversation.Of(d.ws.Store) }
+
+// errands is where the desk leaves errands for the master, and finds its
+// answers.
+func (d *Desk) errands() *errand.Box { return errand.In(d.ws.Store) }

@@ -57,7 +57,7 @@ func (d *Desk) onHub(e errand.Errand) (a errand.Answer, joined bool, err error) 
 	if _, running := d.ws.MasterRunning(); !running {
 		return a, true, fmt.Errorf("%w: this is host %s of a team across machines, whose locks, shared state and board change on the hub through this host's master; nothing was changed", ErrNoMaster, host.Host)
 	}
-	id, err := errand.In(d.store()).Post(d.agent, &e)
+	id, err := d.errands().Post(d.agent, &e)
 	if err != nil {
 		return a, true, err
 	}
@@ -66,7 +66,7 @@ func (d *Desk) onHub(e errand.Errand) (a errand.Answer, joined bool, err error) 
 	look := time.NewTimer(answerLookFirst)
 	defer look.Stop()
 	for wait := answerLookFirst; ; wait = min(2*wait, answerLookMost) {
-		if a, ok, err := errand.In(d.store()).ReadAnswer(d.agent, id); ok || err != nil {
+		if a, ok, err := d.errands().ReadAnswer(d.agent, id); ok || err != nil {
 			return answered(a, err)
 		}
 		if _, running := d.ws.MasterRunning(); !running {
@@ -89,10 +89,10 @@ func (d *Desk) onHub(e errand.Errand) (a errand.Answer, joined bool, err error) 
 // untaken when it was still there; taken when the master had taken it and
 // has written no answer since.
 func (d *Desk) unanswered(id string, untaken, taken error) (errand.Answer, bool, error) {
-	if errand.In(d.store()).Withdraw(d.agent, id) {
+	if d.errands().Withdraw(d.agent, id) {
 		return errand.Answer{}, true, untaken
 	}
-	if a, ok, err := errand.In(d.store()).ReadAnswer(d.agent, id); ok || err != nil {
+	if a, ok, err := d.errands().ReadAnswer(d.agent, id); ok || err != nil {
 		return answered(a, err)
 	}
 	return errand.Answer{}, true, taken

@@ -2,6 +2,7 @@ package desk
 
 import (
 	"encoding/json"
+
 	"switchboard/master/link/errand"
 )
 

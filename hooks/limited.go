@@ -2,8 +2,9 @@ package hooks
 
 import (
 	"strings"
-	"switchboard/conversation"
 	"time"
+
+	"switchboard/conversation"
 )
 
 // limitErrors are the errors Claude Code's StopFailure hook names for a

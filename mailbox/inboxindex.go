@@ -55,7 +55,7 @@ type InboxSummary struct {
 	// Newest and NewestUrgent are the latest names, "" when none.
 	Newest, NewestUrgent string
 	// Stamp identifies the inbox as it was summed up: a hook that has shown
-	// everything in it records the stamp (Shown.Whole), and lists the names
+	// everything in it records the stamp (conversation.Shown.Whole), and lists the names
 	// again only once the inbox changed. It is empty when the inbox changed
 	// too recently for a stamp to be trusted.
 	Stamp string `json:"-"`

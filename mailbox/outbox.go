@@ -30,8 +30,8 @@ func (s *Store) Pending(agent string) ([]string, error) {
 }
 
 // Outbox lists what waits in the agent's outbox, by path, with one look at
-// the folder: the message files (as Pending) and the errands (see Errand),
-// folders and dot names aside. An outbox that went away is made again,
+// the folder: the message files (as Pending) and the errands (see package
+// errand), folders and dot names aside. An outbox that went away is made again,
 // empty.
 func (s *Store) Outbox(agent string) (messages, errands []string, err error) {
 	dir := s.OutboxDir(agent)

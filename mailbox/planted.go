@@ -6,8 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"switchboard/internal/jsonl"
 	"time"
+
+	"switchboard/internal/jsonl"
 )
 
 // PlantedMark is one line of log/planted.jsonl: files the master found in

@@ -29,7 +29,7 @@ func CheckStructure(data []byte) error {
 	return tokenStructure(data)
 }
 
-// walkStructure is checkStructure for valid JSON: a walk over its bytes
+// walkStructure is CheckStructure for valid JSON: a walk over its bytes
 // that finds what tokenStructure finds in its tokens.
 func walkStructure(data []byte) error {
 	depth := 0
@@ -106,7 +106,7 @@ func unquote(quoted []byte) (string, error) {
 	return s, err
 }
 
-// tokenStructure is checkStructure by the tokenizer, which stops at the
+// tokenStructure is CheckStructure by the tokenizer, which stops at the
 // first thing that is not JSON.
 func tokenStructure(data []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

@@ -7,8 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"switchboard/internal/jsonl"
 	"syscall"
+
+	"switchboard/internal/jsonl"
 )
 
 // Only the master writes inboxes, and it keeps a record of each file it

@@ -6,9 +6,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"switchboard/conversation"
 	"testing"
 	"time"
+
+	"switchboard/conversation"
 )
 
 // TestAnAgentWithoutHooksIsBusyWhileItPrints: an agent whose program has

@@ -5,9 +5,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"switchboard/conversation"
 	"testing"
 	"time"
+
+	"switchboard/conversation"
 )
 
 // TestBashAgentPrompt runs a person's bash as an agent in a real tmux pane,

@@ -2,6 +2,7 @@ package panes
 
 import (
 	"fmt"
+
 	"switchboard/conversation"
 )
 

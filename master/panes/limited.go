@@ -1,8 +1,9 @@
 package panes
 
 import (
-	"switchboard/conversation"
 	"time"
+
+	"switchboard/conversation"
 )
 
 // An agent whose client hit its usage or rate limit, or lost its login,

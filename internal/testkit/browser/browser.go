@@ -52,7 +52,9 @@ func Shows(tab context.Context, selector, text string, within time.Duration) err
 
 // ClickUntil clicks the element selector finds until the element of
 // shownIn says text (a page may draw the element again as it is clicked),
-// up to three times, waiting up to within after each click.
+// up to three times, waiting up to within after each click. A click whose
+// element went away as it was clicked is tried again, up to within after
+// the last click.
 func ClickUntil(tab context.Context, selector, shownIn, text string, within time.Duration) error {
 	var err error
 	deadline := time.Now().Add(within)
@@ -70,6 +72,7 @@ func ClickUntil(tab context.Context, selector, shownIn, text string, within time
 		if err = Shows(tab, shownIn, text, within); err == nil {
 			return nil
 		}
+		deadline = time.Now().Add(within)
 	}
 	return err
 }

@@ -147,11 +147,11 @@ func (b *Box) Withdraw(agent, id string) bool {
 }
 
 // Open reads the errand at path in the agent's outbox. It returns an
-// error wrapping fs.ErrNotExist when the file went meanwhile, an
-// *Unsettled one when it is not whole JSON (it may still be being written
-// by hand), and a Refusal, which says why, when it is not a valid errand of
-// this agent: over MaxSize, not a file, fields it does not know, or
-// asked in another agent's name.
+// error wrapping fs.ErrNotExist when the file went meanwhile, a
+// *mailbox.Unsettled one when it is not whole JSON (it may still be being
+// written by hand), and a mailbox.Refusal, which says why, when it is not
+// a valid errand of this agent: over MaxSize, not a file, fields it does
+// not know, or asked in another agent's name.
 func (b *Box) Open(agent, path string) (*Errand, error) {
 	data, stamp, err := mailbox.ReadPending(path, MaxSize)
 	if err != nil {

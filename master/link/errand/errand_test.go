@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"switchboard/mailbox"
 	"testing"
 	"time"
+
+	"switchboard/mailbox"
 )
 
 // TestAnErrandGoesFromTheOutboxToItsAnswer: posted, listed apart from the
