@@ -358,6 +358,9 @@ func (c *Conn) checkStreams(ctx context.Context, want []jetstream.StreamConfig) 
 		if err != nil {
 			return c.explain(ctx, err, "open "+w.Name)
 		}
+		if err := checkRelease(st.CachedInfo().Config); err != nil {
+			return err
+		}
 		if err := checkStream(st.CachedInfo().Config, w); err != nil {
 			return fmt.Errorf("%w; %s", err, unsafeHint)
 		}
@@ -540,6 +543,9 @@ var (
 	// ErrUnsafeHub is a hub whose streams would let one host undo
 	// another's keys or mail.
 	ErrUnsafeHub = errors.New("hub: unsafe stream settings")
+	// ErrOtherRelease is a hub prepared by another release of switchboard
+	// than the host's.
+	ErrOtherRelease = errors.New("hub: another release")
 	// ErrClosed is a Conn used after Close.
 	ErrClosed = errors.New("hub: connection closed")
 )

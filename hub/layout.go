@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"switchboard/internal/release"
 )
 
 // The team's stream and buckets, as the hub makes them when it starts. A
@@ -28,7 +30,25 @@ func (n names) mailStreamConfig() jetstream.StreamConfig {
 		AllowRollup: false,
 		DenyDelete:  true,
 		DenyPurge:   true,
+		Metadata:    map[string]string{releaseKey: release.Number},
 	}
+}
+
+// releaseKey names, in the mail stream's metadata, the release of
+// switchboard that prepared the team's hub last: a host of another release
+// is refused with both named (checkRelease), rather than failing on
+// whatever the two releases lay out differently.
+const releaseKey = "switchboard_release"
+
+// checkRelease refuses a hub whose mail stream says another release of
+// switchboard prepared it. A hub prepared before releases were stamped says
+// none, and is taken.
+func checkRelease(got jetstream.StreamConfig) error {
+	theirs := got.Metadata[releaseKey]
+	if theirs == "" || theirs == release.Number {
+		return nil
+	}
+	return fmt.Errorf("%w: the team's hub was prepared by switchboard %s, and this host runs %s; run one release on the hub and on every host of the team", ErrOtherRelease, theirs, release.Number)
 }
 
 // bucketStreams are the streams of the team's buckets. Each is a

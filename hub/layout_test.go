@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"switchboard/hub/embedded"
+	"switchboard/internal/release"
 )
 
 // earlierHub is a hub whose folder an earlier version made: the
@@ -82,4 +83,43 @@ func TestAHubWhoseBucketsTakeRollUpsIsNotJoined(t *testing.T) {
 	if _, err := Dial(ctxFor(t, 5*time.Second), s.URL("a"), JoinConfig{}); !errors.Is(err, ErrUnsafeHub) {
 		t.Fatalf("a look at the hub returned %v; want the same refusal", err)
 	}
+}
+
+// otherReleaseHub is a hub that another release of switchboard prepared.
+type otherReleaseHub struct{ TeamService }
+
+// otherRelease is a release number no build of this source has.
+const otherRelease = "0.0.1-other"
+
+func (s otherReleaseHub) Prepare(ctx context.Context, nc *nats.Conn) error {
+	if err := s.TeamService.Prepare(ctx, nc); err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	cfg := names{"main"}.mailStreamConfig()
+	cfg.Metadata = map[string]string{releaseKey: otherRelease}
+	_, err = js.UpdateStream(ctx, cfg)
+	return err
+}
+
+// TestAHubOfAnotherReleaseSaysSoToTheHostsItRefuses: a host of this
+// release is refused by a hub another release prepared, told both
+// releases and what to do, before it claims anything there; and a hub of
+// its own release it joins.
+func TestAHubOfAnotherReleaseSaysSoToTheHostsItRefuses(t *testing.T) {
+	s := startHubWith(t, embedded.Config{Dir: t.TempDir(), Service: otherReleaseHub{}}, TeamService{})
+	_, err := joinWith(s, "a", JoinConfig{Agents: []string{"alice"}, RulesText: []byte("r\n")})
+	if !errors.Is(err, ErrOtherRelease) || !strings.Contains(err.Error(), "switchboard "+otherRelease) ||
+		!strings.Contains(err.Error(), "this host runs "+release.Number) || !strings.Contains(err.Error(), "run one release") {
+		t.Fatalf("join returned %v; want it refused, naming both releases and what to do", err)
+	}
+	if _, err := Dial(ctxFor(t, 5*time.Second), s.URL("a"), JoinConfig{}); !errors.Is(err, ErrOtherRelease) {
+		t.Fatalf("a look at the hub returned %v; want the same refusal", err)
+	}
+
+	same := startHub(t, t.TempDir())
+	join(t, same, "a", "alice")
 }

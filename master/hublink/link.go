@@ -253,7 +253,7 @@ func refused(err error) bool {
 	var mismatch *hub.RulesMismatch
 	var claimed *hub.AgentClaimed
 	return errors.As(err, &mismatch) || errors.As(err, &claimed) ||
-		errors.Is(err, hub.ErrBadConfig) || errors.Is(err, hub.ErrBadName) || errors.Is(err, hub.ErrDenied) || errors.Is(err, hub.ErrUnsafeHub)
+		errors.Is(err, hub.ErrBadConfig) || errors.Is(err, hub.ErrBadName) || errors.Is(err, hub.ErrDenied) || errors.Is(err, hub.ErrUnsafeHub) || errors.Is(err, hub.ErrOtherRelease)
 }
 
 // Start joins the hub and keeps the link up until ctx is done, or stop. A
