@@ -8,12 +8,11 @@ import (
 
 // Dial connects host to the team's locks and shared values on the hub for a
 // short look (whether the hub takes the host's credentials, and is of this
-// release, say), without
-// taking the host's place: it claims no agent, reads no rules, takes no
-// mail and sends no heartbeat. Lock, Unlock, ForceUnlock, Put, Get, Update,
-// Values, Holder and Publish work on what it returns; Close it after. A command's errands
-// do not dial: they go through the host's master, which alone holds its
-// credentials.
+// release, say), without taking the host's place: it claims no agent,
+// reads no rules, takes no mail and sends no heartbeat. Lock, Unlock,
+// ForceUnlock, Put, Get, Update, Values, Holder and Publish work on what it
+// returns; Close it after. A command's errands do not dial: they go
+// through the host's master, which alone holds its credentials.
 // Of cfg, Dial reads Team, Host, RootCAs and Credentials.
 func Dial(ctx context.Context, rawURL string, cfg JoinConfig) (*Conn, error) {
 	cfg, err := JoinConfig{Team: cfg.Team, Host: cfg.Host, RootCAs: cfg.RootCAs, Credentials: cfg.Credentials}.withDefaults(rawURL)
