@@ -8,6 +8,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"switchboard/desk"
+	"switchboard/internal/testkit/browser"
 	"switchboard/mailbox"
 )
 
@@ -44,7 +45,7 @@ func TestOnlyAVouchedPromptHasAllowAndDenyButtons(t *testing.T) {
 	if got := buttons("01a3-plain"); !slices.Equal(got, []string{"answer…"}) {
 		t.Fatalf("the plain request's buttons: %q; want one that asks for the answer", got)
 	}
-	if err := chromedp.Do(o.tab, chromedp.Click(`#questions li[data-request="01a3-plain"] button`)); err != nil {
+	if err := browser.ClickUntil(o.tab, `#questions li[data-request="01a3-plain"] button`, "#act-about", "not a permission prompt", 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if err := holds(o.tab, `document.querySelector("#act").open && document.querySelector("#act-about").textContent.includes("not a permission prompt")`, 2*time.Second); err != nil {
