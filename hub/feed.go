@@ -105,7 +105,7 @@ func (c *Conn) followFeed() {
 	_ = sub.SetPendingLimits(-1, -1) // the handler only appends: never too slow
 	for c.closed.Err() == nil {
 		f := &follower{c: c, revs: make(map[string]map[string]uint64)}
-		read := c.nc.Flush() == nil && f.read()
+		read := c.flushFeed() == nil && f.read()
 		c.view.settle()
 		if read && f.apply() && f.complete() {
 			f.follow()
@@ -120,6 +120,19 @@ func (c *Conn) followFeed() {
 // retryWatch is how long the view waits before it reads the team again
 // after a read that failed.
 const retryWatch = time.Second
+
+// flushFeed makes sure the hub has this host's interest in the feed before
+// the team is read, so that no news told meanwhile is missed. It waits for
+// the hub at most flushWait, and not at all once the Conn closes: a Close
+// while the hub is away does not wait out the flush.
+func (c *Conn) flushFeed() error {
+	ctx, cancel := context.WithTimeout(c.closed, flushWait)
+	defer cancel()
+	return c.nc.FlushWithContext(ctx)
+}
+
+// flushWait bounds flushFeed, as nats.go bounds a flush of its own.
+const flushWait = 10 * time.Second
 
 // follower is one reading of the team and the feed that follows it.
 type follower struct {

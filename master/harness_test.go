@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,7 +117,9 @@ func (h *harness) run(opts Options) (stop func() error) {
 			select {
 			case err = <-done:
 			case <-time.After(10 * time.Second):
-				h.t.Errorf("master did not stop within 10s")
+				var stacks strings.Builder
+				_ = pprof.Lookup("goroutine").WriteTo(&stacks, 1)
+				h.t.Errorf("master did not stop within 10s; its goroutines:\n%s", stacks.String())
 			}
 		})
 		return err
