@@ -300,16 +300,11 @@ func (m *Master) loop(ctx context.Context) error {
 		if rulesChanged {
 			m.reloadRules()
 			// A reload marks every outbox; what was taken before stays due.
-			more, again, moreAll := m.work.take()
+			// A change of the rules file marked meanwhile stays for the
+			// next turn.
+			more, moreAll := m.work.takeOutboxes()
 			maps.Copy(dirty, more)
 			all = all || moreAll
-			if again {
-				// The file changed again while it was read, or the wait
-				// for it to stand still ran out meanwhile: taken here,
-				// that mark would be lost, and a version written last
-				// never looked at.
-				m.work.markRules()
-			}
 		}
 		if all {
 			dirty = maps.Clone(m.watched)

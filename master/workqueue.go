@@ -51,12 +51,22 @@ func (q *workQueue) markRules() {
 
 func (q *workQueue) take() (dirty map[string]bool, rulesChanged, all bool) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	dirty = q.dirty
-	q.dirty = make(map[string]bool)
-	rulesChanged, all = q.rulesChanged, q.all
-	q.rulesChanged, q.all = false, false
+	rulesChanged, q.rulesChanged = q.rulesChanged, false
+	q.mu.Unlock()
+	dirty, all = q.takeOutboxes()
 	return dirty, rulesChanged, all
+}
+
+// takeOutboxes takes the outboxes marked, and leaves a change of the rules
+// marked: one marked while the rules were being reloaded (the file written
+// again, or its wait to stand still run out) is looked at on the next
+// turn, never dropped.
+func (q *workQueue) takeOutboxes() (dirty map[string]bool, all bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dirty, all = q.dirty, q.all
+	q.dirty, q.all = make(map[string]bool), false
+	return dirty, all
 }
 
 // arrival is a file that appeared in an inbox, or was written to there.
