@@ -47,7 +47,7 @@ func (b *Book) RecordAnnouncements(list ...Announcement) error {
 	for i, a := range list {
 		values[i] = a
 	}
-	if err := jsonl.AppendAll(b.AnnouncedPath(), values, false); err != nil {
+	if err := jsonl.AppendAll(b.announcedPath(), values, false); err != nil {
 		return fmt.Errorf("record announcements: %w", err)
 	}
 	return nil
@@ -55,7 +55,7 @@ func (b *Book) RecordAnnouncements(list ...Announcement) error {
 
 // Announcements reads the record, by seq; lines it cannot read are skipped.
 func (b *Book) Announcements() (map[int64][]Announcement, error) {
-	f, err := os.Open(b.AnnouncedPath())
+	f, err := os.Open(b.announcedPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[int64][]Announcement{}, nil
 	}

@@ -34,8 +34,8 @@ func (b *Book) TranscriptsPath(agent string) string { return b.file(agent, "tran
 // shownPath is the record of what the agent's conversation was shown.
 func (b *Book) shownPath(agent string) string { return b.file(agent, "shown") }
 
-// AnnouncedPath is the record of announcements, beside the log.
-func (b *Book) AnnouncedPath() string {
+// announcedPath is the record of announcements, beside the log.
+func (b *Book) announcedPath() string {
 	return filepath.Join(filepath.Dir(b.store.LogPath()), "announced.jsonl")
 }
 
